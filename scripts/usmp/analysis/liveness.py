@@ -1,0 +1,66 @@
+"""Live intervals and conflicts of every buffer, from the schedule.
+
+Step k is the k-th lowered operator. A buffer is live from the first step
+that touches it to the last; an operator's inputs, outputs and scratch are
+live together at its step, so they never share memory. Model inputs are
+live from the start and outputs until the end; constants always.
+"""
+from __future__ import annotations
+
+from usmp.lower.program import Program
+from usmp.planner.problem import BufferInfo
+from usmp.pools import PoolSpec
+
+
+def live_intervals(program: Program) -> dict[str, tuple[int, int]]:
+    last_step = max(len(program.ops) - 1, 0)
+    steps: dict[str, list[int]] = {name: [] for name in program.buffers}
+    for step, op in enumerate(program.ops):
+        for arg in op.args:
+            steps[arg.buffer].append(step)
+    intervals = {}
+    for name, buffer in program.buffers.items():
+        used = steps[name] or [0]
+        first, last = min(used), max(used)
+        if buffer.kind in ("input", "constant"):
+            first = 0
+        if buffer.kind in ("output", "constant"):
+            last = last_step
+        intervals[name] = (first, last)
+    return intervals
+
+
+def planned_buffers(program: Program, workspace_io: bool) -> list[str]:
+    """Buffers that live in pools: all but model I/O, unless I/O is in the workspace."""
+    return [
+        name for name, b in program.buffers.items()
+        if workspace_io or b.kind not in ("input", "output")
+    ]
+
+
+def buffer_infos(program: Program, pools: list[PoolSpec], workspace_io: bool = False) -> list[BufferInfo]:
+    intervals = live_intervals(program)
+    names = planned_buffers(program, workspace_io)
+    workspace = tuple(p.name for p in pools if p.kind == "workspace")
+    constant = tuple(p.name for p in pools if p.kind == "constant")
+    # Sweep by start step so that conflicts cost O(n log n + overlaps), not O(n^2).
+    order = sorted(names, key=lambda n: intervals[n])
+    conflicts: dict[str, set[str]] = {n: set() for n in names}
+    active: list[str] = []
+    for name in order:
+        start = intervals[name][0]
+        active = [a for a in active if intervals[a][1] >= start]
+        for other in active:
+            if program.buffers[other].is_constant == program.buffers[name].is_constant:
+                conflicts[name].add(other)
+                conflicts[other].add(name)
+        active.append(name)
+    infos = []
+    for name in names:
+        b = program.buffers[name]
+        infos.append(BufferInfo(
+            name=name, size=b.size, alignment=b.alignment,
+            pool_candidates=constant if b.is_constant else workspace,
+            conflicts=frozenset(conflicts[name]), live=intervals[name],
+        ))
+    return infos

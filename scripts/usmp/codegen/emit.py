@@ -1,0 +1,134 @@
+"""Render the generated library from the templates.
+
+Python decides everything (names, addresses, literals); the templates only
+lay it out, so a reader of the generated C can find each piece in one file.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from usmp import __version__
+from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
+from usmp.codegen.layout import Layout, address_of, io_member_names
+from usmp.ir.graph import c_type
+from usmp.lower.program import Program
+from usmp.paths import TEMPLATES_DIR
+
+
+@dataclass
+class IoView:
+    member: str  # struct member / macro stem
+    macro: str
+    c_type: str
+    dtype: str
+    shape: tuple[int, ...]
+    num_elements: int
+    nbytes: int
+    scale: str | None
+    zero_point: int | None
+    buffer: str
+
+
+def io_views(program: Program, side: str) -> list[IoView]:
+    indices = program.graph.inputs if side == "inputs" else program.graph.outputs
+    buffers = program.inputs if side == "inputs" else program.outputs
+    views = []
+    for member, index, buffer in zip(io_member_names(program, side), indices, buffers):
+        t = program.graph.tensors[index]
+        q = t.quant if t.quant is not None and not t.quant.per_channel else None
+        views.append(IoView(
+            member, f"{'INPUT' if side == 'inputs' else 'OUTPUT'}_{member.upper()}", c_type(t.dtype), t.dtype,
+            t.shape, t.num_elements, t.nbytes, c_float(q.scale) if q else None,
+            q.zero_point if q else None, buffer,
+        ))
+    return views
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+    )
+
+
+def emit_library(program: Program, layout: Layout, source: str) -> dict[str, str]:
+    """File name -> contents of the generated library."""
+    name = program.name
+    ops = []
+    for op in program.ops:
+        params = []
+        calls = []
+        for k, call in enumerate(op.calls):
+            params_name = None
+            if call.params_type:
+                params_name = f"{op.function_name}_params" + (f"_{k}" if len(op.calls) > 1 else "")
+                params.append(dict(name=params_name, type=call.params_type,
+                                   fields=[(f, c_literal(v)) for f, v in call.params.items()]))
+            calls.append(dict(function=call.function, params=params_name, args=call.args))
+        ops.append(dict(
+            function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls,
+            parameters=[
+                dict(name=a.name, decl=f"{'' if a.writable else 'const '}{program.buffers[a.buffer].c_type} *{a.name}",
+                     buffer=a.buffer, address=address_of(program, layout, a.buffer, a.writable))
+                for a in op.args
+            ],
+        ))
+    constant_pools = []
+    for pool in layout.pools:
+        if pool.spec.kind != "constant":
+            continue
+        image = bytearray(pool.size)
+        marks = []
+        for buffer_name, (pool_name, offset) in sorted(layout.placements.items(), key=lambda kv: kv[1][1]):
+            if pool_name != pool.spec.name:
+                continue
+            data = program.buffers[buffer_name].data or b""
+            image[offset:offset + len(data)] = data
+            marks.append((offset, buffer_name, len(data)))
+        constant_pools.append(dict(pool=pool, rows=_annotated_rows(bytes(image), marks)))
+    context = dict(
+        name=name, NAME=name.upper(), version=__version__, source=source,
+        inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"),
+        pools=layout.pools, workspace_pools=[p for p in layout.pools if p.spec.kind == "workspace"],
+        constant_pools=constant_pools, ops=ops, layout=layout,
+    )
+    env = _environment()
+    return {
+        f"{name}.h": env.get_template("model.h.j2").render(context),
+        f"{name}.c": env.get_template("model.c.j2").render(context),
+        f"{name}_constants.c": env.get_template("constants.c.j2").render(context),
+        "CMakeLists.txt": env.get_template("CMakeLists.txt.j2").render(context),
+    }
+
+
+def _annotated_rows(image: bytes, marks: list[tuple[int, str, int]]) -> list[tuple[str | None, str]]:
+    """Rows of 16 bytes, each buffer starting on a new row with a comment naming it."""
+    rows: list[tuple[str | None, str]] = []
+    boundaries = sorted({0, len(image), *[m[0] for m in marks]})
+    names = {m[0]: m[1] for m in marks}
+    for start, end in zip(boundaries, boundaries[1:]):
+        comment = names.get(start)
+        for i, row in enumerate(c_byte_rows(image[start:end])):
+            rows.append((f"{comment} @ {start}" if i == 0 and comment else None, row))
+    return rows
+
+
+def write_files(files: dict[str, str], out_dir: Path) -> None:
+    """Write into a temporary directory first, then move into place: a failure leaves out_dir as it was."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".usmp-", dir=out_dir.parent))
+    try:
+        for file_name, text in files.items():
+            (staging / file_name).write_text(text)
+        out_dir.mkdir(exist_ok=True)
+        for file_name in files:
+            os.replace(staging / file_name, out_dir / file_name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

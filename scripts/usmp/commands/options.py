@@ -1,0 +1,38 @@
+"""Options shared by the commands that compile or plan a model."""
+from __future__ import annotations
+
+import argparse
+
+from usmp.compiler import CompileOptions
+from usmp.pools import default_pools, parse_pool
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="the .tflite model")
+    parser.add_argument("--name", help="C name of the model (default: from the file name)")
+
+
+def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pool", action="append", default=[], metavar="SPEC",
+        help="a memory pool NAME:KIND[:size=BYTES][:align=N][:region=LABEL], KIND workspace or constant; "
+             "repeat for several, in priority order (default: workspace:workspace and constants:constant)")
+    parser.add_argument("--algorithm", default="auto",
+                        help="planning algorithm: a name (see `usmp plan`) or package.module:function (default: auto)")
+    parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                        help="time budget for the planner's search")
+    parser.add_argument("--workspace-io", action="store_true",
+                        help="plan model inputs and outputs inside a workspace pool")
+    parser.add_argument("--user-pools", action="store_true",
+                        help="the caller passes the workspace pools to run() instead of the library owning them")
+
+
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    return CompileOptions(
+        name=args.name,
+        pools=[parse_pool(text) for text in args.pool] or default_pools(),
+        algorithm=args.algorithm,
+        time_limit=args.time_limit,
+        workspace_io=args.workspace_io,
+        user_pools=args.user_pools,
+    )

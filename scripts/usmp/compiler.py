@@ -1,0 +1,52 @@
+"""The whole pipeline, top-down, as the USMP RFC describes it.
+
+    import -> lower (constants, scratch) -> analyse liveness -> plan
+           -> rewrite offsets -> emit C
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from usmp.analysis import buffer_infos
+from usmp.codegen import Layout, emit_library, make_layout, write_files
+from usmp.frontend import read_tflite
+from usmp.lower import Program, lower_graph
+from usmp.planner import PlanResult, plan
+from usmp.pools import PoolSpec, check_pools, default_pools
+
+
+@dataclass
+class CompileOptions:
+    name: str | None = None
+    pools: list[PoolSpec] = field(default_factory=default_pools)
+    algorithm: str = "auto"
+    time_limit: float | None = None
+    workspace_io: bool = False  # plan model inputs and outputs inside a workspace pool
+    user_pools: bool = False  # the caller passes the workspace pools to run()
+
+
+@dataclass
+class Compiled:
+    program: Program
+    plan: PlanResult
+    layout: Layout
+    files: dict[str, str]
+
+
+def compile_model(model_path: str | Path, options: CompileOptions | None = None) -> Compiled:
+    options = options or CompileOptions()
+    check_pools(options.pools)
+    graph = read_tflite(model_path, options.name)
+    program = lower_graph(graph)
+    buffers = buffer_infos(program, options.pools, options.workspace_io)
+    result = plan(buffers, [p.info() for p in options.pools], options.algorithm, options.time_limit)
+    layout = make_layout(program, options.pools, result, options.workspace_io, options.user_pools)
+    files = emit_library(program, layout, source=Path(model_path).name)
+    return Compiled(program, result, layout, files)
+
+
+def compile_to_directory(model_path: str | Path, out_dir: str | Path, options: CompileOptions | None = None) -> Compiled:
+    compiled = compile_model(model_path, options)
+    write_files(compiled.files, Path(out_dir))
+    return compiled

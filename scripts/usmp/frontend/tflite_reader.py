@@ -1,0 +1,225 @@
+"""Read a .tflite flatbuffer into the graph IR.
+
+The flatbuffer accessors of the `tflite` package trust the file; a damaged
+file makes them raise whatever Python error the bad offset leads to. Every
+read therefore happens inside one guard that turns such errors into a
+ModelError, and the values read are checked before anything uses them.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import tflite
+
+from usmp.errors import ModelError
+from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, numpy_dtype
+
+_TENSOR_TYPES = {
+    getattr(tflite.TensorType, name): name.lower()
+    for name in ("FLOAT32", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
+}
+_TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
+_OPCODE_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
+_OPTIONS_NAMES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
+_STATEFUL_OPS = {"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
+
+# Bigger than any microcontroller; stops absurd shapes before numpy tries them.
+MAX_TENSOR_BYTES = 1 << 30
+
+
+def read_tflite(path: str | Path, name: str | None = None) -> Graph:
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read model file: {exc.strerror or exc}") from None
+    return parse_tflite(data, name or _default_name(path), source=str(path))
+
+
+def parse_tflite(data: bytes, name: str, source: str = "<model>") -> Graph:
+    if len(data) < 8 or data[4:8] != b"TFL3":
+        raise ModelError(f"{source}: not a TFLite model (no 'TFL3' file identifier)")
+    try:
+        return _Reader(data, name, source).graph()
+    except ModelError:
+        raise
+    except Exception as exc:  # damaged flatbuffer: any accessor may fail
+        raise ModelError(
+            f"{source}: corrupt or truncated model ({type(exc).__name__} while reading the flatbuffer)"
+        ) from None
+
+
+def _default_name(path: Path) -> str:
+    stem = re.sub(r"[^0-9A-Za-z_]", "_", path.stem).lower()
+    return stem if stem and not stem[0].isdigit() else f"m_{stem}"
+
+
+class _Reader:
+    def __init__(self, data: bytes, name: str, source: str):
+        self.data = data
+        self.name = name
+        self.source = source
+        self.model = tflite.Model.GetRootAsModel(data, 0)
+
+    def fail(self, message: str) -> ModelError:
+        return ModelError(f"{self.source}: {message}")
+
+    def graph(self) -> Graph:
+        model = self.model
+        count = model.SubgraphsLength()
+        if count != 1:
+            raise self.fail(f"the model has {count} subgraphs; only models with one subgraph are supported")
+        subgraph = model.Subgraphs(0)
+        opcodes = [self._opcode_name(model.OperatorCodes(i)) for i in range(model.OperatorCodesLength())]
+        tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
+        operators = [
+            self._operator(subgraph.Operators(i), i, opcodes, len(tensors))
+            for i in range(subgraph.OperatorsLength())
+        ]
+        inputs = self._tensor_list(subgraph.InputsAsNumpy(), subgraph.InputsLength(), len(tensors), "model inputs")
+        outputs = self._tensor_list(subgraph.OutputsAsNumpy(), subgraph.OutputsLength(), len(tensors), "model outputs")
+        if not operators:
+            raise self.fail("the model has no operators")
+        if not outputs:
+            raise self.fail("the model has no outputs")
+        for index in inputs:
+            if tensors[index].is_constant:
+                raise self.fail(f"model input tensor {index} '{tensors[index].name}' is a constant")
+        return Graph(self.name, tensors, operators, inputs, outputs)
+
+    def _opcode_name(self, code) -> str:
+        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        if builtin == tflite.BuiltinOperator.CUSTOM:
+            custom = code.CustomCode()
+            return f"CUSTOM:{custom.decode(errors='replace') if custom else '?'}"
+        return _OPCODE_NAMES.get(builtin, f"UNKNOWN_BUILTIN_{builtin}")
+
+    def _tensor_list(self, values, length, tensor_count, what) -> list[int]:
+        if length == 0:
+            return []
+        result = [int(v) for v in values]
+        for v in result:
+            if not 0 <= v < tensor_count:
+                raise self.fail(f"{what} refer to tensor {v}, but the model has {tensor_count} tensors")
+        return result
+
+    def _tensor(self, t, index: int) -> Tensor:
+        raw_name = t.Name()
+        name = raw_name.decode(errors="replace") if raw_name else f"tensor_{index}"
+        where = f"tensor {index} '{name}'"
+        type_code = t.Type()
+        if type_code not in _TENSOR_TYPES:
+            type_name = _TENSOR_TYPE_NAMES.get(type_code, str(type_code))
+            if type_name in ("RESOURCE", "VARIANT"):
+                raise self.fail(f"{where} is a {type_name} tensor: resource variables are not supported")
+            raise self.fail(f"{where} has type {type_name}, which is not supported")
+        dtype = _TENSOR_TYPES[type_code]
+        if t.IsVariable():
+            raise self.fail(f"{where} is a variable tensor: resource variables and state are not supported")
+        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else shape
+        if any(d < 0 for d in shape) or any(d < 0 for d in signature[1:]) or len(signature) != len(shape):
+            raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes are supported")
+        if any(d == 0 for d in shape):
+            raise self.fail(f"{where} has an empty dimension in shape {list(shape)}")
+        nbytes = element_size(dtype)
+        for d in shape:
+            nbytes *= d
+            if nbytes > MAX_TENSOR_BYTES:
+                raise self.fail(f"{where} has shape {list(shape)}, larger than {MAX_TENSOR_BYTES} bytes")
+        return Tensor(index, name, shape, dtype, self._quantization(t, where, shape), self._constant(t, where, shape, dtype, nbytes))
+
+    def _quantization(self, t, where, shape) -> Quantization | None:
+        q = t.Quantization()
+        if q is None or q.ScaleLength() == 0:
+            return None
+        scales = np.asarray(q.ScaleAsNumpy(), dtype=np.float32)
+        zero_points = (
+            np.asarray(q.ZeroPointAsNumpy(), dtype=np.int64) if q.ZeroPointLength() else np.zeros(len(scales), np.int64)
+        )
+        axis = int(q.QuantizedDimension())
+        if len(zero_points) != len(scales):
+            raise self.fail(f"{where} has {len(scales)} quantization scales but {len(zero_points)} zero points")
+        if len(scales) > 1:
+            if not 0 <= axis < len(shape) or shape[axis] != len(scales):
+                raise self.fail(
+                    f"{where} has {len(scales)} per-channel scales, which does not match dimension {axis} of shape {list(shape)}"
+                )
+        if not np.all(np.isfinite(scales)) or np.any(scales <= 0):
+            raise self.fail(f"{where} has a quantization scale that is not a positive finite number")
+        return Quantization(scales, zero_points, axis)
+
+    def _constant(self, t, where, shape, dtype, nbytes) -> np.ndarray | None:
+        index = t.Buffer()
+        if index == 0:
+            return None
+        if not 0 <= index < self.model.BuffersLength():
+            raise self.fail(f"{where} refers to buffer {index}, but the model has {self.model.BuffersLength()} buffers")
+        buffer = self.model.Buffers(index)
+        if buffer.Offset() > 1:  # data stored after the flatbuffer (models over 2 GB)
+            start, size = buffer.Offset(), buffer.Size()
+            if start + size > len(self.data):
+                raise self.fail(f"{where}: its data lies beyond the end of the file")
+            raw = self.data[start:start + size]
+        elif buffer.DataLength() == 0:
+            return None
+        else:
+            raw = buffer.DataAsNumpy().tobytes()
+        if len(raw) != nbytes:
+            raise self.fail(f"{where} has {len(raw)} bytes of data but its shape {list(shape)} needs {nbytes}")
+        return np.frombuffer(raw, dtype=numpy_dtype(dtype)).reshape(shape).copy()
+
+    def _operator(self, op, index, opcodes, tensor_count) -> Operator:
+        code_index = op.OpcodeIndex()
+        if not 0 <= code_index < len(opcodes):
+            raise self.fail(f"operator {index} uses opcode {code_index}, but the model has {len(opcodes)}")
+        opcode = opcodes[code_index]
+        if opcode in _STATEFUL_OPS:
+            raise self.fail(f"operator {index} ({opcode}) uses resource variables, which are not supported")
+        inputs = [int(v) for v in op.InputsAsNumpy()] if op.InputsLength() else []
+        outputs = [int(v) for v in op.OutputsAsNumpy()] if op.OutputsLength() else []
+        for v in inputs + outputs:
+            if not -1 <= v < tensor_count:
+                raise self.fail(f"operator {index} ({opcode}) refers to tensor {v}, but the model has {tensor_count} tensors")
+        if any(v < 0 for v in outputs):
+            raise self.fail(f"operator {index} ({opcode}) has an omitted output")
+        return Operator(index, opcode, [None if v < 0 else v for v in inputs], outputs, self._options(op))
+
+    def _options(self, op) -> dict:
+        type_code = op.BuiltinOptionsType()
+        table = op.BuiltinOptions()
+        if type_code == 0 or table is None:
+            return {}
+        class_name = _OPTIONS_NAMES.get(type_code)
+        options_class = getattr(getattr(tflite, class_name, None), class_name, None) if class_name else None
+        if options_class is None:
+            options_class = getattr(tflite, class_name, None) if class_name else None
+        if options_class is None or not isinstance(options_class, type):
+            return {}
+        options = options_class()
+        options.Init(table.Bytes, table.Pos)
+        return _options_to_dict(options)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _options_to_dict(options) -> dict:
+    """Call every plain getter of a flatbuffer options table; vectors become int lists."""
+    result = {}
+    names = {n for n in dir(options) if n[:1].isupper()}
+    for name in sorted(names):
+        if name in ("Init",) or name.startswith("GetRootAs") or name.endswith(("AsNumpy", "Length", "IsNone")):
+            continue
+        if f"{name}AsNumpy" in names:
+            length = getattr(options, f"{name}Length")()
+            result[_snake(name)] = [int(v) for v in getattr(options, f"{name}AsNumpy")()] if length else []
+            continue
+        try:
+            result[_snake(name)] = getattr(options, name)()
+        except TypeError:  # accessor needs arguments: not a scalar field
+            continue
+    return result

@@ -1,0 +1,176 @@
+"""What an operator's lowering function may ask for.
+
+An op lowering reads tensors, writes tensors, derives constants and declares
+scratch, all through this context; it never allocates anything itself.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from usmp.errors import ModelError
+from usmp.ir.graph import Graph, Operator, Tensor, c_type
+from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp
+
+_C_TYPES = {
+    np.dtype(np.int8): "int8_t",
+    np.dtype(np.uint8): "uint8_t",
+    np.dtype(np.int16): "int16_t",
+    np.dtype(np.int32): "int32_t",
+    np.dtype(np.float32): "float",
+}
+
+
+class Ref:
+    """A buffer as an argument of a kernel call: read-only or written."""
+
+    def __init__(self, buffer: str, writable: bool):
+        self.buffer = buffer
+        self.writable = writable
+
+
+class LowerContext:
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.buffers: dict[str, Buffer] = {}
+        self.tensor_buffers: dict[int, str] = {}
+        self.ops: list[LoweredOp] = []
+        self._constant_by_content: dict[tuple[str, bytes], str] = {}
+        self._current: Operator | None = None
+        self._calls: list[KernelCall] = []
+        self._args: list[Arg] = []
+
+    # -- what the operator is ------------------------------------------------
+    def tensor(self, index: int) -> Tensor:
+        return self.graph.tensors[index]
+
+    def where(self, op: Operator | None = None) -> str:
+        op = op or self._current
+        return f"operator {op.index} ({op.opcode})"
+
+    def fail(self, message: str) -> ModelError:
+        return ModelError(f"{self.where()}: {message}")
+
+    # -- buffers ---------------------------------------------------------------
+    def read(self, tensor_index: int) -> Ref:
+        """An input tensor of the operator (activation or constant)."""
+        return Ref(self._tensor_buffer(tensor_index), writable=False)
+
+    def write(self, tensor_index: int) -> Ref:
+        tensor = self.tensor(tensor_index)
+        if tensor.is_constant:
+            raise self.fail(f"output tensor {tensor_index} '{tensor.name}' is a constant")
+        return Ref(self._tensor_buffer(tensor_index), writable=True)
+
+    def constant(self, what: str, array: np.ndarray, alignment: int = MIN_ALIGNMENT) -> Ref:
+        """A constant the compiler derived (multipliers, folded biases, repacked weights).
+
+        Identical contents are stored once.
+        """
+        array = np.ascontiguousarray(array)
+        ctype = _C_TYPES.get(array.dtype)
+        if ctype is None:
+            raise TypeError(f"no C type for constant dtype {array.dtype}")
+        data = array.tobytes()
+        key = (ctype, data)
+        if key in self._constant_by_content:
+            return Ref(self._constant_by_content[key], writable=False)
+        name = self._unique(f"op{self._current.index}_{what}")
+        self.buffers[name] = Buffer(name, "constant", max(len(data), 1), max(alignment, MIN_ALIGNMENT), ctype, data=data)
+        self._constant_by_content[key] = name
+        return Ref(name, writable=False)
+
+    def scratch(self, what: str, nbytes: int, c_type_name: str = "int8_t", alignment: int = MIN_ALIGNMENT) -> Ref:
+        """Working memory of one kernel call, planned like any other buffer."""
+        name = self._unique(f"op{self._current.index}_{what}")
+        self.buffers[name] = Buffer(name, "scratch", max(int(nbytes), 1), max(alignment, MIN_ALIGNMENT), c_type_name)
+        return Ref(name, writable=True)
+
+    def alias(self, output_index: int, input_index: int) -> bool:
+        """Make an output tensor a view of an input (RESHAPE, SQUEEZE): no copy, no buffer.
+
+        Refused (returns False) when both are model I/O, which the user owns separately.
+        """
+        in_name = self._tensor_buffer(input_index)
+        source = self.buffers[in_name]
+        is_output = output_index in self.graph.outputs
+        if is_output and source.kind in ("input", "output", "constant"):
+            return False
+        if output_index in self.tensor_buffers:
+            return False
+        self.tensor_buffers[output_index] = in_name
+        source.tensors.append(output_index)
+        if is_output:
+            source.kind = "output"
+            source.io_index = self.graph.outputs.index(output_index)
+        return True
+
+    def _tensor_buffer(self, index: int) -> str:
+        if index in self.tensor_buffers:
+            return self.tensor_buffers[index]
+        tensor = self.tensor(index)
+        if tensor.is_constant:
+            kind, data = "constant", tensor.data.tobytes()
+        elif index in self.graph.inputs:
+            kind, data = "input", None
+        elif index in self.graph.outputs:
+            kind, data = "output", None
+        else:
+            kind, data = "tensor", None
+            if self.graph.producer(index) is None:
+                raise self.fail(f"reads tensor {index} '{tensor.name}', which no operator produces and which is not a model input")
+        name = self._unique(tensor.name)
+        io_index = None
+        if kind == "input":
+            io_index = self.graph.inputs.index(index)
+        elif kind == "output":
+            io_index = self.graph.outputs.index(index)
+        self.buffers[name] = Buffer(
+            name, kind, max(tensor.nbytes, 1), MIN_ALIGNMENT, c_type(tensor.dtype),
+            data=data, tensors=[index], io_index=io_index,
+        )
+        self.tensor_buffers[index] = name
+        return name
+
+    def _unique(self, base: str) -> str:
+        name, n = base, 1
+        while name in self.buffers:
+            n += 1
+            name = f"{base}#{n}"
+        return name
+
+    # -- kernel calls ------------------------------------------------------------
+    def call(self, function: str, params_type: str | None = None, params: dict[str, Any] | None = None,
+             **args: Ref) -> None:
+        """Call `function(&params, args...)`; keyword order is the kernel's parameter order."""
+        names = []
+        for arg_name, ref in args.items():
+            names.append(self._arg(arg_name, ref))
+        self._calls.append(KernelCall(function, params_type, dict(params or {}), names))
+
+    def _arg(self, name: str, ref: Ref) -> str:
+        for arg in self._args:
+            if arg.buffer == ref.buffer:
+                arg.writable = arg.writable or ref.writable
+                return arg.name
+        unique, n = _c_ident(name), 1
+        while any(a.name == unique for a in self._args):
+            n += 1
+            unique = f"{_c_ident(name)}_{n}"
+        self._args.append(Arg(unique, ref.buffer, ref.writable))
+        return unique
+
+    def begin(self, op: Operator) -> None:
+        self._current, self._calls, self._args = op, [], []
+
+    def end(self) -> None:
+        if self._calls:
+            self.ops.append(LoweredOp(self._current.index, self._current.opcode, self._args, self._calls))
+        self._current = None
+
+
+def _c_ident(name: str) -> str:
+    ident = re.sub(r"[^0-9A-Za-z_]", "_", name)
+    return ident if ident and not ident[0].isdigit() else f"a_{ident}"

@@ -1,0 +1,41 @@
+"""Drive the op lowerings over the graph in its operator order."""
+from __future__ import annotations
+
+from usmp.errors import ModelError
+from usmp.ir.graph import Graph
+from usmp.lower.context import LowerContext
+from usmp.lower.ops import lowering_for, supported_opcodes
+from usmp.lower.program import Program
+
+
+def check_supported(graph: Graph) -> None:
+    """Name the first operator usmp cannot compile, before any work is done."""
+    for op in graph.operators:
+        if lowering_for(op.opcode) is None:
+            kind = "custom operator" if op.opcode.startswith("CUSTOM:") else "operator"
+            raise ModelError(
+                f"operator {op.index}: {kind} {op.opcode.removeprefix('CUSTOM:')} is not supported "
+                f"(supported: {', '.join(supported_opcodes())})"
+            )
+
+
+def lower_graph(graph: Graph) -> Program:
+    check_supported(graph)
+    ctx = LowerContext(graph)
+    # Model I/O buffers exist even if no operator touches them (e.g. an unused input).
+    for index in graph.inputs:
+        ctx.read(index)
+    for op in graph.operators:
+        ctx.begin(op)
+        lowering_for(op.opcode)(op, ctx)
+        ctx.end()
+    for index in graph.outputs:
+        if index not in ctx.tensor_buffers:
+            tensor = graph.tensors[index]
+            raise ModelError(f"model output tensor {index} '{tensor.name}' is not produced by any operator")
+    used = {arg.buffer for op in ctx.ops for arg in op.args}
+    inputs = [ctx.tensor_buffers[i] for i in graph.inputs]
+    outputs = [ctx.tensor_buffers[i] for i in graph.outputs]
+    keep = used | set(inputs) | set(outputs)
+    buffers = {name: b for name, b in ctx.buffers.items() if name in keep}
+    return Program(graph.name, graph, buffers, ctx.ops, inputs, outputs)

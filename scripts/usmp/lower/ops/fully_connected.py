@@ -1,0 +1,64 @@
+"""FULLY_CONNECTED: out[b, o] = act(sum_k in[b, k] * W[o, k] + bias[o]).
+
+int8: the input zero point is folded into the bias at compile time
+(bias'[o] = bias[o] - zp_in * sum_k W[o, k]), so the kernel's inner loop is a
+plain int8 dot product; the sum is equal modulo 2**32 to TFLite's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from usmp.lower.ops import lowering
+from usmp.lower.ops.common import (
+    float_activation, int8_activation, optional_input, per_channel_requantization, require_constant,
+    require_dtype, require_quantized,
+)
+
+
+@lowering("FULLY_CONNECTED")
+def lower_fully_connected(op, ctx):
+    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
+    weights = require_constant(ctx, op, 1)
+    if len(weights.shape) != 2:
+        raise ctx.fail(f"weights tensor '{weights.name}' must be 2-D, not {list(weights.shape)}")
+    out_features, in_features = weights.shape
+    if inp.num_elements % in_features:
+        raise ctx.fail(f"input of {inp.num_elements} elements is not a multiple of {in_features} features")
+    batches = inp.num_elements // in_features
+    if out.num_elements != batches * out_features:
+        raise ctx.fail(f"output shape {list(out.shape)} does not hold {batches} x {out_features} results")
+    bias_index = optional_input(op, 2)
+    bias = ctx.tensor(bias_index) if bias_index is not None else None
+    if bias is not None and not bias.is_constant:
+        raise ctx.fail("a non-constant bias is not supported")
+    dtype = require_dtype(ctx, inp, "int8", "float32")
+    require_dtype(ctx, out, dtype)
+    shape = dict(batches=batches, in_features=in_features, out_features=out_features)
+    if dtype == "float32":
+        require_dtype(ctx, weights, "float32")
+        lo, hi = float_activation(ctx, op)
+        bias_ref = ctx.read(bias_index) if bias is not None else ctx.constant("bias", np.zeros(out_features, np.float32))
+        ctx.call("usmp_fully_connected_f32", "usmp_fully_connected_f32_params",
+                 dict(shape, act_min=lo, act_max=hi),
+                 input=ctx.read(op.inputs[0]), weights=ctx.read(op.inputs[1]), bias=bias_ref,
+                 output=ctx.write(op.outputs[0]))
+        return
+    require_dtype(ctx, weights, "int8")
+    q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
+    q_w = require_quantized(ctx, weights, per_tensor=False)
+    if np.any(q_w.zero_points != 0):
+        raise ctx.fail(f"weights tensor '{weights.name}' has a non-zero zero point; int8 weights must be symmetric")
+    if bias is not None:
+        require_dtype(ctx, bias, "int32")
+    lo, hi = int8_activation(ctx, op, out)
+    w = weights.data.astype(np.int64)
+    folded = (bias.data.astype(np.int64) if bias is not None else np.zeros(out_features, np.int64))
+    folded = folded - q_in.zero_point * w.sum(axis=1)
+    folded = ((folded + 2**31) % 2**32 - 2**31).astype(np.int32)
+    multipliers, shifts = per_channel_requantization(q_in.scale, q_w.scales, q_out.scale)
+    ctx.call("usmp_fully_connected_s8", "usmp_fully_connected_s8_params",
+             dict(shape, output_offset=q_out.zero_point, act_min=lo, act_max=hi,
+                  per_channel=int(len(multipliers) > 1)),
+             input=ctx.read(op.inputs[0]), weights=ctx.read(op.inputs[1]),
+             bias=ctx.constant("bias", folded), multiplier=ctx.constant("multiplier", multipliers),
+             shift=ctx.constant("shift", shifts), output=ctx.write(op.outputs[0]))

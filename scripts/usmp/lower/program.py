@@ -1,0 +1,82 @@
+"""The lowered program: buffers, and operators that call kernels over them.
+
+This is what the memory planner sees: every buffer the generated code touches
+(tensors, model inputs and outputs, scratch and constants) with its size and
+alignment, and the operator steps that read or write it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from usmp.ir.graph import Graph
+
+BUFFER_KINDS = ("input", "output", "tensor", "scratch", "constant")
+
+# Every buffer is at least word aligned: a Cortex-M0 faults on unaligned words.
+MIN_ALIGNMENT = 4
+
+
+@dataclass
+class Buffer:
+    name: str  # unique; a tensor's name or "op<N>_<what>"
+    kind: str  # one of BUFFER_KINDS
+    size: int  # bytes
+    alignment: int
+    c_type: str  # element type the kernels see, e.g. "int8_t"
+    data: bytes | None = None  # contents of a constant buffer
+    tensors: list[int] = field(default_factory=list)  # graph tensors stored here (views share one)
+    io_index: int | None = None  # position among model inputs/outputs
+
+    @property
+    def is_constant(self) -> bool:
+        return self.kind == "constant"
+
+
+@dataclass
+class Arg:
+    """A pointer parameter of an operator's function."""
+
+    name: str  # C parameter name
+    buffer: str  # Buffer.name
+    writable: bool
+
+
+@dataclass
+class KernelCall:
+    """One call into the kernel library: fn(&params, arg, arg, ...)."""
+
+    function: str
+    params_type: str | None  # C struct type of the constant parameters, or None
+    params: dict[str, Any]  # field -> int, float, or list of them
+    args: list[str]  # Arg names, in the kernel's parameter order
+
+
+@dataclass
+class LoweredOp:
+    """One graph operator: one static C function, one step of the schedule."""
+
+    op_index: int
+    opcode: str
+    args: list[Arg]
+    calls: list[KernelCall]
+
+    @property
+    def function_name(self) -> str:
+        return f"op_{self.op_index}_{self.opcode.lower()}"
+
+    def buffers_read(self) -> list[str]:
+        return [a.buffer for a in self.args if not a.writable]
+
+    def buffers_written(self) -> list[str]:
+        return [a.buffer for a in self.args if a.writable]
+
+
+@dataclass
+class Program:
+    name: str
+    graph: Graph
+    buffers: dict[str, Buffer]  # only buffers some operator uses, plus model I/O
+    ops: list[LoweredOp]  # in schedule order
+    inputs: list[str]  # buffer per model input
+    outputs: list[str]  # buffer per model output

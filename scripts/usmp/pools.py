@@ -1,0 +1,86 @@
+"""Memory pools as the user describes them, and the CLI syntax for them.
+
+    --pool NAME:KIND[:size=BYTES][:align=N][:targets=a+b][:region=LABEL]
+
+KIND is `workspace` (read-write: tensors, scratch, I/O in the workspace) or
+`constant` (read-only: weights and derived constants). Pools are tried in the
+order given; a buffer falls back to the next pool of its kind when the first
+is full. Without --pool: one unlimited workspace pool and one constant pool.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from usmp.errors import UsmpError
+from usmp.planner.problem import PoolInfo
+
+POOL_KINDS = ("workspace", "constant")
+DEFAULT_TARGETS = ("c",)  # the portable C kernels
+_SIZE = re.compile(r"^(\d+)\s*([kKmM]?)$")
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    name: str
+    kind: str
+    size_limit: int | None = None
+    alignment: int = 16
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    region: str | None = None  # devicetree memory region (Zephyr builds)
+
+    def info(self) -> PoolInfo:
+        return PoolInfo(self.name, self.size_limit, self.alignment)
+
+
+def default_pools() -> list[PoolSpec]:
+    return [PoolSpec("workspace", "workspace"), PoolSpec("constants", "constant")]
+
+
+def parse_size(text: str, what: str) -> int:
+    match = _SIZE.match(text.strip())
+    if not match:
+        raise UsmpError(f"{what}: '{text}' is not a size in bytes (examples: 12288, 12k, 1M)")
+    scale = {"": 1, "k": 1024, "m": 1024 * 1024}[match.group(2).lower()]
+    return int(match.group(1)) * scale
+
+
+def parse_pool(text: str) -> PoolSpec:
+    where = f"--pool {text}"
+    parts = text.split(":")
+    if len(parts) < 2:
+        raise UsmpError(f"{where}: expected NAME:KIND[:size=BYTES][:align=N] (KIND: workspace or constant)")
+    name, kind, settings = parts[0], parts[1], parts[2:]
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise UsmpError(f"{where}: pool name '{name}' must be a C identifier (letters, digits, _)")
+    if kind not in POOL_KINDS:
+        raise UsmpError(f"{where}: kind '{kind}' must be one of {', '.join(POOL_KINDS)}")
+    values = {"size_limit": None, "alignment": 16, "targets": DEFAULT_TARGETS, "region": None}
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        if not sep or not value:
+            raise UsmpError(f"{where}: '{setting}' should be key=value")
+        if key == "size":
+            values["size_limit"] = parse_size(value, where)
+        elif key == "align":
+            align = parse_size(value, where)
+            if align < 1 or align & (align - 1):
+                raise UsmpError(f"{where}: align={value} is not a power of two")
+            values["alignment"] = align
+        elif key == "targets":
+            values["targets"] = tuple(t for t in value.split("+") if t)
+        elif key == "region":
+            values["region"] = value
+        else:
+            raise UsmpError(f"{where}: unknown setting '{key}' (known: size, align, targets, region)")
+    return PoolSpec(name, kind, **values)
+
+
+def check_pools(pools: list[PoolSpec]) -> None:
+    names = [p.name for p in pools]
+    for name in names:
+        if names.count(name) > 1:
+            raise UsmpError(f"pool '{name}' is given twice")
+    for kind in POOL_KINDS:
+        if not any(p.kind == kind for p in pools):
+            raise UsmpError(f"no {kind} pool: give one with --pool NAME:{kind}")

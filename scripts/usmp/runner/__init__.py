@@ -1,0 +1,1 @@
+"""Build the generated library with a harness and run it on real inputs."""

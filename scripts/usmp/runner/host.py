@@ -1,0 +1,97 @@
+"""Build the generated library with the system C compiler and run it here.
+
+Builds are cached by the hash of everything that goes into them, so running
+the same model on many inputs compiles once.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from usmp.codegen.emit import _environment, io_views
+from usmp.compiler import Compiled
+from usmp.errors import ToolError, UsmpError
+from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
+from usmp.runner.io_files import output_arrays
+
+WARNING_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
+SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("USMP_CACHE_DIR") or Path.home() / ".cache" / "usmp")
+
+
+def harness_source(compiled: Compiled) -> str:
+    program, layout = compiled.program, compiled.layout
+    context = dict(
+        name=program.name, NAME=program.name.upper(), version=__import__("usmp").__version__,
+        inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"), layout=layout,
+        workspace_pools=[p for p in layout.pools if p.spec.kind == "workspace"],
+    )
+    return _environment().get_template("harness_main.c.j2").render(context)
+
+
+def kernel_sources() -> list[Path]:
+    return sorted(KERNELS_SRC_DIR.glob("*.c"))
+
+
+def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2") -> Path:
+    cc = shlex.split(os.environ.get("CC", "cc"))
+    if shutil.which(cc[0]) is None:
+        raise ToolError(f"no C compiler found ('{cc[0]}'); install gcc or set CC")
+    flags = WARNING_FLAGS + [optimize] + (SANITIZE_FLAGS if sanitize else [])
+    sources = dict(compiled.files)
+    sources["harness_main.c"] = harness_source(compiled)
+    digest = hashlib.sha256(" ".join(cc + flags).encode())
+    for file_name in sorted(sources):
+        digest.update(file_name.encode() + b"\0" + sources[file_name].encode())
+    for path in kernel_sources() + sorted(KERNELS_INCLUDE_DIR.rglob("*.h")):
+        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
+    build_dir = cache_root() / "host" / digest.hexdigest()[:24]
+    executable = build_dir / "model"
+    if executable.exists():
+        return executable
+    build_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=build_dir.parent))
+    try:
+        for file_name, text in sources.items():
+            (staging / file_name).write_text(text)
+        c_files = [str(staging / f) for f in sources if f.endswith(".c")] + [str(p) for p in kernel_sources()]
+        command = cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *c_files, "-o", str(staging / "model")]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            first = (done.stderr.strip().splitlines() or ["(no output)"])[0]
+            raise ToolError(f"the generated code did not compile: {first}")
+        try:
+            os.replace(staging, build_dir)
+        except OSError:  # another process built the same thing first
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return executable
+
+
+def run_host(compiled: Compiled, inputs: list[np.ndarray], sanitize: bool = False, timeout: float = 120) -> list[np.ndarray]:
+    executable = build_host(compiled, sanitize=sanitize)
+    views = io_views(compiled.program, "outputs")
+    with tempfile.TemporaryDirectory(prefix="usmp-run-") as work:
+        work_dir = Path(work)
+        for i, array in enumerate(inputs):
+            (work_dir / f"input_{i}.bin").write_bytes(np.ascontiguousarray(array).tobytes())
+        try:
+            done = subprocess.run([str(executable)], cwd=work_dir, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ToolError(f"the compiled model did not finish within {timeout:.0f} s") from None
+        if done.returncode != 0:
+            detail = (done.stdout + done.stderr).strip().splitlines()
+            raise UsmpError(f"the compiled model failed (exit {done.returncode}): {detail[0] if detail else 'no output'}")
+        raw = [(work_dir / f"output_{i}.bin").read_bytes() for i in range(len(views))]
+    return output_arrays(compiled.program, raw)

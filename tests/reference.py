@@ -1,0 +1,65 @@
+"""The numerical reference: TFLite Micro's interpreter (PyPI tflite-micro)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_MODELS = REPO_ROOT.parent / "shared" / "models"
+TEST_MODELS = REPO_ROOT / "tests" / "models"
+ARENA_BYTES = 4 * 1024 * 1024
+
+
+def shared_models() -> list[Path]:
+    return sorted(SHARED_MODELS.glob("*.tflite"))
+
+
+def test_models() -> list[Path]:
+    return sorted(TEST_MODELS.glob("*.tflite"))
+
+
+def all_models() -> list[Path]:
+    return shared_models() + test_models()
+
+
+def reference_outputs(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    import tflite_micro
+
+    Interpreter = tflite_micro.runtime.Interpreter
+
+    interpreter = Interpreter.from_file(str(model), arena_size=ARENA_BYTES)
+    for i, array in enumerate(inputs):
+        interpreter.set_input(array, i)
+    interpreter.invoke()
+    count = 0
+    outputs = []
+    while True:
+        try:
+            outputs.append(np.array(interpreter.get_output(count)))
+        except (IndexError, RuntimeError, ValueError):
+            break
+        count += 1
+    return outputs
+
+
+def random_inputs(graph, rng: np.random.Generator) -> list[np.ndarray]:
+    """Inputs spread over the whole int8 range, or over a few units for float."""
+    arrays = []
+    for index in graph.inputs:
+        t = graph.tensors[index]
+        if t.dtype == "int8":
+            arrays.append(rng.integers(-128, 128, t.shape).astype(np.int8))
+        elif t.dtype == "float32":
+            arrays.append(rng.uniform(-3.0, 3.0, t.shape).astype(np.float32))
+        else:
+            raise ValueError(f"no random input for {t.dtype}")
+    return arrays
+
+
+def outputs_match(expected: np.ndarray, got: np.ndarray) -> bool:
+    if expected.dtype != got.dtype or expected.shape != got.shape:
+        return False
+    if expected.dtype == np.float32:
+        return bool(np.allclose(got, expected, rtol=1e-5, atol=1e-6))
+    return bool(np.array_equal(expected, got))
