@@ -1,6 +1,12 @@
-"""usmp run: compile a model, run it on .npy inputs, write .npy outputs."""
+"""usmp run: compile a model, run it on .npy inputs, write .npy outputs.
+
+On a Cortex-M target the model runs in QEMU; --stats and --json report what
+it costs there (flash and RAM by part, stack, instructions per inference).
+"""
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
@@ -10,7 +16,8 @@ from usmp.runner.io_files import load_inputs, save_outputs
 
 NAME = "run"
 HELP = "compile a model, run it on inputs and write its outputs as .npy files"
-TARGETS = ("host",)
+CORTEX_M_TARGETS = ("cortex-m0", "cortex-m3")
+TARGETS = ("host",) + CORTEX_M_TARGETS
 
 
 def add_arguments(parser) -> None:
@@ -18,19 +25,59 @@ def add_arguments(parser) -> None:
     parser.add_argument("--input", action="append", default=[], metavar="IN.npy",
                         help="one .npy file per model input, in order")
     parser.add_argument("--output-dir", required=True, help="where output_0.npy, output_1.npy, ... go")
-    parser.add_argument("--target", default="host", help=f"where to run: {', '.join(TARGETS)} (default: host)")
+    parser.add_argument("--target", default="host",
+                        help=f"where to run: {', '.join(TARGETS)} (default: host); "
+                             "cortex-m0 is an emulated BBC micro:bit (256 KB flash, 16 KB RAM), "
+                             "cortex-m3 an emulated MPS2 AN385 (4 MB each)")
     parser.add_argument("--sanitize", action="store_true", help="host only: build with AddressSanitizer and UBSan")
+    parser.add_argument("--stats", action="store_true",
+                        help="Cortex-M only: print flash and RAM by part, stack and instructions per inference")
+    parser.add_argument("--json", action="store_true",
+                        help="Cortex-M only: print the measurements as one JSON object on stdout")
     add_planning_arguments(parser)
 
 
 def run(args) -> int:
     if args.target not in TARGETS:
         raise UsmpError(f"unknown target '{args.target}' (known: {', '.join(TARGETS)})")
+    on_cortex_m = args.target in CORTEX_M_TARGETS
+    if (args.stats or args.json) and not on_cortex_m:
+        raise UsmpError(f"--stats and --json need a Cortex-M target ({', '.join(CORTEX_M_TARGETS)})")
+    if args.sanitize and on_cortex_m:
+        raise UsmpError("--sanitize works only with --target host")
     compiled = compile_model(args.model, compile_options(args))
     inputs = load_inputs(compiled.program, args.input)
-    from usmp.runner.host import run_host
+    report = None
+    if on_cortex_m:
+        from usmp.runner.cortex_m import run_cortex_m
 
-    outputs = run_host(compiled, inputs, sanitize=args.sanitize)
+        result = run_cortex_m(compiled, inputs, args.target, count=args.stats or args.json)
+        outputs, report = result.outputs, result.report
+    else:
+        from usmp.runner.host import run_host
+
+        outputs = run_host(compiled, inputs, sanitize=args.sanitize)
+    # With --json, stdout carries the JSON object only.
+    progress = sys.stderr if args.json else sys.stdout
     for path in save_outputs(outputs, Path(args.output_dir)):
-        print(f"usmp: wrote {path}")
+        print(f"usmp: wrote {path}", file=progress)
+    if args.stats:
+        print(format_stats(compiled.program.name, report), file=progress)
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
     return 0
+
+
+def format_stats(model_name: str, report: dict) -> str:
+    flash, ram = report["flash_bytes"], report["ram_bytes"]
+    pools = ", ".join(f"{name} {size}" for name, size in ram["pools"].items()) or "none"
+    ram_total = sum(ram["pools"].values()) + ram["stack"] + ram["other"]
+    return "\n".join([
+        f"{model_name} on {report['target']} (qemu -M {report['machine']}):",
+        f"  flash      {report['flash_total_bytes']:>9} of {report['flash_size_bytes']} bytes: "
+        f"generated code {flash['generated_code']}, kernels {flash['kernels']}, "
+        f"constants {flash['constants']}, harness {flash['harness']}",
+        f"  RAM        {ram_total:>9} of {report['ram_size_bytes']} bytes: pools ({pools}), "
+        f"stack {ram['stack']}, other {ram['other']} (harness data, I/O buffers, C library, heap)",
+        f"  inference  {report['instructions']:>9} instructions",
+    ])

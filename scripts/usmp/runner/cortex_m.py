@@ -1,0 +1,270 @@
+"""Cross-compile the generated library for a Cortex-M board, run it in QEMU and measure it.
+
+The image is the generated library, the kernel library, the shared test
+harness (templates/harness_main.c.j2) and a small bare-metal support layer
+(templates/baremetal/: vector table and reset handler, linker script,
+stack probes, inference markers). newlib-nano with semihosting (rdimon)
+gives the harness the same stdio file access it has on the host, so inputs
+and outputs cross as input_<i>.bin / output_<i>.bin in QEMU's working
+directory. Builds are cached like host builds.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from usmp.codegen.emit import _environment, io_views
+from usmp.compiler import Compiled
+from usmp.errors import ToolError, UsmpError
+from usmp.paths import KERNELS_INCLUDE_DIR, TEMPLATES_DIR
+from usmp.runner.elf_stats import ImageUsage, read_image_usage
+from usmp.runner.host import cache_root, harness_source, kernel_sources
+from usmp.runner.io_files import output_arrays
+from usmp.runner.qemu import count_instructions, run_qemu
+
+CC = "arm-none-eabi-gcc"
+NM = "arm-none-eabi-nm"
+BAREMETAL_DIR = TEMPLATES_DIR / "baremetal"
+SUPPORT_SOURCES = ("startup.c", "harness_hooks.c", "stack_probe.S")
+STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
+SUPPORT_FLAGS = ["-std=gnu99", "-Wall", "-Wextra", "-Werror"]  # sbrk, _Exit
+LINK_LIBRARIES = ["-Wl,--start-group", "-lm", "-lc_nano", "-lrdimon_nano", "-lgcc", "-Wl,--end-group"]
+# Regions are linked this large so an oversized image still links and can be measured.
+LINK_REGION_BYTES = 64 * 1024 * 1024
+# RAM the harness needs beyond its static data: newlib's stdio buffers on the
+# heap (about 1.5 KB for the semihosted files) and the stack of main/printf.
+HARNESS_RAM_RESERVE = 2560
+
+
+@dataclass(frozen=True)
+class CortexMTarget:
+    name: str
+    cpu: str
+    machine: str  # qemu-system-arm -M
+    board: str
+    flash_origin: int
+    flash_size: int
+    ram_origin: int
+    ram_size: int
+
+    @property
+    def compile_flags(self) -> list[str]:
+        return [f"-mcpu={self.cpu}", "-mthumb", "-Os", "-ffunction-sections", "-fdata-sections",
+                "--specs=nano.specs"]
+
+
+TARGETS = {
+    "cortex-m0": CortexMTarget("cortex-m0", "cortex-m0", "microbit", "BBC micro:bit, nRF51822",
+                               0x00000000, 256 * 1024, 0x20000000, 16 * 1024),
+    "cortex-m3": CortexMTarget("cortex-m3", "cortex-m3", "mps2-an385", "Arm MPS2 AN385",
+                               0x00000000, 4 * 1024 * 1024, 0x20000000, 4 * 1024 * 1024),
+}
+
+
+@dataclass
+class CortexMBuild:
+    target: CortexMTarget
+    elf: Path
+    map_file: Path
+    usage: ImageUsage
+    pools: dict[str, int]  # workspace pool -> bytes in the image
+    markers: tuple[int, int]  # addresses of the inference begin/end marker functions
+
+
+@dataclass
+class CortexMRun:
+    outputs: list[np.ndarray]
+    report: dict
+
+
+def target_named(name: str) -> CortexMTarget:
+    if name not in TARGETS:
+        raise UsmpError(f"unknown target '{name}' (known: host, {', '.join(TARGETS)})")
+    return TARGETS[name]
+
+
+def linker_script(target: CortexMTarget) -> str:
+    return _environment().get_template("baremetal/cortex_m.ld.j2").render(
+        board=target.board, flash_origin=target.flash_origin, flash_size=target.flash_size,
+        ram_origin=target.ram_origin, ram_size=target.ram_size, link_length=LINK_REGION_BYTES)
+
+
+def _part_of_object(obj: str) -> str:
+    """Objects are compiled into obj/<part>/; everything from a library is harness."""
+    path = Path(obj.split("(")[0])
+    return path.parent.name if path.parent.name in ("generated_code", "constants", "kernels") else "harness"
+
+
+def _compile_units(compiled: Compiled) -> list[tuple[str, str, Path | None, str | None, list[str]]]:
+    """(part, object name, source path or None, source text or None, extra flags) of every unit."""
+    name = compiled.program.name
+    units = []
+    for file_name, text in compiled.files.items():
+        if file_name.endswith(".c"):
+            part = "constants" if file_name == f"{name}_constants.c" else "generated_code"
+            units.append((part, file_name, None, text, STRICT_FLAGS))
+    for path in kernel_sources():
+        units.append(("kernels", path.name, path, None, STRICT_FLAGS))
+    hooks = ["-include", str(BAREMETAL_DIR / "harness_hooks.h")]
+    units.append(("harness", "harness_main.c", None, harness_source(compiled), STRICT_FLAGS + hooks))
+    for file_name in SUPPORT_SOURCES:
+        units.append(("harness", file_name, BAREMETAL_DIR / file_name, None, SUPPORT_FLAGS))
+    return units
+
+
+def _check_toolchain() -> None:
+    for tool in (CC, NM):
+        if shutil.which(tool) is None:
+            raise ToolError(f"{tool} not found; install Debian's gcc-arm-none-eabi and libnewlib-arm-none-eabi "
+                            "(scripts/bootstrap does)")
+
+
+def _run_tool(command: list[str], what: str) -> str:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = [l for l in done.stderr.strip().splitlines() if "error" in l.lower()] or \
+            done.stderr.strip().splitlines() or ["(no output)"]
+        raise ToolError(f"{what}: {lines[0]}")
+    return done.stdout
+
+
+def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
+    """Cross-compile and link (cached), then read sizes and marker addresses from the image."""
+    _check_toolchain()
+    units = _compile_units(compiled)
+    script = linker_script(target)
+    digest = hashlib.sha256(" ".join([CC, *target.compile_flags, *LINK_LIBRARIES]).encode() + script.encode())
+    for part, file_name, path, text, flags in units:
+        digest.update(f"{part}/{file_name} {' '.join(flags)}\0".encode())
+        digest.update(path.read_bytes() if path is not None else text.encode())
+    for header in sorted(KERNELS_INCLUDE_DIR.rglob("*.h")) + sorted(BAREMETAL_DIR.glob("*.h")):
+        digest.update(header.name.encode() + b"\0" + header.read_bytes())
+    build_dir = cache_root() / target.name / digest.hexdigest()[:24]
+    if not (build_dir / "model.elf").exists():
+        _build(compiled, target, units, script, build_dir)
+    return _inspect(compiled, target, build_dir)
+
+
+def _build(compiled: Compiled, target: CortexMTarget, units, script: str, build_dir: Path) -> None:
+    build_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=build_dir.parent))
+    try:
+        src_dir = staging / "src"
+        src_dir.mkdir()
+        for file_name, text in compiled.files.items():
+            (src_dir / file_name).write_text(text)
+        (src_dir / "harness_main.c").write_text(harness_source(compiled))
+        includes = ["-I", str(src_dir), "-I", str(KERNELS_INCLUDE_DIR), "-I", str(BAREMETAL_DIR)]
+        objects, commands = [], []
+        for part, file_name, path, text, flags in units:
+            source = path if path is not None else src_dir / file_name
+            obj = staging / "obj" / part / (Path(file_name).stem + ".o")
+            obj.parent.mkdir(parents=True, exist_ok=True)
+            objects.append(str(obj))
+            commands.append([CC, *target.compile_flags, *flags, *includes, "-c", str(source), "-o", str(obj)])
+        with ThreadPoolExecutor() as pool:
+            for done in pool.map(lambda c: _run_tool(c, f"{c[-3]} did not compile for {target.name}"), commands):
+                pass
+        (staging / "cortex_m.ld").write_text(script)
+        _run_tool([CC, *target.compile_flags, "-nostartfiles", "-T", str(staging / "cortex_m.ld"),
+                   "-Wl,--gc-sections", f"-Wl,-Map={staging / 'model.map'}", *objects, *LINK_LIBRARIES,
+                   "-o", str(staging / "model.elf")], f"linking for {target.name} failed")
+        try:
+            staging.rename(build_dir)
+        except OSError:  # another process built the same thing first
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _inspect(compiled: Compiled, target: CortexMTarget, build_dir: Path) -> CortexMBuild:
+    usage = read_image_usage(build_dir / "model.map", _part_of_object,
+                             (target.flash_origin, target.flash_size), (target.ram_origin, target.ram_size))
+    symbols = {}
+    for line in _run_tool([NM, "-S", str(build_dir / "model.elf")], "reading the image's symbols").splitlines():
+        fields = line.split()
+        if len(fields) == 4:
+            symbols[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+        elif len(fields) == 3:
+            symbols[fields[2]] = (int(fields[0], 16), 0)
+    pools = {}
+    for pool in compiled.layout.pools:
+        if pool.spec.kind != "workspace":
+            continue
+        symbol = symbols.get(pool.c_symbol) or symbols.get(f"harness_pool_{pool.spec.name}")
+        pools[pool.spec.name] = symbol[1] if symbol else pool.size
+    markers = tuple(symbols[m][0] & ~1 for m in ("usmp_bm_inference_begin", "usmp_bm_inference_end"))
+    return CortexMBuild(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers)
+
+
+def check_fits(build: CortexMBuild, model_name: str) -> None:
+    """Refuse an image the board cannot hold, saying what each region would need."""
+    target, usage = build.target, build.usage
+    ram_needed = usage.ram_static + HARNESS_RAM_RESERVE
+    if usage.flash_total <= target.flash_size and ram_needed <= target.ram_size:
+        return
+    pools = sum(build.pools.values())
+    raise UsmpError(
+        f"model '{model_name}' does not fit the {target.name} ({target.board}): "
+        f"flash needs {usage.flash_total} of {target.flash_size} bytes, "
+        f"RAM needs {ram_needed} of {target.ram_size} bytes "
+        f"({pools} in workspace pools, {usage.ram_static - pools} other static data, "
+        f"{HARNESS_RAM_RESERVE} for the harness heap and stack)"
+        + ("; try --target cortex-m3" if target.name != "cortex-m3" else ""))
+
+
+_STATS = re.compile(r"usmp-stats: stack=(\d+) heap=(\d+) stack_overflow=(\d)")
+
+
+def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str = "cortex-m0",
+                 count: bool = False, timeout: float = 600) -> CortexMRun:
+    """Run one inference on the emulated board; count=True also counts its instructions."""
+    target = target_named(target_name)
+    build = build_cortex_m(compiled, target)
+    check_fits(build, compiled.program.name)
+    views = io_views(compiled.program, "outputs")
+    with tempfile.TemporaryDirectory(prefix="usmp-qemu-") as work:
+        work_dir = Path(work)
+        for i, array in enumerate(inputs):
+            (work_dir / f"input_{i}.bin").write_bytes(np.ascontiguousarray(array).tobytes())
+        trace = work_dir / "qemu-trace.log" if count else None
+        done = run_qemu(target.machine, build.elf, work_dir, timeout, trace)
+        messages = [l for l in done.stdout.splitlines() if l.strip() and not l.startswith("usmp-stats:")]
+        if done.returncode != 0:
+            detail = messages[0] if messages else "no output"
+            raise UsmpError(f"the compiled model failed on {target.name} (exit {done.returncode}): {detail}")
+        stats = _STATS.search(done.stdout)
+        if stats is None:
+            raise ToolError(f"the {target.name} harness printed no measurements")
+        stack, heap, overflow = (int(g) for g in stats.groups())
+        if overflow:
+            raise UsmpError(f"the inference overflowed the stack on {target.name}: it used all {stack} bytes "
+                            f"left between the heap and main's stack frame")
+        raw = [(work_dir / f"output_{i}.bin").read_bytes() for i in range(len(views))]
+        instructions = count_instructions(trace, *build.markers) if count else None
+    return CortexMRun(output_arrays(compiled.program, raw), make_report(build, stack, heap, instructions))
+
+
+def make_report(build: CortexMBuild, stack: int, heap: int, instructions: int | None) -> dict:
+    usage, target = build.usage, build.target
+    pools = sum(build.pools.values())
+    return {
+        "target": target.name,
+        "machine": target.machine,
+        "flash_bytes": dict(usage.flash_parts),
+        "ram_bytes": {"pools": dict(build.pools), "stack": stack, "other": usage.ram_static - pools + heap},
+        "instructions": instructions,
+        "flash_total_bytes": usage.flash_total,
+        "flash_size_bytes": target.flash_size,
+        "ram_static_bytes": usage.ram_static,
+        "ram_size_bytes": target.ram_size,
+        "heap_bytes": heap,
+    }

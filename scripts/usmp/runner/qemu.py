@@ -1,0 +1,98 @@
+"""Run a bare-metal ELF under QEMU with semihosting, and count what it executed.
+
+Instructions are counted from QEMU's own trace, which is deterministic:
+`-d in_asm` logs each translation block (TB) once, with its instructions,
+when it is translated; `-d exec,nochain` logs every execution of a TB (with
+chaining off, no TB runs without passing through the logger). The count of
+one inference is the sum of the sizes of the TBs executed after the marker
+function that opens the inference and before the one that closes it.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from usmp.errors import ToolError
+
+QEMU = "qemu-system-arm"
+
+_TRACE = re.compile(r"^Trace \d+: (0x[0-9a-f]+) \[[0-9a-f]+/([0-9a-f]+)/")
+_TB_START = "IN:"
+_INSTRUCTION = re.compile(r"^0x([0-9a-f]+):")
+
+
+@dataclass
+class QemuRun:
+    returncode: int
+    stdout: str
+    trace_log: Path | None
+
+
+def run_qemu(machine: str, elf: Path, work_dir: Path, timeout: float, trace_log: Path | None = None) -> QemuRun:
+    """Run elf on machine with cwd=work_dir (semihosted files are relative to it)."""
+    if shutil.which(QEMU) is None:
+        raise ToolError(f"{QEMU} not found; install Debian's qemu-system-arm (scripts/bootstrap does)")
+    command = [QEMU, "-M", machine, "-nographic", "-monitor", "none", "-serial", "null",
+               "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
+    if trace_log is not None:
+        command += ["-d", "in_asm,exec,nochain", "-D", str(trace_log)]
+    try:
+        done = subprocess.run(command, cwd=work_dir, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"{QEMU} -M {machine} did not finish within {timeout:.0f} s") from None
+    return QemuRun(done.returncode, done.stdout + done.stderr, trace_log)
+
+
+def count_instructions(trace_log: Path, begin: int, end: int) -> int:
+    """Instructions executed strictly between the TB at address begin and the TB at address end.
+
+    The markers must be executed once each; a TB is identified by its host
+    code address and guest pc, and takes the size of the latest translation
+    logged for that pc (a translation is always logged just before its first
+    execution, so a re-translation after a cache flush is picked up too).
+    """
+    latest_translation: dict[int, int] = {}  # guest pc -> instructions, not yet executed
+    tb_size: dict[tuple[str, int], int] = {}
+    total = 0
+    counting = seen_begin = False
+    in_block = False
+    block_pc, block_size = -1, 0
+    with open(trace_log, "r", errors="replace") as log:
+        for line in log:
+            if in_block:
+                instruction = _INSTRUCTION.match(line)
+                if instruction:
+                    if block_size == 0:
+                        block_pc = int(instruction.group(1), 16)
+                    block_size += 1
+                    continue
+                if not line.strip():
+                    latest_translation[block_pc] = block_size
+                    in_block = False
+                continue
+            if line.startswith(_TB_START):
+                in_block, block_pc, block_size = True, -1, 0
+                continue
+            match = _TRACE.match(line)
+            if not match:
+                continue
+            pc = int(match.group(2), 16)
+            key = (match.group(1), pc)
+            if pc in latest_translation:
+                tb_size[key] = latest_translation.pop(pc)
+            if pc == begin:
+                if seen_begin:
+                    raise ToolError("the inference-begin marker ran twice; cannot count one inference")
+                seen_begin = counting = True
+                continue
+            if pc == end and counting:
+                return total
+            if counting:
+                if key not in tb_size:
+                    raise ToolError(f"QEMU trace: executed block at 0x{pc:08x} was never translated in the log")
+                total += tb_size[key]
+    raise ToolError("QEMU trace: the inference markers were not both executed")
