@@ -1,0 +1,211 @@
+/* CONV_2D kernels (see usmp_kernels/conv.h for the padding and bias rules). */
+#include "usmp_kernels.h"
+
+#if defined(__GNUC__)
+#define CONV_NOINLINE __attribute__((noinline))
+#else
+#define CONV_NOINLINE
+#endif
+
+/* Two taps per turn: 6.5 instructions per multiply-accumulate on a Cortex-M0 (gcc -Os). */
+CONV_NOINLINE int32_t usmp_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t acc)
+{
+	int32_t i = 0;
+
+	if (n & 1) {
+		acc += (int32_t)x[0] * (int32_t)w[0];
+		i = 1;
+	}
+	for (; i < n; i += 2) {
+		acc += (int32_t)x[i] * (int32_t)w[i];
+		acc += (int32_t)x[i + 1] * (int32_t)w[i + 1];
+	}
+	return acc;
+}
+
+/*
+ * The in-image taps of one output position: `rows` filter rows, each made of
+ * `reps` runs of `run` elements that are contiguous in both input and filter.
+ * With dilation_w 1 and no groups a whole filter row is one run.
+ */
+struct conv_walk {
+	int32_t rows;
+	int32_t reps;
+	int32_t run;
+	int32_t x_rep; /* input advance from run to run */
+	int32_t x_row; /* input advance from row to row */
+	int32_t w_rep;
+	int32_t w_row;
+};
+
+static void conv_walk_columns(struct conv_walk *k, int32_t cols, int32_t dilation_w, int32_t in_ch,
+			      int32_t filter_in_ch)
+{
+	if (dilation_w == 1 && filter_in_ch == in_ch) {
+		k->reps = cols > 0 ? 1 : 0;
+		k->run = cols * in_ch;
+	} else {
+		k->reps = cols;
+		k->run = filter_in_ch;
+	}
+}
+
+static int32_t walk_dot_s8(const struct conv_walk *k, const int8_t *x, const int8_t *w)
+{
+	int32_t acc = 0;
+	int32_t r, i;
+
+	for (r = 0; r < k->rows; r++) {
+		const int8_t *xi = x;
+		const int8_t *wi = w;
+
+		for (i = 0; i < k->reps; i++) {
+			acc = usmp_dot_s8(xi, wi, k->run, acc);
+			xi += k->x_rep;
+			wi += k->w_rep;
+		}
+		x += k->x_row;
+		w += k->w_row;
+	}
+	return acc;
+}
+
+/* Sum of the filter taps inside the input: the zero-point term at the borders. */
+static int32_t walk_filter_sum_s8(const struct conv_walk *k, const int8_t *w)
+{
+	int32_t sum = 0;
+	int32_t r, i, j;
+
+	for (r = 0; r < k->rows; r++) {
+		const int8_t *wi = w;
+
+		for (i = 0; i < k->reps; i++) {
+			for (j = 0; j < k->run; j++) {
+				sum += wi[j];
+			}
+			wi += k->w_rep;
+		}
+		w += k->w_row;
+	}
+	return sum;
+}
+
+void usmp_conv_s8(const struct usmp_conv_s8_params *p, const int8_t *input, const int8_t *filter,
+		  const int32_t *bias, const int32_t *folded_bias, const int32_t *multiplier,
+		  const int32_t *shift, int8_t *output)
+{
+	const int32_t filter_size = p->filter_h * p->filter_w * p->filter_in_ch;
+	const int32_t step = p->per_channel ? 1 : 0;
+	struct conv_walk k;
+	int32_t b, oy, ox, oc, fy0, fy1, fx0, fx1;
+
+	k.x_rep = p->dilation_w * p->in_ch;
+	k.x_row = p->dilation_h * p->in_w * p->in_ch;
+	k.w_rep = p->filter_in_ch;
+	k.w_row = p->filter_w * p->filter_in_ch;
+	for (b = 0; b < p->batches; b++) {
+		for (oy = 0; oy < p->out_h; oy++) {
+			const int32_t iy0 = oy * p->stride_h - p->pad_top;
+
+			usmp_window_taps(iy0, p->dilation_h, p->filter_h, p->in_h, &fy0, &fy1);
+			k.rows = fy1 - fy0;
+			for (ox = 0; ox < p->out_w; ox++) {
+				const int32_t ix0 = ox * p->stride_w - p->pad_left;
+				const int8_t *x;
+				const int8_t *w;
+				int32_t in_group = 0;
+				int32_t full;
+
+				usmp_window_taps(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
+				conv_walk_columns(&k, fx1 - fx0, p->dilation_w, p->in_ch, p->filter_in_ch);
+				full = k.rows == p->filter_h && fx1 - fx0 == p->filter_w;
+				x = input + ((b * p->in_h + iy0 + fy0 * p->dilation_h) * p->in_w + ix0 +
+					     fx0 * p->dilation_w) * p->in_ch;
+				w = filter + (fy0 * p->filter_w + fx0) * p->filter_in_ch;
+				for (oc = 0; oc < p->out_ch; oc++) {
+					int32_t acc = walk_dot_s8(&k, x, w);
+
+					if (full) {
+						acc += folded_bias[oc];
+					} else {
+						acc += bias[oc] + p->input_offset * walk_filter_sum_s8(&k, w);
+					}
+					acc = usmp_mul_by_quantized_multiplier(acc, multiplier[oc * step],
+									       shift[oc * step]);
+					acc = usmp_clamp(acc + p->output_offset, p->act_min, p->act_max);
+					*output++ = (int8_t)acc;
+					w += filter_size;
+					if (++in_group == p->filters_per_group) {
+						in_group = 0;
+						x += p->filter_in_ch;
+					}
+				}
+			}
+		}
+	}
+}
+
+/* Accumulates in TFLite's order (row, column, channel) into one running sum. */
+static float walk_dot_f32(const struct conv_walk *k, const float *x, const float *w)
+{
+	float acc = 0.0f;
+	int32_t r, i, j;
+
+	for (r = 0; r < k->rows; r++) {
+		const float *xi = x;
+		const float *wi = w;
+
+		for (i = 0; i < k->reps; i++) {
+			for (j = 0; j < k->run; j++) {
+				acc += xi[j] * wi[j];
+			}
+			xi += k->x_rep;
+			wi += k->w_rep;
+		}
+		x += k->x_row;
+		w += k->w_row;
+	}
+	return acc;
+}
+
+void usmp_conv_f32(const struct usmp_conv_f32_params *p, const float *input, const float *filter,
+		   const float *bias, float *output)
+{
+	const int32_t filter_size = p->filter_h * p->filter_w * p->filter_in_ch;
+	struct conv_walk k;
+	int32_t b, oy, ox, oc, fy0, fy1, fx0, fx1;
+
+	k.x_rep = p->dilation_w * p->in_ch;
+	k.x_row = p->dilation_h * p->in_w * p->in_ch;
+	k.w_rep = p->filter_in_ch;
+	k.w_row = p->filter_w * p->filter_in_ch;
+	for (b = 0; b < p->batches; b++) {
+		for (oy = 0; oy < p->out_h; oy++) {
+			const int32_t iy0 = oy * p->stride_h - p->pad_top;
+
+			usmp_window_taps(iy0, p->dilation_h, p->filter_h, p->in_h, &fy0, &fy1);
+			k.rows = fy1 - fy0;
+			for (ox = 0; ox < p->out_w; ox++) {
+				const int32_t ix0 = ox * p->stride_w - p->pad_left;
+				const float *x;
+				const float *w;
+				int32_t in_group = 0;
+
+				usmp_window_taps(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
+				conv_walk_columns(&k, fx1 - fx0, p->dilation_w, p->in_ch, p->filter_in_ch);
+				x = input + ((b * p->in_h + iy0 + fy0 * p->dilation_h) * p->in_w + ix0 +
+					     fx0 * p->dilation_w) * p->in_ch;
+				w = filter + (fy0 * p->filter_w + fx0) * p->filter_in_ch;
+				for (oc = 0; oc < p->out_ch; oc++) {
+					*output++ = usmp_clamp_f32(walk_dot_f32(&k, x, w) + bias[oc], p->act_min,
+								   p->act_max);
+					w += filter_size;
+					if (++in_group == p->filters_per_group) {
+						in_group = 0;
+						x += p->filter_in_ch;
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,103 @@
+"""CONV_2D: NHWC input, OHWI filter, optional bias, fused activation; groups allowed.
+
+int8: the input zero point is folded into a per-channel bias
+(folded[o] = bias[o] - zp_in * sum(W[o])), which is exact wherever the whole
+filter lies inside the input. TFLite skips taps in the padding, so at the
+borders the kernel starts from the plain bias and adds the zero-point term of
+the taps that are inside; see kernels/include/usmp_kernels/conv.h.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from usmp.ir.graph import Operator, Tensor
+from usmp.lower.context import LowerContext, Ref
+from usmp.lower.ops import lowering
+from usmp.lower.ops.common import (
+    float_activation, int8_activation, optional_input, per_channel_requantization, require_constant,
+    require_dtype, require_quantized,
+)
+from usmp.lower.ops.window import sliding_window
+
+
+@lowering("CONV_2D")
+def lower_conv_2d(op, ctx):
+    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
+    weights = require_constant(ctx, op, 1)
+    if len(weights.shape) != 4:
+        raise ctx.fail(f"filter tensor '{weights.name}' must be 4-D (OHWI), not {list(weights.shape)}")
+    out_ch, filter_h, filter_w, filter_in_ch = (int(d) for d in weights.shape)
+    window = sliding_window(ctx, op, inp, out, filter_h, filter_w)
+    if window.out_ch != out_ch:
+        raise ctx.fail(f"output has {window.out_ch} channels but the filter makes {out_ch}")
+    if window.in_ch % filter_in_ch:
+        raise ctx.fail(f"input channels ({window.in_ch}) are not a multiple of the filter's ({filter_in_ch})")
+    groups = window.in_ch // filter_in_ch
+    if out_ch % groups:
+        raise ctx.fail(f"{out_ch} output channels cannot be split into {groups} groups")
+    params = dict(window.params(), filter_in_ch=filter_in_ch, filters_per_group=out_ch // groups)
+    dtype = require_dtype(ctx, inp, "int8", "float32")
+    require_dtype(ctx, out, dtype)
+    require_dtype(ctx, weights, dtype)
+    if dtype == "float32":
+        lo, hi = float_activation(ctx, op)
+        ctx.call("usmp_conv_f32", "usmp_conv_f32_params", dict(params, act_min=lo, act_max=hi),
+                 input=ctx.read(op.inputs[0]), filter=ctx.read(op.inputs[1]),
+                 bias=float_bias(ctx, op, out_ch), output=ctx.write(op.outputs[0]))
+        return
+    filter_sums = weights.data.astype(np.int64).reshape(out_ch, -1).sum(axis=1)
+    quant, refs = int8_conv_constants(ctx, op, inp, out, weights, out_ch, 0, filter_sums)
+    ctx.call("usmp_conv_s8", "usmp_conv_s8_params", dict(params, **quant),
+             input=ctx.read(op.inputs[0]), filter=ctx.read(op.inputs[1]), **refs,
+             output=ctx.write(op.outputs[0]))
+
+
+def float_bias(ctx: LowerContext, op: Operator, channels: int) -> Ref:
+    """The float bias, or zeros when the operator has none."""
+    index = optional_input(op, 2)
+    if index is None:
+        return ctx.constant("bias", np.zeros(channels, np.float32))
+    bias = require_constant(ctx, op, 2)
+    require_dtype(ctx, bias, "float32")
+    if bias.num_elements != channels:
+        raise ctx.fail(f"bias '{bias.name}' has {bias.num_elements} elements, not {channels}")
+    return ctx.read(index)
+
+
+def int8_conv_constants(ctx: LowerContext, op: Operator, inp: Tensor, out: Tensor, weights: Tensor,
+                        channels: int, channel_axis: int, filter_sums: np.ndarray) -> tuple[dict, dict]:
+    """Quantization parameters and constants shared by the int8 convolutions.
+
+    Returns the params fields (input_offset, output_offset, act_min, act_max,
+    per_channel) and the bias, folded_bias, multiplier and shift constants.
+    """
+    q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
+    q_w = require_quantized(ctx, weights, per_tensor=False)
+    if np.any(q_w.zero_points != 0):
+        raise ctx.fail(f"filter '{weights.name}' has a non-zero zero point; int8 filters must be symmetric")
+    if q_w.per_channel and (len(q_w.scales) != channels or q_w.axis != channel_axis):
+        raise ctx.fail(f"filter '{weights.name}' is quantized along axis {q_w.axis} with {len(q_w.scales)} "
+                       f"scales; expected axis {channel_axis} with {channels}")
+    index = optional_input(op, 2)
+    if index is None:
+        bias = np.zeros(channels, np.int64)
+    else:
+        tensor = require_constant(ctx, op, 2)
+        require_dtype(ctx, tensor, "int32")
+        if tensor.num_elements != channels:
+            raise ctx.fail(f"bias '{tensor.name}' has {tensor.num_elements} elements, not {channels}")
+        bias = tensor.data.reshape(-1).astype(np.int64)
+    input_offset = -q_in.zero_point
+    folded = bias + input_offset * filter_sums
+    multipliers, shifts = per_channel_requantization(q_in.scale, q_w.scales, q_out.scale)
+    lo, hi = int8_activation(ctx, op, out)
+    params = dict(input_offset=input_offset, output_offset=q_out.zero_point, act_min=lo, act_max=hi,
+                  per_channel=int(len(multipliers) > 1))
+    refs = dict(bias=ctx.constant("bias", _wrap_int32(bias)), folded_bias=ctx.constant("folded_bias", _wrap_int32(folded)),
+                multiplier=ctx.constant("multiplier", multipliers), shift=ctx.constant("shift", shifts))
+    return params, refs
+
+
+def _wrap_int32(values: np.ndarray) -> np.ndarray:
+    """Two's-complement wrap: the kernel's sums are equal to TFLite's modulo 2**32."""
+    return ((values.astype(np.int64) + 2**31) % 2**32 - 2**31).astype(np.int32)

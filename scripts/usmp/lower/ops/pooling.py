@@ -1,0 +1,43 @@
+"""AVERAGE_POOL_2D and MAX_POOL_2D over NHWC tensors.
+
+int8 pools work on the stored values directly (as TFLite does), so the
+output must share the input's scale and zero point. Averages divide by the
+number of taps inside the input, rounding halves away from zero.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from usmp.lower.ops import lowering
+from usmp.lower.ops.common import float_activation, int8_activation, require_dtype, require_quantized
+from usmp.lower.ops.window import sliding_window
+
+_KERNELS = {"AVERAGE_POOL_2D": "avg_pool", "MAX_POOL_2D": "max_pool"}
+
+
+@lowering("AVERAGE_POOL_2D", "MAX_POOL_2D")
+def lower_pool_2d(op, ctx):
+    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
+    window = sliding_window(ctx, op, inp, out, op.options.get("filter_height", 0),
+                            op.options.get("filter_width", 0), dilated=False)
+    if window.out_ch != window.in_ch:
+        raise ctx.fail(f"output has {window.out_ch} channels, input {window.in_ch}; a pool keeps the channels")
+    params = window.params()
+    params["channels"] = params.pop("in_ch")
+    for unused in ("out_ch", "dilation_h", "dilation_w"):
+        del params[unused]
+    dtype = require_dtype(ctx, inp, "int8", "float32")
+    require_dtype(ctx, out, dtype)
+    kernel = _KERNELS[op.opcode]
+    if dtype == "float32":
+        lo, hi = float_activation(ctx, op)
+        ctx.call(f"usmp_{kernel}_f32", "usmp_pool_f32_params", dict(params, act_min=lo, act_max=hi),
+                 input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))
+        return
+    q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
+    if not (np.float32(q_in.scale) == np.float32(q_out.scale) and q_in.zero_point == q_out.zero_point):
+        raise ctx.fail(f"int8 pooling needs the same scale and zero point on input and output; got "
+                       f"{q_in.scale:g}/{q_in.zero_point} and {q_out.scale:g}/{q_out.zero_point}")
+    lo, hi = int8_activation(ctx, op, out)
+    ctx.call(f"usmp_{kernel}_s8", "usmp_pool_s8_params", dict(params, act_min=lo, act_max=hi),
+             input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))
