@@ -1,7 +1,86 @@
-/* USMP kernels: shape_ops (declarations are added with their kernels). */
+/*
+ * USMP kernels: data movement for RESHAPE/SQUEEZE copies, CONCATENATION, PAD,
+ * TRANSPOSE and STRIDED_SLICE.
+ *
+ * All of these are one strided N-D copy: the compiler works out, per
+ * dimension, how many elements to visit and how far apart they are in the
+ * input and in the output, and collapses dimensions that are contiguous in
+ * both. The kernel only walks the counts; it never divides.
+ */
 #ifndef USMP_KERNELS_SHAPE_OPS_H
 #define USMP_KERNELS_SHAPE_OPS_H
 
 #include <stdint.h>
+
+/* Dimensions of an N-D walk; shorter shapes are padded with leading 1s. */
+#define USMP_ND_DIMS 6
+
+struct usmp_copy_nd_params {
+	int32_t count[USMP_ND_DIMS];    /* elements visited per dimension, outermost first */
+	int32_t in_step[USMP_ND_DIMS];  /* input elements between neighbours (may be negative) */
+	int32_t out_step[USMP_ND_DIMS]; /* output elements between neighbours */
+	int32_t in_offset;              /* input element of the first visit */
+	int32_t out_offset;             /* output element of the first visit */
+};
+
+/* output[out_offset + sum idx*out_step] = input[in_offset + sum idx*in_step] over all idx < count. */
+void usmp_copy_nd_s8(const struct usmp_copy_nd_params *p, const int8_t *input, int8_t *output);
+void usmp_copy_nd_f32(const struct usmp_copy_nd_params *p, const float *input, float *output);
+
+struct usmp_fill_s8_params {
+	int32_t count;
+	int32_t value;
+};
+
+struct usmp_fill_f32_params {
+	int32_t count;
+	float value;
+};
+
+/* output[0..count) = value (PAD's border before the input is copied in). */
+void usmp_fill_s8(const struct usmp_fill_s8_params *p, int8_t *output);
+void usmp_fill_f32(const struct usmp_fill_f32_params *p, float *output);
+
+/* 1 when no dimension of count is empty. */
+static inline int32_t usmp_nd_nonempty(const int32_t *count)
+{
+	int32_t d;
+
+	for (d = 0; d < USMP_ND_DIMS; d++) {
+		if (count[d] <= 0) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * Row-major increment of idx over the outer USMP_ND_DIMS - 1 dimensions (the
+ * innermost one is the caller's loop). Returns 0 once every row was visited.
+ */
+static inline int32_t usmp_nd_next_row(const int32_t *count, int32_t *idx)
+{
+	int32_t d;
+
+	for (d = USMP_ND_DIMS - 2; d >= 0; d--) {
+		if (++idx[d] < count[d]) {
+			return 1;
+		}
+		idx[d] = 0;
+	}
+	return 0;
+}
+
+/* Element offset of the row idx: sum of idx[d] * step[d] over the outer dimensions. */
+static inline int32_t usmp_nd_row_offset(const int32_t *idx, const int32_t *step)
+{
+	int32_t offset = 0;
+	int32_t d;
+
+	for (d = 0; d < USMP_ND_DIMS - 1; d++) {
+		offset += idx[d] * step[d];
+	}
+	return offset;
+}
 
 #endif /* USMP_KERNELS_SHAPE_OPS_H */

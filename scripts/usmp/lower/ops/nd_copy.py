@@ -1,0 +1,82 @@
+"""Shared by the data-movement lowerings: describe a copy as a strided N-D walk.
+
+CONCATENATION, PAD, TRANSPOSE, STRIDED_SLICE and a refused RESHAPE view all
+become calls of usmp_copy_nd_*: per dimension a count and the element steps
+in input and output, worked out here so the kernel never divides. Dimensions
+that are contiguous in both tensors are merged, so most copies need one or
+two loops.
+"""
+from __future__ import annotations
+
+from usmp.lower.context import LowerContext, Ref
+
+ND_DIMS = 6  # USMP_ND_DIMS in usmp_kernels/shape_ops.h
+KERNEL_SUFFIX = {"int8": "s8", "float32": "f32"}
+
+
+def row_major_steps(shape) -> list[int]:
+    """Element distance between neighbours along each dimension of a dense tensor."""
+    steps, step = [], 1
+    for size in reversed(list(shape)):
+        steps.append(step)
+        step *= int(size)
+    return list(reversed(steps))
+
+
+def collapse(count, *steps) -> tuple[list[int], list[list[int]]]:
+    """Drop size-1 dimensions and merge neighbours that are contiguous in every step list.
+
+    Visiting order stays row-major, so a reduction's summation order is kept.
+    """
+    dims = [(int(c), [int(s[d]) for s in steps]) for d, c in enumerate(count) if int(c) != 1]
+    merged: list[tuple[int, list[int]]] = []
+    for c, st in dims:
+        if merged:
+            pc, pst = merged[-1]
+            if all(ps == s * c for ps, s in zip(pst, st)):
+                merged[-1] = (pc * c, st)
+                continue
+        merged.append((c, st))
+    if not merged:
+        merged = [(1, [0] * len(steps))]
+    counts = [c for c, _ in merged]
+    return counts, [[st[k] for _, st in merged] for k in range(len(steps))]
+
+
+def pad_dims(values: list[int], fill: int) -> list[int]:
+    """Left-pad to ND_DIMS entries (outer dimensions of size 1)."""
+    return [fill] * (ND_DIMS - len(values)) + list(values)
+
+
+def kernel_suffix(ctx: LowerContext, dtype: str) -> str:
+    if dtype not in KERNEL_SUFFIX:
+        raise ctx.fail(f"tensors of type {dtype} are not supported here (supported: int8, float32)")
+    return KERNEL_SUFFIX[dtype]
+
+
+def copy_nd(ctx: LowerContext, dtype: str, count, in_steps, out_steps, input: Ref, output: Ref,
+            in_offset: int = 0, out_offset: int = 0) -> None:
+    """Emit output[out_offset + idx.out_steps] = input[in_offset + idx.in_steps] for all idx < count."""
+    if any(int(c) == 0 for c in count):
+        return
+    counts, (ins, outs) = collapse(count, in_steps, out_steps)
+    if len(counts) > ND_DIMS:
+        raise ctx.fail(f"needs a {len(counts)}-dimensional copy; at most {ND_DIMS} dimensions are supported")
+    ctx.call(f"usmp_copy_nd_{kernel_suffix(ctx, dtype)}", "usmp_copy_nd_params",
+             dict(count=pad_dims(counts, 1), in_step=pad_dims(ins, 0), out_step=pad_dims(outs, 0),
+                  in_offset=int(in_offset), out_offset=int(out_offset)),
+             input=input, output=output)
+
+
+def copy_whole(ctx: LowerContext, dtype: str, num_elements: int, input: Ref, output: Ref) -> None:
+    """A plain element-for-element copy."""
+    copy_nd(ctx, dtype, [num_elements], [1], [1], input, output)
+
+
+def fill(ctx: LowerContext, dtype: str, num_elements: int, value, output: Ref) -> None:
+    suffix = kernel_suffix(ctx, dtype)
+    if num_elements == 0:
+        return
+    ctx.call(f"usmp_fill_{suffix}", f"usmp_fill_{suffix}_params",
+             dict(count=int(num_elements), value=int(value) if dtype == "int8" else float(value)),
+             output=output)

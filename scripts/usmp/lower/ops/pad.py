@@ -1,0 +1,57 @@
+"""PAD and PADV2: fill the output with the pad value, then copy the input into its interior.
+
+The pad value is what TFLite Micro uses: 0 for float PAD, the output zero
+point for int8 PAD (real 0), and the raw constant_values element for PADV2
+(int8: it must carry the output's quantization, as TFLM requires).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from usmp.lower.ops import lowering
+from usmp.lower.ops.common import optional_input, require_constant, require_dtype, require_quantized
+from usmp.lower.ops.nd_copy import ND_DIMS, copy_nd, fill, kernel_suffix, row_major_steps
+
+
+@lowering("PAD", "PADV2")
+def lower_pad(op, ctx):
+    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
+    dtype = require_dtype(ctx, inp, "int8", "float32")
+    require_dtype(ctx, out, dtype)
+    kernel_suffix(ctx, dtype)
+    rank = len(inp.shape)
+    if rank > ND_DIMS:
+        raise ctx.fail(f"input has {rank} dimensions; at most {ND_DIMS} are supported")
+    paddings = require_constant(ctx, op, 1)
+    pads = np.asarray(paddings.data).astype(np.int64).reshape(-1)
+    if pads.size != 2 * rank or len(out.shape) != rank:
+        raise ctx.fail(f"paddings of shape {list(paddings.shape)} do not match a {rank}-D input and {len(out.shape)}-D output")
+    before, after = pads[0::2], pads[1::2]
+    if np.any(before < 0) or np.any(after < 0):
+        raise ctx.fail(f"negative paddings {pads.reshape(rank, 2).tolist()} are not supported")
+    expected = [int(d + b + a) for d, b, a in zip(inp.shape, before, after)]
+    if expected != list(out.shape):
+        raise ctx.fail(f"input {list(inp.shape)} padded by {pads.reshape(rank, 2).tolist()} is {expected}, "
+                       f"but the output is {list(out.shape)}")
+    value = _pad_value(op, ctx, dtype, out)
+    output = ctx.write(op.outputs[0])
+    if out.num_elements != inp.num_elements:
+        fill(ctx, dtype, out.num_elements, value, output)
+    out_steps = row_major_steps(out.shape)
+    copy_nd(ctx, dtype, inp.shape, row_major_steps(inp.shape), out_steps, ctx.read(op.inputs[0]), output,
+            out_offset=sum(int(b) * s for b, s in zip(before, out_steps)))
+
+
+def _pad_value(op, ctx, dtype, out):
+    constant_index = optional_input(op, 2)
+    if constant_index is None:
+        return require_quantized(ctx, out).zero_point if dtype == "int8" else 0.0
+    constant = require_constant(ctx, op, 2)
+    require_dtype(ctx, constant, dtype)
+    if constant.num_elements != 1:
+        raise ctx.fail(f"constant_values tensor '{constant.name}' must hold one value, not {constant.num_elements}")
+    if dtype == "int8":
+        q_c, q_out = require_quantized(ctx, constant), require_quantized(ctx, out)
+        if np.float32(q_c.scale) != np.float32(q_out.scale) or q_c.zero_point != q_out.zero_point:
+            raise ctx.fail(f"constant_values tensor '{constant.name}' must have the output's scale and zero point")
+    return constant.data.reshape(-1)[0]

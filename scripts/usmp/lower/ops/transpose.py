@@ -1,0 +1,30 @@
+"""TRANSPOSE: output[i] = input[i permuted], one strided copy.
+
+The output is written in row-major order; along output dimension k the
+input pointer moves by the input's step of dimension perm[k].
+"""
+from __future__ import annotations
+
+from usmp.lower.ops import lowering
+from usmp.lower.ops.common import require_constant, require_dtype
+from usmp.lower.ops.nd_copy import ND_DIMS, copy_nd, kernel_suffix, row_major_steps
+
+
+@lowering("TRANSPOSE")
+def lower_transpose(op, ctx):
+    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
+    dtype = require_dtype(ctx, inp, "int8", "float32")
+    require_dtype(ctx, out, dtype)
+    kernel_suffix(ctx, dtype)
+    rank = len(inp.shape)
+    if rank > ND_DIMS:
+        raise ctx.fail(f"input has {rank} dimensions; at most {ND_DIMS} are supported")
+    perm = [int(v) for v in require_constant(ctx, op, 1).data.reshape(-1)]
+    if sorted(perm) != list(range(rank)):
+        raise ctx.fail(f"perm {perm} is not a permutation of the {rank} input dimensions")
+    expected = [inp.shape[p] for p in perm]
+    if expected != list(out.shape):
+        raise ctx.fail(f"input {list(inp.shape)} permuted by {perm} is {expected}, but the output is {list(out.shape)}")
+    in_steps = row_major_steps(inp.shape)
+    copy_nd(ctx, dtype, out.shape, [in_steps[p] for p in perm], row_major_steps(out.shape),
+            ctx.read(op.inputs[0]), ctx.write(op.outputs[0]))
