@@ -13,6 +13,7 @@ from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
 from usmp.planner import PlanResult, plan
+from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools
 
 
@@ -41,6 +42,7 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
     program = lower_graph(graph)
     buffers = buffer_infos(program, options.pools, options.workspace_io)
     result = plan(buffers, [p.info() for p in options.pools], options.algorithm, options.time_limit)
+    check_pool_limits(options.pools, result.pool_sizes)
     layout = make_layout(program, options.pools, result, options.workspace_io, options.user_pools)
     files = emit_library(program, layout, source=Path(model_path).name)
     return Compiled(program, result, layout, files)

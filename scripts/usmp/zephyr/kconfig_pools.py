@@ -1,0 +1,119 @@
+"""From the usmp Kconfig options to pools, an algorithm and I/O placement.
+
+The Kconfig menu (Kconfig at the module root) has four pool slots. A slot
+becomes a pool when CONFIG_USMP_POOL<n>=y; pools are tried in priority order
+(lower first, then slot number). Symbols absent from the file take the
+Kconfig defaults, so a bare prj.conf reads the same as the .config it yields.
+Every error names the CONFIG_ symbol to change.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from usmp.errors import UsmpError
+from usmp.zephyr.dotconfig import KconfigValues
+
+POOL_SLOTS = 4
+ALGORITHMS = ("auto", "no_reuse", "greedy_by_size", "greedy_by_conflicts", "hill_climb", "optimal")
+_DEFAULTS = {  # slot -> (enabled, name, kind)
+    0: (True, "workspace", "workspace"),
+    1: (True, "constants", "constant"),
+    2: (False, "pool2", "workspace"),
+    3: (False, "pool3", "workspace"),
+}
+DEFAULT_ALIGNMENT = 16
+
+
+@dataclass(frozen=True)
+class PoolRequest:
+    """One enabled pool slot, before its devicetree region is looked up."""
+    slot: int
+    name: str
+    kind: str
+    region: str  # node label, `chosen:<name>`, or "" for plain RAM/flash
+    size_limit: int  # 0: no limit of its own
+    alignment: int
+    priority: int
+
+    def symbol(self, suffix: str = "") -> str:
+        return f"CONFIG_USMP_POOL{self.slot}{'_' + suffix if suffix else ''}"
+
+
+@dataclass(frozen=True)
+class UsmpSettings:
+    pools: list[PoolRequest]
+    algorithm: str
+    workspace_io: bool
+    guard_words: int
+    model: str  # CONFIG_USMP_MODEL (the Kconfig-only path), "" when unused
+
+
+def settings_from_config(config: KconfigValues) -> UsmpSettings:
+    if config.get("CONFIG_USMP") is False or ("CONFIG_USMP" not in config and _looks_like_dotconfig(config)):
+        raise UsmpError(f"{config.source}: CONFIG_USMP is not enabled: add CONFIG_USMP=y to prj.conf")
+    pools = [pool for pool in (_pool(config, slot) for slot in range(POOL_SLOTS)) if pool is not None]
+    _check_pools(pools, config.source)
+    return UsmpSettings(
+        pools=sorted(pools, key=lambda p: (p.priority, p.slot)),
+        algorithm=_algorithm(config),
+        workspace_io=config.flag("CONFIG_USMP_WORKSPACE_IO"),
+        guard_words=config.integer("CONFIG_USMP_GUARD_WORDS", 0),
+        model=config.string("CONFIG_USMP_MODEL"),
+    )
+
+
+def _looks_like_dotconfig(config: KconfigValues) -> bool:
+    return "CONFIG_KERNEL_BIN_NAME" in config or str(config.source).endswith(".config")
+
+
+def _pool(config: KconfigValues, slot: int) -> PoolRequest | None:
+    enabled, default_name, default_kind = _DEFAULTS[slot]
+    prefix = f"CONFIG_USMP_POOL{slot}"
+    if not config.get(prefix, enabled):
+        return None
+    if config.flag(f"{prefix}_KIND_CONSTANT"):
+        kind = "constant"
+    elif config.flag(f"{prefix}_KIND_WORKSPACE"):
+        kind = "workspace"
+    else:
+        kind = default_kind
+    name = config.string(f"{prefix}_NAME", default_name)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise UsmpError(f"{config.source}: {prefix}_NAME=\"{name}\" is not a C identifier: "
+                        "use letters, digits and _ (not starting with a digit)")
+    alignment = config.integer(f"{prefix}_ALIGNMENT", DEFAULT_ALIGNMENT)
+    if alignment < 4 or alignment & (alignment - 1):
+        raise UsmpError(f"{config.source}: {prefix}_ALIGNMENT={alignment} must be a power of two, at least 4")
+    size_limit = config.integer(f"{prefix}_SIZE", 0)
+    if size_limit < 0:
+        raise UsmpError(f"{config.source}: {prefix}_SIZE={size_limit} is negative: use 0 for no limit")
+    return PoolRequest(slot, name, kind, config.string(f"{prefix}_REGION").strip(), size_limit, alignment,
+                       config.integer(f"{prefix}_PRIORITY", slot))
+
+
+def _check_pools(pools: list[PoolRequest], source: str) -> None:
+    seen: dict[str, PoolRequest] = {}
+    for pool in pools:
+        if pool.name in seen:
+            raise UsmpError(f"{source}: {seen[pool.name].symbol('NAME')} and {pool.symbol('NAME')} are both "
+                            f"'{pool.name}': give each pool its own name")
+        seen[pool.name] = pool
+    for kind in ("workspace", "constant"):
+        if not any(p.kind == kind for p in pools):
+            choice = "WORKSPACE" if kind == "workspace" else "CONSTANT"
+            raise UsmpError(f"{source}: no {kind} pool is enabled: set CONFIG_USMP_POOL<n>=y with "
+                            f"CONFIG_USMP_POOL<n>_KIND_{choice}=y for one of the slots 0-{POOL_SLOTS - 1}")
+
+
+def _algorithm(config: KconfigValues) -> str:
+    if config.flag("CONFIG_USMP_ALGORITHM_CUSTOM"):
+        name = config.string("CONFIG_USMP_ALGORITHM_CUSTOM_NAME").strip()
+        if not name:
+            raise UsmpError(f"{config.source}: CONFIG_USMP_ALGORITHM_CUSTOM=y but CONFIG_USMP_ALGORITHM_CUSTOM_NAME "
+                            "is empty: give an algorithm name or package.module:function")
+        return name
+    for algorithm in ALGORITHMS:
+        if config.flag(f"CONFIG_USMP_ALGORITHM_{algorithm.upper()}"):
+            return algorithm
+    return "auto"

@@ -1,0 +1,67 @@
+"""Put pools into devicetree memory regions.
+
+Zephyr's Cortex-M linker script gives every node with a
+`zephyr,memory-region = "NAME"` property a MEMORY region and a NOLOAD output
+section `NAME`. A workspace pool in such a region is declared with
+`__attribute__((section("NAME")))`; because the section is NOLOAD, only
+uninitialised data may go there, so a constant pool never does. A pool whose
+region is the chosen `zephyr,sram` (or `zephyr,flash` for constants) stays
+plain .bss (or .rodata) and the region only bounds its size.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from usmp.errors import UsmpError
+from usmp.pools import PoolSpec
+from usmp.zephyr.devicetree import Devicetree, MemoryRegion
+from usmp.zephyr.kconfig_pools import PoolRequest
+
+
+@dataclass(frozen=True)
+class PlacedPool(PoolSpec):
+    """A pool with where the linker must put it (templates read `section`)."""
+    section: str | None = None  # linker section; None: the default .bss/.rodata
+    region_size: int | None = None  # bytes of the devicetree region, when there is one
+    origin: str = ""  # the setting that made this pool, for messages (a CONFIG_ symbol or --pool)
+
+
+def place_pools(requests: list[PoolRequest], tree: Devicetree | None) -> list[PlacedPool]:
+    return [place_pool(r, tree) for r in requests]
+
+
+def place_pool(request: PoolRequest, tree: Devicetree | None) -> PlacedPool:
+    limit = request.size_limit or None
+    common = dict(name=request.name, kind=request.kind, alignment=request.alignment,
+                  region=request.region or None, origin=request.symbol())
+    if not request.region:
+        return PlacedPool(size_limit=limit, **common)
+    where = f"{request.symbol('REGION')}=\"{request.region}\""
+    if tree is None:
+        raise UsmpError(f"{where}: a pool region needs the devicetree: give -d BUILD_DIR or --devicetree FILE")
+    region = tree.region(request.region, where)
+    if limit is not None and limit > region.size:
+        raise UsmpError(f"{request.symbol('SIZE')}={limit} is larger than region '{region.display}' "
+                        f"({region.size} B): lower it, or set 0 to use the region's size")
+    size = min(limit, region.size) if limit else region.size
+    section = _section(request, region, tree, where)
+    return PlacedPool(size_limit=size, section=section, region_size=region.size, **common)
+
+
+def _section(request: PoolRequest, region: MemoryRegion, tree: Devicetree, where: str) -> str | None:
+    default = tree.chosen_region("zephyr,sram" if request.kind == "workspace" else "zephyr,flash")
+    if default is not None and default.path == region.path:
+        return None  # the region the linker uses anyway
+    if request.kind == "constant":
+        if region.linker_name:
+            raise UsmpError(f"{where}: constant pool '{request.name}' cannot go in region '{region.display}': Zephyr "
+                            "links memory regions NOLOAD, so its values would be lost; leave the region empty to "
+                            "keep constants in flash")
+        raise UsmpError(f"{where}: constant pool '{request.name}' can only be placed in the chosen zephyr,flash; "
+                        "leave the region empty to keep constants in flash")
+    if not region.linker_name:
+        raise UsmpError(f"{where}: node '{region.display}' ({region.path}) has no zephyr,memory-region property, so "
+                        "the linker has no section for it: add `zephyr,memory-region = \"NAME\";` to the node "
+                        "(compatible \"zephyr,memory-region\") or use the chosen zephyr,sram")
+    return region.linker_name
+

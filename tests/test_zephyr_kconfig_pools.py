@@ -1,0 +1,58 @@
+"""CONFIG_USMP_* options to pools, algorithm and I/O placement."""
+import pytest
+
+from usmp.errors import UsmpError
+from usmp.zephyr.dotconfig import parse_config_text, read_config
+from usmp.zephyr.kconfig_pools import settings_from_config
+from zephyr_helpers import PINNED_CONFIG, PRJ_CONF
+
+
+def settings(text: str, source: str = "prj.conf"):
+    return settings_from_config(parse_config_text(text, source))
+
+
+def test_defaults_of_a_bare_prj_conf():
+    s = settings("CONFIG_USMP=y\n")
+    assert [(p.name, p.kind, p.region, p.size_limit, p.alignment) for p in s.pools] == [
+        ("workspace", "workspace", "", 0, 16), ("constants", "constant", "", 0, 16)]
+    assert (s.algorithm, s.workspace_io, s.guard_words, s.model) == ("auto", False, 0, "")
+
+
+def test_pinned_dotconfig_orders_pools_by_priority():
+    s = settings_from_config(read_config(PINNED_CONFIG))
+    assert [p.name for p in s.pools] == ["fast", "workspace", "constants"]
+    fast = s.pools[0]
+    assert (fast.slot, fast.kind, fast.region, fast.size_limit, fast.alignment) == (2, "workspace", "usmp_pool2", 4096, 32)
+    assert (s.algorithm, s.guard_words) == ("no_reuse", 2)
+
+
+def test_prj_conf_with_custom_algorithm_and_workspace_io():
+    s = settings_from_config(read_config(PRJ_CONF))
+    assert (s.algorithm, s.workspace_io) == ("no_reuse", True)
+
+
+@pytest.mark.parametrize("choice, name", [("GREEDY_BY_SIZE", "greedy_by_size"), ("OPTIMAL", "optimal"),
+                                          ("HILL_CLIMB", "hill_climb"), ("NO_REUSE", "no_reuse")])
+def test_algorithm_choice(choice, name):
+    assert settings(f"CONFIG_USMP=y\nCONFIG_USMP_ALGORITHM_{choice}=y\n").algorithm == name
+
+
+@pytest.mark.parametrize("text, message", [
+    ("CONFIG_USMP=n\n", "CONFIG_USMP is not enabled: add CONFIG_USMP=y"),
+    ("CONFIG_USMP=y\nCONFIG_USMP_ALGORITHM_CUSTOM=y\n", "CONFIG_USMP_ALGORITHM_CUSTOM_NAME is empty"),
+    ('CONFIG_USMP=y\nCONFIG_USMP_POOL0_NAME="9lives"\n', r'CONFIG_USMP_POOL0_NAME="9lives" is not a C identifier'),
+    ('CONFIG_USMP=y\nCONFIG_USMP_POOL2=y\nCONFIG_USMP_POOL2_NAME="workspace"\n',
+     "CONFIG_USMP_POOL0_NAME and CONFIG_USMP_POOL2_NAME are both 'workspace'"),
+    ("CONFIG_USMP=y\nCONFIG_USMP_POOL1=n\n", r"no constant pool is enabled: set CONFIG_USMP_POOL<n>=y with "
+                                             r"CONFIG_USMP_POOL<n>_KIND_CONSTANT=y"),
+    ("CONFIG_USMP=y\nCONFIG_USMP_POOL0_KIND_CONSTANT=y\n", "no workspace pool is enabled"),
+    ("CONFIG_USMP=y\nCONFIG_USMP_POOL0_ALIGNMENT=24\n", "CONFIG_USMP_POOL0_ALIGNMENT=24 must be a power of two"),
+])
+def test_invalid_combinations_say_what_to_change(text, message):
+    with pytest.raises(UsmpError, match=message):
+        settings(text)
+
+
+def test_dotconfig_without_usmp_is_refused():
+    with pytest.raises(UsmpError, match=r"build/zephyr/.config: CONFIG_USMP is not enabled"):
+        settings('CONFIG_KERNEL_BIN_NAME="zephyr"\n', "build/zephyr/.config")
