@@ -1,0 +1,244 @@
+"""Exact search: can these buffers fit in `capacity` bytes of one pool?
+
+A canonical depth-first search in the spirit of MiniMalloc (Moffitt, ASPLOS
+2023), written from the paper's ideas:
+
+* canonical placements: every plan can be pushed down until each buffer sits
+  at 0 or on top of (aligned) a conflicting buffer, so a buffer is only ever
+  tried at its lowest feasible offset, and buffers are placed in
+  non-decreasing (offset, rank) order, so each plan is found once;
+* dominance: a buffer is not placed at an offset where some other unplaced
+  buffer would fit entirely below it (that gap could never be filled);
+* inference over cliques (the live sets of interval problems): a clique's
+  remaining buffers stack above both its highest placed buffer and the
+  current offset, so floor + remaining bytes must fit the capacity;
+* independent components are solved separately, and several static buffer
+  rankings are tried round-robin with growing node limits, so one unlucky
+  ranking cannot eat the whole budget;
+* a buffer with no unplaced conflicts (nothing can go on top of it) that
+  fails at its lowest offset ends the node: no other choice helps.
+
+Returns offsets, or None when the search proved that nothing fits.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+
+class OutOfTime(Exception):
+    """The deadline passed before the search finished."""
+
+
+class _NodeLimit(Exception):
+    pass
+
+
+RANKINGS = ("width-area-total", "total-width-area", "total-area-width")
+
+
+def fits_in(sizes: list[int], aligns: list[int], conflicts: list[list[int]], cliques: list[list[int]],
+            capacity: int, deadline: float, tick: Callable[[], None] | None = None,
+            ordered: bool = False) -> list[int] | None:
+    """ordered: the cliques are an interval problem's sections in time order."""
+    n = len(sizes)
+    offsets = [0] * n
+    for component, local_cliques in _components(n, conflicts, cliques):
+        index = {g: k for k, g in enumerate(component)}
+        sub_conflicts = [[index[j] for j in conflicts[g]] for g in component]
+        sub_cliques = [[index[g] for g in clique] for clique in local_cliques]
+        found = _solve_component([sizes[g] for g in component], [aligns[g] for g in component],
+                                 sub_conflicts, sub_cliques, ordered, capacity, deadline, tick)
+        if found is None:
+            return None
+        for g, offset in zip(component, found):
+            offsets[g] = offset
+    return offsets
+
+
+def _components(n, conflicts, cliques):
+    component_of = [-1] * n
+    components: list[list[int]] = []
+    for root in range(n):
+        if component_of[root] >= 0:
+            continue
+        cid = len(components)
+        component_of[root] = cid
+        members, stack = [root], [root]
+        while stack:
+            for j in conflicts[stack.pop()]:
+                if component_of[j] < 0:
+                    component_of[j] = cid
+                    members.append(j)
+                    stack.append(j)
+        components.append(sorted(members))
+    per_component: list[list[list[int]]] = [[] for _ in components]
+    for clique in cliques:
+        if clique:
+            per_component[component_of[clique[0]]].append(clique)
+    return list(zip(components, per_component))
+
+
+def _rank(sizes, cliques, ranking: str) -> list[int]:
+    n = len(sizes)
+    width = [0] * n
+    total = [0] * n
+    for clique in cliques:
+        clique_total = sum(sizes[i] for i in clique)
+        for i in clique:
+            width[i] += 1
+            total[i] = max(total[i], clique_total)
+    keys = {"width": width, "total": total, "area": [sizes[i] * max(width[i], 1) for i in range(n)]}
+    order = [keys[k] for k in ranking.split("-")]
+    by = sorted(range(n), key=lambda i: tuple(-key[i] for key in order) + (-sizes[i], i))
+    rank = [0] * n
+    for r, i in enumerate(by):
+        rank[i] = r
+    return rank
+
+
+def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick):
+    n = len(sizes)
+    if any(s > capacity for s in sizes):
+        return None
+    for clique in cliques:
+        if sum(sizes[i] for i in clique) > capacity:
+            return None
+    if n == 1:
+        return [0]
+    rankings = [_rank(sizes, cliques, r) for r in RANKINGS]
+    node_limit = 2 * n
+    while True:
+        node_limit *= 2
+        for rank in rankings:
+            try:
+                return _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, rank,
+                               node_limit)
+            except _NodeLimit:
+                continue
+
+
+def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, rank, node_limit):
+    """One complete DFS under a node limit: offsets, None (proved impossible), or _NodeLimit."""
+    n = len(sizes)
+    placed = [False] * n
+    offsets = [0] * n
+    min_offset = [0] * n
+    cliques_of: list[list[int]] = [[] for _ in range(n)]
+    left = [0] * len(cliques)  # bytes of unplaced buffers per clique
+    for c, clique in enumerate(cliques):
+        for i in clique:
+            cliques_of[i].append(c)
+            left[c] += sizes[i]
+    # With time-ordered sections: the section span of each buffer, and how many
+    # unplaced buffers cross each boundary between two sections.
+    span = [(min(cs), max(cs) + 1) if cs else (0, 0) for cs in cliques_of]
+    cuts = [0] * len(cliques)
+    if ordered:
+        for lo, hi in span:
+            for k in range(lo, hi - 1):
+                cuts[k] += 1
+    nodes = [0]
+    clock = time.perf_counter
+
+    def dfs(parent: list[int], last_offset: int, last_rank: int, lo: int, hi: int) -> bool:
+        nodes[0] += 1
+        if nodes[0] > node_limit:
+            raise _NodeLimit
+        if not nodes[0] & 1023:
+            if clock() > deadline:
+                raise OutOfTime
+            if tick is not None:
+                tick()
+        order = sorted([i for i in parent if not placed[i]], key=lambda i: (min_offset[i], rank[i]))
+        if not order:
+            return True
+        lowest_top = min([min_offset[i] + sizes[i] for i in order])
+        for b in order:
+            offset = min_offset[b]
+            if offset >= lowest_top:
+                break  # a gap below would stay empty: dominated
+            if offset < last_offset or (offset == last_offset and rank[b] < last_rank):
+                continue  # not canonical: this plan is reached in another order
+            top = offset + sizes[b]
+            if top > capacity:
+                continue
+            placed[b] = True
+            offsets[b] = offset
+            moved = []
+            for j in conflicts[b]:
+                if not placed[j] and min_offset[j] < top:
+                    moved.append((j, min_offset[j]))
+                    a = aligns[j]
+                    min_offset[j] = -(-top // a) * a
+            for c in cliques_of[b]:
+                left[c] -= sizes[b]
+            ok = _consistent(b, top, offset, moved, lo, hi)
+            if ok:
+                ok = descend(b, order, offset, lo, hi)
+            for c in cliques_of[b]:
+                left[c] += sizes[b]
+            for j, old in reversed(moved):
+                min_offset[j] = old
+            placed[b] = False
+            if ok:
+                return True
+            if all(placed[j] for j in conflicts[b]):
+                # Nothing can ever sit on b: it was placed as low as it can go
+                # without touching any later choice, so no sibling does better.
+                return False
+        return False
+
+    def _consistent(b, top, offset, moved, lo, hi) -> bool:
+        # Later buffers sit at or above `offset`; a clique's remaining buffers
+        # conflict with each other, so they stack above the lowest offset any
+        # of them can still take (in b's cliques: above b).
+        if offset + max(left[lo:hi] if ordered else left) > capacity:
+            return False
+        for c in cliques_of[b]:
+            if top + left[c] > capacity:
+                return False
+        for j, _ in moved:
+            if min_offset[j] + sizes[j] > capacity:
+                return False
+        seen = set(cliques_of[b])
+        for j, _ in moved:
+            for c in cliques_of[j]:
+                if c in seen:
+                    continue
+                seen.add(c)
+                if min([min_offset[k] for k in cliques[c] if not placed[k]]) + left[c] > capacity:
+                    return False
+        return True
+
+    def descend(b, order, offset, lo, hi) -> bool:
+        if not ordered:
+            return dfs(order, offset, rank[b], lo, hi)
+        first, end = span[b]
+        splits = []
+        for k in range(first, end - 1):
+            cuts[k] -= 1
+            if not cuts[k]:
+                splits.append(k + 1)
+        try:
+            if not splits:
+                return dfs(order, offset, rank[b], lo, hi)
+            # No unplaced buffer crosses these boundaries: the parts are independent problems.
+            edges = [lo] + splits + [hi]
+            for x, y in zip(edges, edges[1:]):
+                part = [i for i in order if not placed[i] and span[i][0] < y and span[i][1] > x]
+                if part and not dfs(part, -1, -1, x, y):
+                    return False
+            return True
+        finally:
+            for k in range(first, end - 1):
+                cuts[k] += 1
+
+    import sys
+
+    if sys.getrecursionlimit() < 4 * n + 200:
+        sys.setrecursionlimit(4 * n + 200)
+    solution = offsets
+    if dfs(list(range(n)), 0, -1, 0, len(cliques)):
+        return solution
+    return None

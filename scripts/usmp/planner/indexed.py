@@ -1,0 +1,74 @@
+"""The planning problem in integer form, for the algorithms' inner loops.
+
+Names become indices so that the hot loops touch lists of ints, not sets of
+strings. Every algorithm starts from here; the verifier does not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from usmp.errors import PlanError
+from usmp.planner.problem import BufferInfo, PoolInfo
+
+
+@dataclass
+class Indexed:
+    names: list[str]
+    sizes: list[int]
+    aligns: list[int]
+    conflicts: list[list[int]]  # symmetric adjacency lists
+    candidates: list[list[int]]  # pool indices, best first
+    pool_names: list[str]
+    limits: list[int | None]
+    live: list[tuple[int, int] | None]
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    def placements(self, pools: list[int], offsets: list[int]) -> dict[str, tuple[str, int]]:
+        return {name: (self.pool_names[p], o) for name, p, o in zip(self.names, pools, offsets)}
+
+
+def index_problem(buffers: Sequence[BufferInfo], pools: Sequence[PoolInfo]) -> Indexed:
+    names = [b.name for b in buffers]
+    where = {name: i for i, name in enumerate(names)}
+    if len(where) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise PlanError(f"buffer '{dup}' is given twice")
+    pool_index = {p.name: i for i, p in enumerate(pools)}
+    neighbours: list[set[int]] = [set() for _ in names]
+    candidates = []
+    for i, b in enumerate(buffers):
+        if b.size < 0:
+            raise PlanError(f"buffer '{b.name}' has a negative size {b.size}")
+        if b.alignment < 1:
+            raise PlanError(f"buffer '{b.name}' has alignment {b.alignment}; it must be at least 1")
+        for other in b.conflicts:
+            j = where.get(other)
+            if j is None:
+                raise PlanError(f"buffer '{b.name}' conflicts with unknown buffer '{other}'")
+            if j != i:
+                neighbours[i].add(j)
+                neighbours[j].add(i)
+        if not b.pool_candidates:
+            raise PlanError(f"buffer '{b.name}' has no candidate pool")
+        try:
+            candidates.append([pool_index[p] for p in b.pool_candidates])
+        except KeyError as exc:
+            raise PlanError(f"buffer '{b.name}' names unknown pool {exc}") from None
+    return Indexed(
+        names=names,
+        sizes=[b.size for b in buffers],
+        aligns=[b.alignment for b in buffers],
+        conflicts=[sorted(s) for s in neighbours],
+        candidates=candidates,
+        pool_names=[p.name for p in pools],
+        limits=[p.size_limit for p in pools],
+        live=[b.live for b in buffers],
+    )
+
+
+def round_up(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment

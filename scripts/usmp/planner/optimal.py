@@ -1,0 +1,112 @@
+"""`optimal`: a plan proven at the lower bound, or the best found and its bound.
+
+Pools are assigned by the best greedy plan (or the `start` plan given); then
+each pool's buffers are re-placed by the exact search (exact.py): first at
+the pool's lower bound, which proves optimality when it fits; if the search
+proves the bound impossible the bound rises by one byte; with time left the
+capacity is lowered step by step below the best plan found.
+"""
+from __future__ import annotations
+
+import time
+
+from usmp.errors import PlanError
+from usmp.planner.bounds import clique_bound, sections
+from usmp.planner.exact import OutOfTime, fits_in
+from usmp.planner.first_fit import first_fit, pool_sizes
+from usmp.planner.greedy import conflicts_order, size_order
+from usmp.planner.indexed import Indexed, index_problem
+from usmp.planner.solution import Solution
+
+DEFAULT_SECONDS = 10.0
+MAX_EXACT_BUFFERS = 3000  # beyond this the recursion is too deep and too slow to help
+
+
+def optimal(buffers, pools, time_limit: float | None = None, start: dict | None = None,
+            progress=None, **_options) -> Solution:
+    began = time.perf_counter()
+    deadline = began + (DEFAULT_SECONDS if time_limit is None else time_limit)
+    prob = index_problem(buffers, pools)
+    pool_of, offsets = _starting_plan(prob, start)
+    sizes = pool_sizes(prob, pool_of, offsets)
+    proven, bounds = [], {}
+    for p in range(len(prob.pool_names)):
+        members = [i for i in range(prob.n) if pool_of[i] == p]
+        found, bound, done = _improve_pool(prob, p, members, offsets, sizes, deadline, progress)
+        bounds[prob.pool_names[p]] = bound
+        pinned = all(len(prob.candidates[i]) == 1 for i in members)
+        proven.append(done and (pinned or found <= _pinned_bound(prob, p)))
+    return Solution(prob.placements(pool_of, offsets), all(proven), bounds)
+
+
+def _starting_plan(prob: Indexed, start: dict | None) -> tuple[list[int], list[int]]:
+    if start is not None:
+        pool_index = {name: k for k, name in enumerate(prob.pool_names)}
+        return [pool_index[start[n][0]] for n in prob.names], [start[n][1] for n in prob.names]
+    best, error = None, None
+    for order in (size_order(prob), conflicts_order(prob)):
+        try:
+            plan = first_fit(prob, order)
+        except PlanError as exc:
+            error = exc
+            continue
+        if best is None or sum(pool_sizes(prob, *plan)) < sum(pool_sizes(prob, *best)):
+            best = plan
+    if best is not None:
+        return best
+    if all(len(c) == 1 for c in prob.candidates):
+        # Greedy overflowed a limit; let the exact search try each pool at its limit.
+        return [c[0] for c in prob.candidates], [0] * prob.n
+    raise error
+
+
+def _pinned_bound(prob: Indexed, pool: int) -> int:
+    return clique_bound(prob, [i for i in range(prob.n) if prob.candidates[i] == [pool]])
+
+
+def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress):
+    """Re-place one pool's buffers; returns (size, proven bound, whether size == bound)."""
+    placed = [i for i in members if prob.sizes[i] > 0]
+    for i in members:
+        if prob.sizes[i] == 0:
+            offsets[i] = 0
+    local = {g: k for k, g in enumerate(placed)}
+    sub_sizes = [prob.sizes[g] for g in placed]
+    sub_aligns = [prob.aligns[g] for g in placed]
+    sub_conflicts = [[local[j] for j in prob.conflicts[g] if j in local] for g in placed]
+    found_sections, ordered = sections(prob, placed)
+    sub_cliques = [[local[g] for g in clique] for clique in found_sections]
+    bound = clique_bound(prob, placed)
+    limit = prob.limits[pool]
+    current = max((offsets[g] + prob.sizes[g] for g in placed), default=0)
+    overflow = limit is not None and current > limit
+    if overflow:
+        current = limit + 1  # the starting plan does not fit: anything within the limit is better
+    if current <= bound or len(placed) > MAX_EXACT_BUFFERS:
+        if overflow:
+            raise PlanError(f"pool '{prob.pool_names[pool]}' needs at least {bound} B (limit {limit} B)")
+        return current, bound, current <= bound
+
+    def tick():
+        if progress is not None:
+            progress(current, bound)
+
+    capacity = bound
+    try:
+        while bound < current:
+            found = fits_in(sub_sizes, sub_aligns, sub_conflicts, sub_cliques, capacity, deadline, tick,
+                            ordered)
+            if found is None:  # proved: nothing fits in `capacity` bytes
+                bound = max(bound, capacity + 1)
+            else:
+                for g, offset in zip(placed, found):
+                    offsets[g] = offset
+                current = max(o + s for o, s in zip(found, sub_sizes))
+                sizes[pool] = current
+            capacity = current - 1
+    except OutOfTime:
+        pass
+    if limit is not None and current > limit:
+        raise PlanError(f"pool '{prob.pool_names[pool]}' needs more than {limit} B: the search found no plan "
+                        f"within the limit in time (at least {bound} B needed)")
+    return current, bound, current <= bound

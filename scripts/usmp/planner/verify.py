@@ -1,0 +1,69 @@
+"""An independent check of a plan: it shares no code with the algorithms.
+
+Every plan the compiler uses passes through here: each buffer is placed once,
+in one of its candidate pools, at a non-negative offset that honours its
+alignment, within the pool's size limit, and never overlapping a buffer it
+conflicts with in the same pool.
+"""
+from __future__ import annotations
+
+from usmp.errors import PlanError
+
+MAX_REPORTED = 5
+
+
+def plan_problems(buffers, pools, placements) -> list[str]:
+    """Everything wrong with `placements`, as one sentence each (empty: the plan is valid)."""
+    problems: list[str] = []
+    limit_of = {pool.name: pool.size_limit for pool in pools}
+    by_name = {buffer.name: buffer for buffer in buffers}
+    for name in placements:
+        if name not in by_name:
+            problems.append(f"'{name}' is placed but is not a buffer of the problem")
+    for buffer in buffers:
+        where = placements.get(buffer.name)
+        if where is None:
+            problems.append(f"buffer '{buffer.name}' is not placed")
+            continue
+        pool, offset = where
+        if pool not in limit_of:
+            problems.append(f"buffer '{buffer.name}' is in unknown pool '{pool}'")
+            continue
+        if pool not in buffer.pool_candidates:
+            problems.append(f"buffer '{buffer.name}' is in pool '{pool}', not one of its candidates "
+                            f"{list(buffer.pool_candidates)}")
+        if not isinstance(offset, int) or offset < 0:
+            problems.append(f"buffer '{buffer.name}' has offset {offset!r}, not a non-negative integer")
+            continue
+        if offset % buffer.alignment:
+            problems.append(f"buffer '{buffer.name}' at offset {offset} is not {buffer.alignment}-byte aligned")
+        limit = limit_of[pool]
+        if limit is not None and offset + buffer.size > limit:
+            problems.append(f"buffer '{buffer.name}' ends at {offset + buffer.size}, beyond pool '{pool}' "
+                            f"limit {limit}")
+    overlapping: set[tuple[str, str]] = set()  # conflicts may be listed on one side only
+    for buffer in buffers:
+        mine = placements.get(buffer.name)
+        if mine is None or buffer.size == 0:
+            continue
+        for other_name in buffer.conflicts:
+            other = by_name.get(other_name)
+            theirs = placements.get(other_name)
+            if other is None or theirs is None or other.size == 0 or mine[0] != theirs[0]:
+                continue
+            if mine[1] < theirs[1] + other.size and theirs[1] < mine[1] + buffer.size:
+                overlapping.add(tuple(sorted((buffer.name, other_name))))
+    for first, second in sorted(overlapping):
+        pool, a = placements[first]
+        b = placements[second][1]
+        problems.append(f"conflicting buffers '{first}' [{a}, {a + by_name[first].size}) and '{second}' "
+                        f"[{b}, {b + by_name[second].size}) overlap in pool '{pool}'")
+    return problems
+
+
+def verify_plan(buffers, pools, placements, algorithm: str = "the planner") -> None:
+    """Raise PlanError naming what is wrong when the plan is not valid."""
+    problems = plan_problems(buffers, pools, placements)
+    if problems:
+        more = f" (and {len(problems) - MAX_REPORTED} more)" if len(problems) > MAX_REPORTED else ""
+        raise PlanError(f"{algorithm} produced an invalid plan: {'; '.join(problems[:MAX_REPORTED])}{more}")
