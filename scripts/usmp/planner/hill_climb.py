@@ -37,6 +37,8 @@ def hill_climb(buffers, pools, time_limit: float | None = None, target: int | No
             break
         sizes = pool_sizes(prob, pool_of, offsets)
         tops = [i for i in range(prob.n) if prob.sizes[i] and offsets[i] + prob.sizes[i] == sizes[pool_of[i]]]
+        if not tops:
+            break
         position = order.index(rng.choice(tops))
         if position == 0:
             position = rng.randrange(1, prob.n)

@@ -1,0 +1,222 @@
+"""The planning algorithms: valid plans (checked by the independent verifier), bounds, pools, errors."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner_instances import SHARED, interval_buffers, minimalloc_csv_buffers
+from usmp.errors import PlanError
+from usmp.planner import BufferInfo, PoolInfo, plan
+from usmp.planner import registry
+from usmp.planner.plan import lower_bounds
+from usmp.planner.progress import TerminalProgress
+from usmp.planner.verify import plan_problems
+
+ALGORITHMS = ["greedy_by_size", "greedy_by_conflicts", "hill_climb", "optimal", "auto"]
+
+
+def checked(buffers, pools, algorithm, **kw):
+    result = plan(buffers, pools, algorithm, **kw)
+    assert plan_problems(buffers, pools, result.placements) == []
+    for name, size in result.pool_sizes.items():
+        assert size >= result.lower_bounds[name]
+    return result
+
+
+# A chain with a branch: the peak is at step 2 (a, c, d live: 16 + 8 + 8).
+CHAIN = [("a", 0, 2, 16), ("b", 0, 1, 12), ("c", 1, 2, 8), ("d", 2, 3, 8), ("e", 3, 4, 20)]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_every_algorithm_plans_a_small_chain_at_its_bound(algorithm):
+    buffers = interval_buffers(CHAIN)
+    result = checked(buffers, [PoolInfo("p")], algorithm)
+    assert result.lower_bound == 36
+    assert result.pool_sizes == {"p": 36}
+    assert result.optimal_proven
+
+
+def test_lower_bound_is_the_peak_of_live_bytes_per_pool():
+    buffers = interval_buffers([("a", 0, 1, 10), ("b", 1, 2, 20), ("c", 2, 3, 5)])
+    buffers.append(BufferInfo("k", 100, 4, ("flash",)))
+    assert lower_bounds(buffers, [PoolInfo("p"), PoolInfo("flash")]) == {"p": 30, "flash": 100}
+
+
+def test_lower_bound_ignores_overlapping_lifetimes_that_do_not_conflict():
+    # Same lifetimes but no conflicts (e.g. in-place): the bound must not add them up.
+    buffers = [BufferInfo("a", 10, 4, ("p",), frozenset(), (0, 1)), BufferInfo("b", 10, 4, ("p",), frozenset(), (0, 1))]
+    result = checked(buffers, [PoolInfo("p")], "optimal")
+    assert result.lower_bound == 10 and result.pool_sizes == {"p": 10}
+
+
+def test_optimal_solves_the_minimalloc_readme_example_at_capacity_12():
+    buffers = minimalloc_csv_buffers(SHARED / "examples" / "input.12.csv")
+    result = checked(buffers, [PoolInfo("p")], "optimal")
+    assert result.pool_sizes["p"] == 12 and result.optimal_proven
+
+
+def test_optimal_beats_greedy_where_greedy_wastes_memory():
+    # Greedy by size puts 'a' at the bottom, so 'd' lands above it and 'c'
+    # (live with 'd') sits on it; the 3 + 2 of 'b' and 'e' then need 8 bytes.
+    rows = [("a", 0, 2, 5, 1), ("b", 4, 6, 3, 1), ("c", 3, 5, 1, 1), ("d", 1, 3, 2, 1), ("e", 4, 6, 2, 1)]
+    buffers = interval_buffers(rows)
+    assert checked(buffers, [PoolInfo("p")], "greedy_by_size").pool_sizes["p"] == 8
+    best = checked(buffers, [PoolInfo("p")], "optimal")
+    assert best.pool_sizes["p"] == best.lower_bound == 7
+    assert best.optimal_proven
+    assert checked(buffers, [PoolInfo("p")], "auto").pool_sizes["p"] == 7
+
+
+def test_alignment_is_honoured_and_bound_stays_valid():
+    buffers = interval_buffers([("a", 0, 1, 3, 1), ("b", 0, 1, 8, 64), ("c", 1, 2, 5, 32)])
+    for algorithm in ALGORITHMS:
+        result = checked(buffers, [PoolInfo("p", alignment=64)], algorithm)
+        assert result.placements["b"][1] % 64 == 0 and result.placements["c"][1] % 32 == 0
+
+
+def test_full_pool_falls_back_to_next_candidate_without_overlapping_its_conflicts():
+    # 'big' fills sram; 'late' and 'other' then fall back to dram, where they conflict.
+    buffers = interval_buffers([("big", 0, 2, 60), ("late", 1, 2, 16), ("other", 1, 2, 16)], pools=("sram", "dram"))
+    pools = [PoolInfo("sram", size_limit=64), PoolInfo("dram")]
+    for algorithm in ALGORITHMS:
+        result = checked(buffers, pools, algorithm)
+        assert result.placements["late"][0] == "dram" and result.placements["other"][0] == "dram"
+        assert result.pool_sizes["dram"] == 32
+
+
+def test_nothing_fits_names_each_pool_bytes_needed_and_limit():
+    buffers = interval_buffers([("a", 0, 1, 40), ("b", 1, 2, 40)], pools=("sram",))
+    with pytest.raises(PlanError, match=r"pool 'sram' needs at least 80 B \(limit 64 B\)"):
+        plan(buffers, [PoolInfo("sram", size_limit=64)], "greedy_by_size")
+
+
+def test_fallback_that_still_does_not_fit_names_every_candidate_pool():
+    buffers = interval_buffers([("a", 0, 1, 40), ("b", 1, 2, 40)], pools=("sram", "dtcm"))
+    pools = [PoolInfo("sram", size_limit=64), PoolInfo("dtcm", size_limit=16)]
+    with pytest.raises(PlanError, match=r"pool 'sram' would need 80 B \(limit 64 B\).*pool 'dtcm' would need 40 B "
+                                        r"\(limit 16 B\)"):
+        plan(buffers, pools, "greedy_by_size")
+
+
+def test_unknown_algorithm_is_a_clear_error():
+    with pytest.raises(PlanError, match="unknown planning algorithm 'nope'.*greedy_by_size"):
+        plan(interval_buffers(CHAIN), [PoolInfo("p")], "nope")
+
+
+def test_user_algorithm_by_module_and_function(tmp_path, monkeypatch):
+    (tmp_path / "my_planner.py").write_text(
+        "def stack(buffers, pools):\n"
+        "    out, top = {}, 0\n"
+        "    for b in buffers:\n"
+        "        top = -(-top // b.alignment) * b.alignment\n"
+        "        out[b.name] = (b.pool_candidates[0], top)\n"
+        "        top += b.size\n"
+        "    return out\n"
+        "def broken(buffers, pools):\n"
+        "    return {b.name: (b.pool_candidates[0], 0) for b in buffers}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    buffers = interval_buffers(CHAIN)
+    result = checked(buffers, [PoolInfo("p")], "my_planner:stack")
+    assert result.pool_sizes["p"] == 64 and not result.optimal_proven
+    with pytest.raises(PlanError, match="algorithm 'my_planner:broken' produced an invalid plan: conflicting"):
+        plan(buffers, [PoolInfo("p")], "my_planner:broken")
+    with pytest.raises(PlanError, match="has no function 'missing'"):
+        plan(buffers, [PoolInfo("p")], "my_planner:missing")
+    sys.modules.pop("my_planner", None)
+
+
+def test_user_algorithm_from_entry_point(monkeypatch):
+    class EntryPoint:
+        name, value = "stacked", "somewhere:stacked"
+
+        def load(self):
+            return lambda buffers, pools: {b.name: (b.pool_candidates[0], 64 * i) for i, b in enumerate(buffers)}
+
+    monkeypatch.setattr(registry, "entry_points", lambda group: [EntryPoint()] if group == "usmp.algorithms" else [])
+    result = checked(interval_buffers(CHAIN), [PoolInfo("p")], "stacked")
+    assert result.placements["b"] == ("p", 64)
+    assert "stacked" in registry.known_names()
+
+
+def test_progress_appears_only_after_the_delay(capsys):
+    import io
+
+    stream = io.StringIO()
+    slow = TerminalProgress(stream, delay=0.0, every=0.0)
+    slow(120, 100)
+    slow.finish()
+    assert "best 120 B, bound 100 B" in stream.getvalue()
+    quiet = io.StringIO()
+    fast = TerminalProgress(quiet, delay=60.0)
+    fast(120, 100)
+    fast.finish()
+    assert quiet.getvalue() == ""
+
+
+# -- random instances -------------------------------------------------------------------
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(1, 10))
+    pool_count = draw(st.integers(1, 3))
+    pools = []
+    for k in range(pool_count):
+        limit = draw(st.one_of(st.none(), st.integers(0, 400)))
+        pools.append(PoolInfo(f"pool{k}", size_limit=limit, alignment=64))
+    rows = []
+    for i in range(n):
+        first = draw(st.integers(0, 8))
+        last = first + draw(st.integers(0, 4))
+        size = draw(st.integers(0, 96))
+        align = draw(st.sampled_from([1, 2, 4, 8, 16, 32, 64]))
+        candidates = draw(st.permutations([p.name for p in pools]))
+        count = draw(st.integers(1, pool_count))
+        rows.append((f"b{i}", first, last, size, align, tuple(candidates[:count])))
+    buffers = []
+    for name, first, last, size, align, candidates in rows:
+        conflicts = frozenset(o[0] for o in rows if o[0] != name and o[1] <= last and first <= o[2]
+                              and (draw(st.booleans()) or True))
+        # List some conflicts on one side only: the planner must treat them as symmetric.
+        one_sided = frozenset(c for c in conflicts if c > name or draw(st.booleans()))
+        buffers.append(BufferInfo(name, size, align, candidates, one_sided, (first, last)))
+    return buffers, pools
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=problems())
+def test_random_problems_give_valid_plans_or_a_clear_error(algorithm, problem):
+    buffers, pools = problem
+    try:
+        result = plan(buffers, pools, algorithm, time_limit=0.5)
+    except PlanError as exc:
+        message = str(exc)
+        assert "limit" in message and "pool '" in message
+        return
+    assert plan_problems(buffers, pools, result.placements) == []
+    for name, size in result.pool_sizes.items():
+        assert size >= result.lower_bounds[name]
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems())
+def test_nothing_beats_a_proven_optimal_plan(problem):
+    buffers, pools = problem
+    single = [PoolInfo("p")]
+    buffers = [BufferInfo(b.name, b.size, b.alignment, ("p",), b.conflicts, b.live) for b in buffers]
+    best = plan(buffers, single, "optimal", time_limit=2.0)
+    assert plan_problems(buffers, single, best.placements) == []
+    if best.optimal_proven:
+        for algorithm in ("greedy_by_size", "greedy_by_conflicts", "hill_climb"):
+            assert plan(buffers, single, algorithm).pool_sizes["p"] >= best.pool_sizes["p"]
+
+
+def test_impossible_random_like_problem_with_fallback_is_a_plan_error():
+    buffers = interval_buffers([("a", 0, 3, 50), ("b", 1, 2, 50), ("c", 2, 3, 50)], pools=("x", "y"))
+    pools = [PoolInfo("x", size_limit=60), PoolInfo("y", size_limit=60)]
+    for algorithm in ALGORITHMS:
+        with pytest.raises(PlanError, match="limit 60 B"):
+            plan(buffers, pools, algorithm)

@@ -1,0 +1,49 @@
+"""The independent verifier catches every kind of broken plan."""
+from __future__ import annotations
+
+import pytest
+
+from usmp.errors import PlanError
+from usmp.planner import BufferInfo, PoolInfo
+from usmp.planner.verify import plan_problems, verify_plan
+
+POOLS = [PoolInfo("sram", size_limit=64), PoolInfo("flash")]
+BUFFERS = [
+    BufferInfo("a", 16, 8, ("sram", "flash"), frozenset({"b"})),
+    BufferInfo("b", 16, 4, ("sram",), frozenset()),  # conflict listed on a's side only
+    BufferInfo("c", 8, 4, ("sram",), frozenset()),
+]
+GOOD = {"a": ("sram", 0), "b": ("sram", 16), "c": ("sram", 0)}
+
+
+def test_a_valid_plan_has_no_problems():
+    assert plan_problems(BUFFERS, POOLS, GOOD) == []
+    verify_plan(BUFFERS, POOLS, GOOD)
+
+
+@pytest.mark.parametrize("change, expected", [
+    ({"b": ("sram", 8)}, "conflicting buffers 'a' [0, 16) and 'b' [8, 24) overlap in pool 'sram'"),
+    ({"a": ("sram", 4)}, "not 8-byte aligned"),
+    ({"b": ("flash", 0)}, "not one of its candidates"),
+    ({"b": ("sram", 56)}, "ends at 72, beyond pool 'sram' limit 64"),
+    ({"b": ("dram", 0)}, "unknown pool 'dram'"),
+    ({"c": ("sram", -4)}, "not a non-negative integer"),
+    ({"z": ("sram", 0)}, "'z' is placed but is not a buffer"),
+])
+def test_each_kind_of_mistake_is_named(change, expected):
+    placements = {**GOOD, **change}
+    problems = plan_problems(BUFFERS, POOLS, placements)
+    assert any(expected in p for p in problems), problems
+    with pytest.raises(PlanError, match="invalid plan"):
+        verify_plan(BUFFERS, POOLS, placements)
+
+
+def test_missing_buffer_is_named():
+    placements = {k: v for k, v in GOOD.items() if k != "c"}
+    assert plan_problems(BUFFERS, POOLS, placements) == ["buffer 'c' is not placed"]
+
+
+def test_conflicting_buffers_in_different_pools_or_touching_are_fine():
+    assert plan_problems(BUFFERS, POOLS, {**GOOD, "a": ("flash", 0), "b": ("sram", 0)}) == []
+    zero = [BufferInfo("z", 0, 4, ("sram",), frozenset({"b"})), *BUFFERS[1:]]
+    assert plan_problems(zero, POOLS, {"z": ("sram", 16), "b": ("sram", 16), "c": ("sram", 0)}) == []
