@@ -1,7 +1,69 @@
-/* USMP kernels: activations (declarations are added with their kernels). */
+/* USMP kernels: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH. */
 #ifndef USMP_KERNELS_ACTIVATIONS_H
 #define USMP_KERNELS_ACTIVATIONS_H
 
 #include <stdint.h>
+
+/* int8 RELU6: a clamp to [lo, hi] in the input's quantization (TFLM does not requantize). */
+struct usmp_relu6_s8_params {
+	int32_t size;
+	int32_t lo;
+	int32_t hi;
+};
+
+void usmp_relu6_s8(const struct usmp_relu6_s8_params *p, const int8_t *input, int8_t *output);
+
+/* float RELU and RELU6: a clamp to [lo, hi]. */
+struct usmp_relu_f32_params {
+	int32_t size;
+	float lo;
+	float hi;
+};
+
+void usmp_relu_f32(const struct usmp_relu_f32_params *p, const float *input, float *output);
+
+struct usmp_leaky_relu_s8_params {
+	int32_t size;
+	int32_t input_zero_point;
+	int32_t output_zero_point;
+	int32_t identity_multiplier; /* input scale / output scale */
+	int32_t identity_shift;
+	int32_t alpha_multiplier; /* |alpha| * input scale / output scale */
+	int32_t alpha_shift;
+	int32_t alpha_negative;
+};
+
+void usmp_leaky_relu_s8(const struct usmp_leaky_relu_s8_params *p, const int8_t *input, int8_t *output);
+
+struct usmp_leaky_relu_f32_params {
+	int32_t size;
+	float alpha;
+};
+
+void usmp_leaky_relu_f32(const struct usmp_leaky_relu_f32_params *p, const float *input, float *output);
+
+/*
+ * int8 LOGISTIC and TANH: the input, less its zero point, is rescaled to Q4
+ * fixed point; beyond +-input_range_radius the result saturates.
+ */
+struct usmp_sigmoid_s8_params {
+	int32_t size;
+	int32_t input_zero_point;
+	int32_t input_range_radius;
+	int32_t input_multiplier;
+	int32_t input_shift;
+};
+
+/* Output scale 1/256, zero point -128. */
+void usmp_logistic_s8(const struct usmp_sigmoid_s8_params *p, const int8_t *input, int8_t *output);
+/* Output scale 1/128, zero point 0. */
+void usmp_tanh_s8(const struct usmp_sigmoid_s8_params *p, const int8_t *input, int8_t *output);
+
+struct usmp_unary_f32_params {
+	int32_t size;
+};
+
+void usmp_logistic_f32(const struct usmp_unary_f32_params *p, const float *input, float *output);
+void usmp_tanh_f32(const struct usmp_unary_f32_params *p, const float *input, float *output);
 
 #endif /* USMP_KERNELS_ACTIVATIONS_H */

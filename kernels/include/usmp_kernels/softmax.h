@@ -1,7 +1,30 @@
-/* USMP kernels: softmax (declarations are added with their kernels). */
+/* USMP kernels: SOFTMAX over the innermost dimension. */
 #ifndef USMP_KERNELS_SOFTMAX_H
 #define USMP_KERNELS_SOFTMAX_H
 
 #include <stdint.h>
+
+/*
+ * int8 in, int8 out (scale 1/256, zero point -128). Differences from the row
+ * maximum are scaled by beta * input scale into Q5 (input_multiplier,
+ * input_left_shift); those below diff_min contribute exp() = 0.
+ */
+struct usmp_softmax_s8_params {
+	int32_t rows;
+	int32_t depth;
+	int32_t input_multiplier;
+	int32_t input_left_shift;
+	int32_t diff_min;
+};
+
+void usmp_softmax_s8(const struct usmp_softmax_s8_params *p, const int8_t *input, int8_t *output);
+
+struct usmp_softmax_f32_params {
+	int32_t rows;
+	int32_t depth;
+	float beta;
+};
+
+void usmp_softmax_f32(const struct usmp_softmax_f32_params *p, const float *input, float *output);
 
 #endif /* USMP_KERNELS_SOFTMAX_H */

@@ -66,6 +66,7 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
             (staging / file_name).write_text(text)
         c_files = [str(staging / f) for f in sources if f.endswith(".c")] + [str(p) for p in kernel_sources()]
         command = cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *c_files, "-o", str(staging / "model")]
+        command.append("-lm")  # float kernels call expf/tanhf
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["(no output)"])[0]

@@ -1,0 +1,76 @@
+/* SOFTMAX kernels: int8 in fixed point as TFLite does it, float with expf. */
+#include <math.h>
+
+#include "usmp_kernels.h"
+
+#define SCALED_DIFF_INTEGER_BITS 5  /* exp() argument: Q5 */
+#define ACCUMULATION_INTEGER_BITS 12 /* sum of exps: Q12, room for 4096 ones */
+
+/* exp(beta * scale * diff) in Q0 for a difference diff <= 0 from the row maximum. */
+static int32_t scaled_exp(const struct usmp_softmax_s8_params *p, int32_t diff)
+{
+	const int32_t scaled = usmp_mul_by_quantized_multiplier(diff, p->input_multiplier, p->input_left_shift);
+
+	return usmp_fp_exp_on_negative_values(scaled, SCALED_DIFF_INTEGER_BITS);
+}
+
+void usmp_softmax_s8(const struct usmp_softmax_s8_params *p, const int8_t *input, int8_t *output)
+{
+	int32_t r, c;
+
+	for (r = 0; r < p->rows; r++) {
+		const int8_t *x = input + r * p->depth;
+		int8_t *y = output + r * p->depth;
+		int32_t max_value = INT8_MIN;
+		int32_t sum = 0; /* Q12 */
+		int32_t bits_over_unit, reciprocal, exponent;
+
+		for (c = 0; c < p->depth; c++) {
+			max_value = USMP_MAX(max_value, (int32_t)x[c]);
+		}
+		for (c = 0; c < p->depth; c++) {
+			const int32_t diff = x[c] - max_value;
+
+			if (diff >= p->diff_min) {
+				sum += usmp_rounding_divide_by_pot(scaled_exp(p, diff), ACCUMULATION_INTEGER_BITS); /* Q0 to Q12 */
+			}
+		}
+		/* sum = 2^bits_over_unit * (1 + f); reciprocal = 1 / (1 + f) in Q0. */
+		reciprocal = usmp_fp_reciprocal(sum, ACCUMULATION_INTEGER_BITS, &bits_over_unit);
+		exponent = bits_over_unit + 31 - 8;
+		for (c = 0; c < p->depth; c++) {
+			const int32_t diff = x[c] - max_value;
+			int32_t out = INT8_MIN;
+
+			if (diff >= p->diff_min) {
+				const int32_t q0 = usmp_fp_mul(reciprocal, scaled_exp(p, diff));
+
+				out = usmp_clamp(usmp_rounding_divide_by_pot(q0, exponent) - 128, INT8_MIN, INT8_MAX);
+			}
+			y[c] = (int8_t)out;
+		}
+	}
+}
+
+void usmp_softmax_f32(const struct usmp_softmax_f32_params *p, const float *input, float *output)
+{
+	int32_t r, c;
+
+	for (r = 0; r < p->rows; r++) {
+		const float *x = input + r * p->depth;
+		float *y = output + r * p->depth;
+		float max_value = x[0];
+		float sum = 0.0f;
+
+		for (c = 1; c < p->depth; c++) {
+			max_value = x[c] > max_value ? x[c] : max_value;
+		}
+		for (c = 0; c < p->depth; c++) {
+			y[c] = expf((x[c] - max_value) * p->beta);
+			sum += y[c];
+		}
+		for (c = 0; c < p->depth; c++) {
+			y[c] = y[c] / sum;
+		}
+	}
+}

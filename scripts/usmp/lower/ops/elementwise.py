@@ -1,0 +1,132 @@
+"""ADD, SUB, MUL: two tensors combined element by element, with TFLite broadcasting.
+
+Shapes are aligned from the right (the shorter one is extended with leading
+1s); a dimension of 1 is repeated along the other input's extent. The kernel
+walks the output in order; here the walk is reduced to the fewest dimensions
+(equal shapes become one flat loop) and each input gets a stride per
+dimension, 0 where it is broadcast.
+
+int8 ADD/SUB follow TFLite: both inputs are shifted left by 20 bits and
+rescaled to twice the larger input scale, added, then rescaled to the output.
+TFLite Micro computes ADD's multipliers in double but SUB's in float; both are
+reproduced exactly here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from usmp.lower.fixed_point import quantize_multiplier
+from usmp.lower.ops import lowering
+from usmp.lower.ops.common import float_activation, int8_activation, require_dtype, require_quantized
+
+MAX_RANK = 6  # USMP_BROADCAST_MAX_RANK in usmp_kernels/elementwise.h
+ADD_SUB_LEFT_SHIFT = 20  # TFLite's headroom for int8 ADD and SUB
+
+
+def broadcast_walk(ctx, shape1, shape2, out_shape) -> dict:
+    """Kernel params rank/shape/stride1/stride2 walking out_shape over both inputs."""
+    rank = max(len(shape1), len(shape2), len(out_shape))
+    s1, s2, so = (tuple([1] * (rank - len(s)) + list(s)) for s in (shape1, shape2, out_shape))
+    for d1, d2, do in zip(s1, s2, so):
+        if not (d1 in (1, do) and d2 in (1, do) and do == max(d1, d2)):
+            raise ctx.fail(f"shapes {list(shape1)} and {list(shape2)} do not broadcast to the output shape {list(out_shape)}")
+    dims = []  # (extent, stride1, stride2), outermost first
+    strides1, strides2 = _contiguous_strides(s1), _contiguous_strides(s2)
+    for d1, d2, do, t1, t2 in zip(s1, s2, so, strides1, strides2):
+        if do != 1:
+            dims.append([do, 0 if d1 == 1 else t1, 0 if d2 == 1 else t2])
+    merged = []
+    for dim in reversed(dims):  # innermost first: fold a dimension into the one inside it
+        if merged:
+            inner = merged[-1]
+            if dim[1] == inner[1] * inner[0] and dim[2] == inner[2] * inner[0]:
+                inner[0] *= dim[0]
+                continue
+        merged.append(dim)
+    merged = list(reversed(merged)) or [[1, 1, 1]]
+    if len(merged) > MAX_RANK:
+        raise ctx.fail(f"broadcasting {list(shape1)} with {list(shape2)} needs {len(merged)} loops; at most {MAX_RANK} are supported")
+    pad = MAX_RANK - len(merged)
+    return dict(
+        rank=len(merged),
+        shape=[d[0] for d in merged] + [1] * pad,
+        stride1=[d[1] for d in merged] + [0] * pad,
+        stride2=[d[2] for d in merged] + [0] * pad,
+    )
+
+
+def _contiguous_strides(shape) -> list[int]:
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return list(reversed(strides))
+
+
+def _operands(op, ctx):
+    if len(op.inputs) != 2 or any(i is None for i in op.inputs):
+        raise ctx.fail("needs exactly two inputs")
+    a, b, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.inputs[1]), ctx.tensor(op.outputs[0])
+    dtype = require_dtype(ctx, out, "int8", "float32")
+    require_dtype(ctx, a, dtype)
+    require_dtype(ctx, b, dtype)
+    return a, b, out, dtype
+
+
+def _refs(op, ctx) -> dict:
+    return dict(input1=ctx.read(op.inputs[0]), input2=ctx.read(op.inputs[1]), output=ctx.write(op.outputs[0]))
+
+
+def _float_binary(op, ctx, function: str, walk: dict) -> None:
+    lo, hi = float_activation(ctx, op)
+    ctx.call(function, "usmp_binary_f32_params", dict(walk, act_min=lo, act_max=hi), **_refs(op, ctx))
+
+
+def _smaller_than_one(ctx, real: float, what: str) -> tuple[int, int]:
+    if not 0.0 < real < 1.0:
+        raise ctx.fail(f"the {what} rescale factor {real:g} is outside (0, 1); the tensor scales are unsupported")
+    return quantize_multiplier(real)
+
+
+@lowering("ADD", "SUB")
+def lower_add_sub(op, ctx):
+    a, b, out, dtype = _operands(op, ctx)
+    walk = broadcast_walk(ctx, a.shape, b.shape, out.shape)
+    name = op.opcode.lower()
+    if dtype == "float32":
+        _float_binary(op, ctx, f"usmp_{name}_f32", walk)
+        return
+    q1, q2, qo = require_quantized(ctx, a), require_quantized(ctx, b), require_quantized(ctx, out)
+    if op.opcode == "ADD":  # TFLite Micro: double precision
+        twice_max = 2.0 * max(q1.scale, q2.scale)
+        real1, real2 = q1.scale / twice_max, q2.scale / twice_max
+        real_out = twice_max / ((1 << ADD_SUB_LEFT_SHIFT) * qo.scale)
+    else:  # TFLite Micro: single precision, widened afterwards
+        f = np.float32
+        twice_max = f(2.0) * max(f(q1.scale), f(q2.scale))
+        real1, real2 = float(f(q1.scale) / twice_max), float(f(q2.scale) / twice_max)
+        real_out = float(twice_max / (f(1 << ADD_SUB_LEFT_SHIFT) * f(qo.scale)))
+    m1, s1 = _smaller_than_one(ctx, real1, "first input")
+    m2, s2 = _smaller_than_one(ctx, real2, "second input")
+    mo, so = _smaller_than_one(ctx, real_out, "output")
+    lo, hi = int8_activation(ctx, op, out)
+    params = dict(walk, input1_offset=-q1.zero_point, input2_offset=-q2.zero_point, output_offset=qo.zero_point,
+                  left_shift=ADD_SUB_LEFT_SHIFT, input1_multiplier=m1, input1_shift=s1,
+                  input2_multiplier=m2, input2_shift=s2, output_multiplier=mo, output_shift=so,
+                  act_min=lo, act_max=hi)
+    ctx.call(f"usmp_{name}_s8", "usmp_add_s8_params", params, **_refs(op, ctx))
+
+
+@lowering("MUL")
+def lower_mul(op, ctx):
+    a, b, out, dtype = _operands(op, ctx)
+    walk = broadcast_walk(ctx, a.shape, b.shape, out.shape)
+    if dtype == "float32":
+        _float_binary(op, ctx, "usmp_mul_f32", walk)
+        return
+    q1, q2, qo = require_quantized(ctx, a), require_quantized(ctx, b), require_quantized(ctx, out)
+    multiplier, shift = quantize_multiplier(q1.scale * q2.scale / qo.scale)
+    lo, hi = int8_activation(ctx, op, out)
+    params = dict(walk, input1_offset=-q1.zero_point, input2_offset=-q2.zero_point, output_offset=qo.zero_point,
+                  output_multiplier=multiplier, output_shift=shift, act_min=lo, act_max=hi)
+    ctx.call("usmp_mul_s8", "usmp_mul_s8_params", params, **_refs(op, ctx))
