@@ -103,21 +103,36 @@ def _part_of_object(obj: str) -> str:
     return path.parent.name if path.parent.name in ("generated_code", "constants", "kernels") else "harness"
 
 
-def _compile_units(compiled: Compiled) -> list[tuple[str, str, Path | None, str | None, list[str]]]:
-    """(part, object name, source path or None, source text or None, extra flags) of every unit."""
+Unit = tuple  # (part, file name, source path or None, source text or None, flags)
+
+
+def _library_units() -> list[Unit]:
+    """The same for every model: the kernel library and the bare-metal support code."""
+    units = [("kernels", path.name, path, None, STRICT_FLAGS) for path in kernel_sources()]
+    units += [("harness", name, BAREMETAL_DIR / name, None, SUPPORT_FLAGS) for name in SUPPORT_SOURCES]
+    return units
+
+
+def _model_units(compiled: Compiled) -> list[Unit]:
     name = compiled.program.name
     units = []
     for file_name, text in compiled.files.items():
         if file_name.endswith(".c"):
             part = "constants" if file_name == f"{name}_constants.c" else "generated_code"
             units.append((part, file_name, None, text, STRICT_FLAGS))
-    for path in kernel_sources():
-        units.append(("kernels", path.name, path, None, STRICT_FLAGS))
     hooks = ["-include", str(BAREMETAL_DIR / "harness_hooks.h")]
     units.append(("harness", "harness_main.c", None, harness_source(compiled), STRICT_FLAGS + hooks))
-    for file_name in SUPPORT_SOURCES:
-        units.append(("harness", file_name, BAREMETAL_DIR / file_name, None, SUPPORT_FLAGS))
     return units
+
+
+def _digest(target: CortexMTarget, units: list[Unit], *extra: str) -> str:
+    digest = hashlib.sha256(" ".join([CC, *target.compile_flags, *extra]).encode())
+    for part, file_name, path, text, flags in units:
+        digest.update(f"\0{part}/{file_name} {' '.join(flags)}\0".encode())
+        digest.update(path.read_bytes() if path is not None else text.encode())
+    for header in sorted(KERNELS_INCLUDE_DIR.rglob("*.h")) + sorted(BAREMETAL_DIR.glob("*.h")):
+        digest.update(header.name.encode() + b"\0" + header.read_bytes())
+    return digest.hexdigest()[:24]
 
 
 def _check_toolchain() -> None:
@@ -137,52 +152,71 @@ def _run_tool(command: list[str], what: str) -> str:
 
 
 def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
-    """Cross-compile and link (cached), then read sizes and marker addresses from the image."""
+    """Cross-compile and link (cached), then read sizes and marker addresses from the image.
+
+    The kernel library and support code are compiled once per target and
+    reused by every model; only the model's own files and harness are
+    compiled per model.
+    """
     _check_toolchain()
-    units = _compile_units(compiled)
+    library_units = _library_units()
+    library_dir = cache_root() / target.name / f"lib-{_digest(target, library_units)}"
+    if not library_dir.exists():
+        _in_staging(library_dir, lambda staging: _compile(target, library_units, staging, staging))
+    library_objects = sorted(str(p) for p in library_dir.rglob("*.o"))
+    model_units = _model_units(compiled)
+    headers = {n: text for n, text in compiled.files.items() if n.endswith(".h")}
     script = linker_script(target)
-    digest = hashlib.sha256(" ".join([CC, *target.compile_flags, *LINK_LIBRARIES]).encode() + script.encode())
-    for part, file_name, path, text, flags in units:
-        digest.update(f"{part}/{file_name} {' '.join(flags)}\0".encode())
-        digest.update(path.read_bytes() if path is not None else text.encode())
-    for header in sorted(KERNELS_INCLUDE_DIR.rglob("*.h")) + sorted(BAREMETAL_DIR.glob("*.h")):
-        digest.update(header.name.encode() + b"\0" + header.read_bytes())
-    build_dir = cache_root() / target.name / digest.hexdigest()[:24]
+    build_dir = cache_root() / target.name / _digest(
+        target, model_units, *LINK_LIBRARIES, script, *library_objects, *headers.values())
     if not (build_dir / "model.elf").exists():
-        _build(compiled, target, units, script, build_dir)
+        _in_staging(build_dir, lambda staging: _link(target, model_units, headers, library_objects, script, staging))
     return _inspect(compiled, target, build_dir)
 
 
-def _build(compiled: Compiled, target: CortexMTarget, units, script: str, build_dir: Path) -> None:
-    build_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=build_dir.parent))
+def _in_staging(final_dir: Path, make) -> None:
+    """Build into a fresh directory and move it into place, so a cache entry is always complete."""
+    final_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=final_dir.parent))
     try:
-        src_dir = staging / "src"
-        src_dir.mkdir()
-        for file_name, text in compiled.files.items():
-            (src_dir / file_name).write_text(text)
-        (src_dir / "harness_main.c").write_text(harness_source(compiled))
-        includes = ["-I", str(src_dir), "-I", str(KERNELS_INCLUDE_DIR), "-I", str(BAREMETAL_DIR)]
-        objects, commands = [], []
-        for part, file_name, path, text, flags in units:
-            source = path if path is not None else src_dir / file_name
-            obj = staging / "obj" / part / (Path(file_name).stem + ".o")
-            obj.parent.mkdir(parents=True, exist_ok=True)
-            objects.append(str(obj))
-            commands.append([CC, *target.compile_flags, *flags, *includes, "-c", str(source), "-o", str(obj)])
-        with ThreadPoolExecutor() as pool:
-            for done in pool.map(lambda c: _run_tool(c, f"{c[-3]} did not compile for {target.name}"), commands):
-                pass
-        (staging / "cortex_m.ld").write_text(script)
-        _run_tool([CC, *target.compile_flags, "-nostartfiles", "-T", str(staging / "cortex_m.ld"),
-                   "-Wl,--gc-sections", f"-Wl,-Map={staging / 'model.map'}", *objects, *LINK_LIBRARIES,
-                   "-o", str(staging / "model.elf")], f"linking for {target.name} failed")
+        make(staging)
         try:
-            staging.rename(build_dir)
+            staging.rename(final_dir)
         except OSError:  # another process built the same thing first
             pass
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _compile(target: CortexMTarget, units: list[Unit], src_dir: Path, obj_dir: Path) -> list[str]:
+    """Compile units into obj_dir/<part>/<stem>.o, in parallel; sources given as text go to src_dir."""
+    includes = ["-I", str(src_dir), "-I", str(KERNELS_INCLUDE_DIR), "-I", str(BAREMETAL_DIR)]
+    objects, commands = [], []
+    for part, file_name, path, text, flags in units:
+        source = path
+        if source is None:
+            source = src_dir / file_name
+            source.write_text(text)
+        obj = obj_dir / part / (Path(file_name).stem + ".o")
+        obj.parent.mkdir(parents=True, exist_ok=True)
+        objects.append(str(obj))
+        commands.append([CC, *target.compile_flags, *flags, *includes, "-c", str(source), "-o", str(obj)])
+    with ThreadPoolExecutor() as pool:
+        list(pool.map(lambda c: _run_tool(c, f"{Path(c[-3]).name} did not compile for {target.name}"), commands))
+    return objects
+
+
+def _link(target: CortexMTarget, units: list[Unit], headers: dict[str, str], library_objects: list[str],
+          script: str, staging: Path) -> None:
+    src_dir = staging / "src"
+    src_dir.mkdir()
+    for file_name, text in headers.items():
+        (src_dir / file_name).write_text(text)
+    objects = _compile(target, units, src_dir, staging / "obj")
+    (staging / "cortex_m.ld").write_text(script)
+    _run_tool([CC, *target.compile_flags, "-nostartfiles", "-T", str(staging / "cortex_m.ld"),
+               "-Wl,--gc-sections", f"-Wl,-Map={staging / 'model.map'}", *objects, *library_objects,
+               *LINK_LIBRARIES, "-o", str(staging / "model.elf")], f"linking for {target.name} failed")
 
 
 def _inspect(compiled: Compiled, target: CortexMTarget, build_dir: Path) -> CortexMBuild:

@@ -3,8 +3,11 @@
 The map records every input section the linker kept (after --gc-sections),
 its size and the object file it came from, so flash and RAM can be split by
 origin: the generated library, the constant pools, the kernel library, and
-the harness (start-up code, test harness, C library). Padding between input
-sections is counted with the harness, so the parts add up to the totals.
+the harness (start-up code, test harness, C library). A member of a library
+archive (libgcc's 64-bit multiply, libm's expf, newlib's stdio) counts with
+the part whose object first required it, as the map's archive section
+records. Padding between input sections is counted with the harness, so the
+parts add up to the totals.
 """
 from __future__ import annotations
 
@@ -109,5 +112,38 @@ def image_usage(sections: list[OutputSection], part_of_object, flash_range: tupl
     return ImageUsage(flash_total, flash_parts, ram_static, ram_parts)
 
 
+def archive_referrers(text: str) -> dict[str, str]:
+    """Archive member -> the file whose reference pulled it into the link."""
+    head = text.split("Linker script and memory map", 1)[0]
+    head = head.split("Archive member included to satisfy reference by file (symbol)", 1)[-1]
+    for end in ("\nAllocating common symbols", "\nDiscarded input sections", "\nMemory Configuration"):
+        head = head.split(end, 1)[0]
+    referrers: dict[str, str] = {}
+    member = None
+    for line in head.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            parts = line.split()
+            member = parts[0]
+            if len(parts) >= 2:  # member and referrer on one line
+                referrers[member] = parts[1]
+                member = None
+        elif member is not None:
+            referrers[member] = line.split()[0]
+            member = None
+    return referrers
+
+
 def read_image_usage(map_path: Path, part_of_object, flash_range, ram_range) -> ImageUsage:
-    return image_usage(parse_map(Path(map_path).read_text()), part_of_object, flash_range, ram_range)
+    text = Path(map_path).read_text()
+    referrers = archive_referrers(text)
+
+    def part_of(obj: str) -> str:
+        seen = set()
+        while obj in referrers and obj not in seen:
+            seen.add(obj)
+            obj = referrers[obj]
+        return part_of_object(obj)
+
+    return image_usage(parse_map(text), part_of, flash_range, ram_range)

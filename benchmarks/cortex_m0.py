@@ -1,0 +1,76 @@
+"""Print what each model costs on an emulated Cortex-M0 (QEMU micro:bit, -Os).
+
+    .venv/bin/python benchmarks/cortex_m0.py [--target cortex-m0|cortex-m3] [MODEL ...]
+
+Per model: flash by part, RAM by part, the stack of one inference, the
+instructions one inference executes (counted from QEMU's trace, the same on
+every run) and instructions per multiply-accumulate. Default models: the
+shared ones (../shared/models). A model that does not fit is reported as such.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference import random_inputs, shared_models  # noqa: E402
+
+from usmp.compiler import compile_model  # noqa: E402
+from usmp.errors import UsmpError  # noqa: E402
+from usmp.ir.graph import Graph  # noqa: E402
+from usmp.runner.cortex_m import run_cortex_m  # noqa: E402
+
+
+def multiply_accumulates(graph: Graph) -> int:
+    """MACs of the convolutions and fully connected layers (padding positions included)."""
+    total = 0
+    for op in graph.operators:
+        out_elements = graph.tensors[op.outputs[0]].num_elements
+        if op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+            _, kh, kw, filter_depth = graph.tensors[op.inputs[1]].shape
+            total += out_elements * kh * kw * (filter_depth if op.opcode == "CONV_2D" else 1)
+        elif op.opcode == "FULLY_CONNECTED":
+            total += out_elements * graph.tensors[op.inputs[1]].shape[-1]
+    return total
+
+
+def report_lines(model: Path, target: str) -> list[str]:
+    try:
+        compiled = compile_model(model)
+        inputs = random_inputs(compiled.program.graph, np.random.default_rng(2024))
+        report = run_cortex_m(compiled, inputs, target, count=True).report
+    except UsmpError as exc:
+        return [f"{model.stem}: {exc}"]
+    flash, ram = report["flash_bytes"], report["ram_bytes"]
+    macs = multiply_accumulates(compiled.program.graph)
+    instructions = report["instructions"]
+    pools = ", ".join(f"{name} {size}" for name, size in ram["pools"].items()) or "none"
+    per_mac = f"{instructions / macs:.1f}" if macs else "n/a"
+    return [
+        f"{model.stem} on {report['target']} (qemu -M {report['machine']}, -Os)",
+        f"  flash {report['flash_total_bytes']} B: generated code {flash['generated_code']}, "
+        f"kernels {flash['kernels']} (code without weights: {flash['generated_code'] + flash['kernels']}), "
+        f"constants {flash['constants']}, harness {flash['harness']}",
+        f"  RAM: pools ({pools}), stack {ram['stack']}, other {ram['other']} "
+        f"(harness I/O buffers, C library data, stdio heap {report['heap_bytes']})",
+        f"  stack of one inference: {ram['stack']} B",
+        f"  instructions per inference: {instructions:,}",
+        f"  multiply-accumulates: {macs:,}; instructions per MAC: {per_mac}",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", type=Path, help="models (default: the shared models)")
+    parser.add_argument("--target", default="cortex-m0", choices=("cortex-m0", "cortex-m3"))
+    args = parser.parse_args(argv)
+    for model in args.models or shared_models():
+        print("\n".join(report_lines(model, args.target)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""Every model runs bit-exact on an emulated Cortex-M0 (QEMU micro:bit), and is measured there.
+
+A model that does not fit the micro:bit must be refused before QEMU starts, with
+what each region would need; it then runs on the emulated Cortex-M3 (MPS2 AN385).
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import numpy as np
+import pytest
+import tflite
+
+import tflite_builder as tb
+from reference import all_models, outputs_match, random_inputs, reference_outputs, shared_models
+from usmp.cli import main as usmp_main
+from usmp.compiler import compile_model
+from usmp.errors import UsmpError
+from usmp.runner import cortex_m
+from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.host import run_host
+from usmp.runner.qemu import count_instructions
+
+MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
+pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
+
+MODELS = all_models()
+SHARED = set(shared_models())
+HELLO = next(m for m in MODELS if m.stem == "hello_world_int8")
+DOES_NOT_FIT = re.compile(r"does not fit the cortex-m0 .*: flash needs (\d+) of 262144 bytes, RAM needs (\d+) of 16384 bytes")
+
+
+def run_on_smallest_board(compiled, inputs):
+    try:
+        return run_cortex_m(compiled, inputs, "cortex-m0")
+    except UsmpError as exc:
+        if not DOES_NOT_FIT.search(str(exc)):
+            raise
+        return run_cortex_m(compiled, inputs, "cortex-m3")
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_matches_reference(model):
+    """One input per test model and two per shared model keep the suite quick."""
+    compiled = compile_model(model)
+    rng = np.random.default_rng(99)
+    for trial in range(2 if model in SHARED else 1):
+        inputs = random_inputs(compiled.program.graph, rng)
+        got = run_on_smallest_board(compiled, inputs).outputs
+        expected = reference_outputs(model, inputs)
+        assert len(got) == len(expected)
+        for k, (e, g) in enumerate(zip(expected, got)):
+            assert outputs_match(e, g), f"{model.name} trial {trial} output {k}:\nexpected {e}\ngot      {g}"
+
+
+@pytest.mark.parametrize("model", sorted(SHARED), ids=[m.stem for m in sorted(SHARED)])
+def test_matches_host(model):
+    """The same bytes as the host build (test_bit_exact.py checks the host against the reference everywhere)."""
+    compiled = compile_model(model)
+    inputs = random_inputs(compiled.program.graph, np.random.default_rng(3))
+    for h, g in zip(run_host(compiled, inputs), run_cortex_m(compiled, inputs, "cortex-m0").outputs):
+        assert h.dtype == g.dtype and np.array_equal(h, g), f"{model.name}: host {h} != cortex-m0 {g}"
+
+
+def test_measurements_are_complete_and_repeatable():
+    compiled = compile_model(HELLO)
+    inputs = [np.array([[17]], np.int8)]
+    first = run_cortex_m(compiled, inputs, "cortex-m0", count=True).report
+    second = run_cortex_m(compiled, inputs, "cortex-m0", count=True).report
+    assert first == second
+    assert first["instructions"] > 100  # three FULLY_CONNECTED layers, 288 multiply-accumulates
+    flash = first["flash_bytes"]
+    assert sum(flash.values()) == first["flash_total_bytes"] <= 256 * 1024
+    assert min(flash.values()) > 0
+    pools = {p.spec.name: p.size for p in compiled.layout.pools if p.spec.kind == "workspace"}
+    assert first["ram_bytes"]["pools"] == pools
+    assert 0 < first["ram_bytes"]["stack"] < 1024
+    assert first["ram_bytes"]["other"] > 0
+
+
+def test_instructions_differ_with_the_work_done():
+    """The count covers the inference itself: a bigger model needs more instructions."""
+    small = run_cortex_m(compile_model(HELLO), [np.array([[1]], np.int8)], "cortex-m0", count=True)
+    big_model = _fc_model(inputs=64, units=32)
+    big = run_cortex_m(compile_model(big_model), random_inputs(compile_model(big_model).program.graph,
+                       np.random.default_rng(0)), "cortex-m0", count=True)
+    assert big.report["instructions"] > small.report["instructions"] + 64 * 32
+
+
+def test_cli_json_is_one_object(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.array([[5]], np.int8))
+    status = usmp_main(["run", str(HELLO), "--target", "cortex-m0", "--input", str(tmp_path / "in.npy"),
+                        "--output-dir", str(tmp_path / "out"), "--json"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    report = json.loads(captured.out)
+    assert report["target"] == "cortex-m0"
+    assert set(report["flash_bytes"]) == {"generated_code", "kernels", "constants", "harness"}
+    assert all(isinstance(v, int) for v in report["flash_bytes"].values())
+    assert set(report["ram_bytes"]) == {"pools", "stack", "other"}
+    assert all(isinstance(v, int) for v in report["ram_bytes"]["pools"].values())
+    assert isinstance(report["instructions"], int) and report["instructions"] > 0
+    got = np.load(tmp_path / "out" / "output_0.npy")
+    assert np.array_equal(got, reference_outputs(HELLO, [np.array([[5]], np.int8)])[0])
+
+
+def test_cli_stats_prints_every_part(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.array([[5]], np.int8))
+    status = usmp_main(["run", str(HELLO), "--target", "cortex-m0", "--input", str(tmp_path / "in.npy"),
+                        "--output-dir", str(tmp_path / "out"), "--stats"])
+    out = capsys.readouterr().out
+    assert status == 0
+    for word in ("generated code", "kernels", "constants", "harness", "pools", "stack", "instructions"):
+        assert word in out
+
+
+def _fc_model(inputs: int, units: int, tmp_path=None):
+    """input[1,inputs] -> FULLY_CONNECTED -> output[1,units], int8, weights from a fixed seed."""
+    import tempfile
+    from pathlib import Path
+
+    rng = np.random.default_rng(inputs * 7919 + units)
+    tensors = [
+        tb.T("input", (1, inputs), "int8", scales=[0.05], zero_points=[-3]),
+        tb.T("weights", (units, inputs), "int8", data=rng.integers(-127, 128, (units, inputs)).astype(np.int8),
+             scales=[0.002]),
+        tb.T("bias", (units,), "int32", data=rng.integers(-500, 500, units).astype(np.int32), scales=[0.0001]),
+        tb.T("output", (1, units), "int8", scales=[0.25], zero_points=[1]),
+    ]
+    sub = tb.Sub(tensors, [tb.Op(tflite.BuiltinOperator.FULLY_CONNECTED, [0, 1, 2], [3])], [0], [3])
+    directory = Path(tmp_path) if tmp_path else Path(tempfile.mkdtemp(prefix="usmp-fc-"))
+    path = directory / f"fc_{inputs}x{units}.tflite"
+    path.write_bytes(tb.build([sub]))
+    return path
+
+
+@pytest.fixture
+def no_qemu(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("QEMU was started for a model that does not fit")
+
+    monkeypatch.setattr(cortex_m, "run_qemu", refuse)
+
+
+def test_too_much_flash_is_refused_before_running(tmp_path, no_qemu):
+    model = _fc_model(inputs=600, units=512, tmp_path=tmp_path)  # 300 KB of weights
+    with pytest.raises(UsmpError) as caught:
+        run_cortex_m(compile_model(model), [np.zeros((1, 600), np.int8)], "cortex-m0")
+    flash, ram = (int(v) for v in DOES_NOT_FIT.search(str(caught.value)).groups())
+    assert flash > 600 * 512 > 262144 and ram < 16384
+    assert "\n" not in str(caught.value)
+
+
+def test_too_much_ram_is_refused_before_running(tmp_path, no_qemu):
+    model = _fc_model(inputs=20000, units=1, tmp_path=tmp_path)  # a 20000-byte input buffer
+    with pytest.raises(UsmpError) as caught:
+        run_cortex_m(compile_model(model), [np.zeros((1, 20000), np.int8)], "cortex-m0")
+    flash, ram = (int(v) for v in DOES_NOT_FIT.search(str(caught.value)).groups())
+    assert ram > 20000 and flash < 262144
+
+
+def test_too_big_model_is_one_line_on_the_cli(tmp_path, capsys, no_qemu):
+    model = _fc_model(inputs=600, units=512, tmp_path=tmp_path)
+    np.save(tmp_path / "in.npy", np.zeros((1, 600), np.int8))
+    status = usmp_main(["run", str(model), "--target", "cortex-m0", "--input", str(tmp_path / "in.npy"),
+                        "--output-dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and DOES_NOT_FIT.search(err[0])
+    assert not (tmp_path / "out").exists()
+
+
+def test_big_model_runs_on_cortex_m3(tmp_path):
+    model = _fc_model(inputs=600, units=512, tmp_path=tmp_path)
+    compiled = compile_model(model)
+    inputs = random_inputs(compiled.program.graph, np.random.default_rng(5))
+    got = run_cortex_m(compiled, inputs, "cortex-m3")
+    assert got.report["flash_total_bytes"] > 600 * 512
+    assert np.array_equal(got.outputs[0], reference_outputs(model, inputs)[0])
+
+
+def test_instruction_count_from_trace(tmp_path):
+    """Only blocks between the markers count; a re-translated block takes its new size."""
+    log = tmp_path / "trace.log"
+    log.write_text(
+        "IN: main\n0x00000100:  2001  movs r0, #1\n0x00000102:  4770  bx lr\n\n"
+        "Trace 0: 0x7f00 [00000000/00000100/00000000/00000000] main\n"
+        "IN: begin\n0x00000200:  4770  bx lr\n\n"
+        "Trace 0: 0x7f10 [00000000/00000200/00000000/00000000] begin\n"
+        "Trace 0: 0x7f00 [00000000/00000100/00000000/00000000] main\n"
+        "Trace 0: 0x7f00 [00000000/00000100/00000000/00000000] main\n"
+        "IN: main\n0x00000100:  2001  movs r0, #1\n0x00000102:  2002  movs r0, #2\n0x00000104:  4770  bx lr\n\n"
+        "Trace 0: 0x7f40 [00000000/00000100/00000000/00000000] main\n"
+        "IN: end\n0x00000300:  4770  bx lr\n\n"
+        "Trace 0: 0x7f20 [00000000/00000300/00000000/00000000] end\n"
+        "Trace 0: 0x7f00 [00000000/00000100/00000000/00000000] main\n"
+    )
+    assert count_instructions(log, 0x200, 0x300) == 2 + 2 + 3
