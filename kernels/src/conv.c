@@ -23,6 +23,17 @@ CONV_NOINLINE int32_t usmp_dot_s8(const int8_t *x, const int8_t *w, int32_t n, i
 	return acc;
 }
 
+CONV_NOINLINE int32_t usmp_dot_offset_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t offset)
+{
+	int32_t acc = 0;
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		acc += ((int32_t)x[i] + offset) * (int32_t)w[i];
+	}
+	return acc;
+}
+
 /*
  * The in-image taps of one output position: `rows` filter rows, each made of
  * `reps` runs of `run` elements that are contiguous in both input and filter.
@@ -50,7 +61,8 @@ static void conv_walk_columns(struct conv_walk *k, int32_t cols, int32_t dilatio
 	}
 }
 
-static int32_t walk_dot_s8(const struct conv_walk *k, const int8_t *x, const int8_t *w)
+/* Sum of (x + offset) * w over the walk; offset is 0 where the zero point is folded into the bias. */
+static CONV_NOINLINE int32_t walk_dot_s8(const struct conv_walk *k, const int8_t *x, const int8_t *w, int32_t offset)
 {
 	int32_t acc = 0;
 	int32_t r, i;
@@ -60,7 +72,11 @@ static int32_t walk_dot_s8(const struct conv_walk *k, const int8_t *x, const int
 		const int8_t *wi = w;
 
 		for (i = 0; i < k->reps; i++) {
-			acc = usmp_dot_s8(xi, wi, k->run, acc);
+			if (offset != 0) {
+				acc += usmp_dot_offset_s8(xi, wi, k->run, offset);
+			} else {
+				acc = usmp_dot_s8(xi, wi, k->run, acc);
+			}
 			xi += k->x_rep;
 			wi += k->w_rep;
 		}
@@ -68,26 +84,6 @@ static int32_t walk_dot_s8(const struct conv_walk *k, const int8_t *x, const int
 		w += k->w_row;
 	}
 	return acc;
-}
-
-/* Sum of the filter taps inside the input: the zero-point term at the borders. */
-static int32_t walk_filter_sum_s8(const struct conv_walk *k, const int8_t *w)
-{
-	int32_t sum = 0;
-	int32_t r, i, j;
-
-	for (r = 0; r < k->rows; r++) {
-		const int8_t *wi = w;
-
-		for (i = 0; i < k->reps; i++) {
-			for (j = 0; j < k->run; j++) {
-				sum += wi[j];
-			}
-			wi += k->w_rep;
-		}
-		w += k->w_row;
-	}
-	return sum;
 }
 
 void usmp_conv_s8(const struct usmp_conv_s8_params *p, const int8_t *input, const int8_t *filter,
@@ -113,23 +109,25 @@ void usmp_conv_s8(const struct usmp_conv_s8_params *p, const int8_t *input, cons
 				const int32_t ix0 = ox * p->stride_w - p->pad_left;
 				const int8_t *x;
 				const int8_t *w;
+				const int32_t *b_oc;
+				int32_t offset;
 				int32_t in_group = 0;
-				int32_t full;
 
 				usmp_window_taps(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
 				conv_walk_columns(&k, fx1 - fx0, p->dilation_w, p->in_ch, p->filter_in_ch);
-				full = k.rows == p->filter_h && fx1 - fx0 == p->filter_w;
+				if (k.rows == p->filter_h && fx1 - fx0 == p->filter_w) {
+					b_oc = folded_bias;
+					offset = 0;
+				} else {
+					b_oc = bias;
+					offset = p->input_offset;
+				}
 				x = input + ((b * p->in_h + iy0 + fy0 * p->dilation_h) * p->in_w + ix0 +
 					     fx0 * p->dilation_w) * p->in_ch;
 				w = filter + (fy0 * p->filter_w + fx0) * p->filter_in_ch;
 				for (oc = 0; oc < p->out_ch; oc++) {
-					int32_t acc = walk_dot_s8(&k, x, w);
+					int32_t acc = walk_dot_s8(&k, x, w, offset) + b_oc[oc];
 
-					if (full) {
-						acc += folded_bias[oc];
-					} else {
-						acc += bias[oc] + p->input_offset * walk_filter_sum_s8(&k, w);
-					}
 					acc = usmp_mul_by_quantized_multiplier(acc, multiplier[oc * step],
 									       shift[oc * step]);
 					acc = usmp_clamp(acc + p->output_offset, p->act_min, p->act_max);

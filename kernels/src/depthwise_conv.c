@@ -20,54 +20,53 @@ struct dw_walk {
 #define DW_NOINLINE
 #endif
 
-/* acc + sum of x[i * step] * w[i] for i < n: taps of one filter row when step != 1. */
-static DW_NOINLINE int32_t dot_strided_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t step)
+/* Sum of (x[i * step] + offset) * w[i] for i < n: a filter row when the input taps are not adjacent. */
+static DW_NOINLINE int32_t dot_strided_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t step,
+					  int32_t offset)
 {
 	int32_t acc = 0;
 	int32_t i;
 
 	for (i = 0; i < n; i++) {
-		acc += (int32_t)*x * (int32_t)w[i];
+		acc += ((int32_t)*x + offset) * (int32_t)w[i];
 		x += step;
 	}
 	return acc;
 }
 
 /*
- * No bounds checks and no zero point here (it is folded into the bias). With
- * one input channel and no dilation (micro_speech) a filter row's taps are
- * side by side in the input too, and usmp_dot_s8 takes two per turn.
+ * Sum of (x + offset) * w over the window. offset is 0 where the whole filter
+ * is inside the input (the zero point is then folded into the bias). With one
+ * input channel and no dilation (micro_speech) a filter row's input taps are
+ * adjacent, and usmp_dot_s8 takes two taps per turn. Kept out of line, with
+ * the choice of row loop made once, so that the per-row work stays in
+ * registers.
  */
-static int32_t dw_dot_s8(const struct dw_walk *k, const int8_t *x, const int8_t *w)
+static DW_NOINLINE int32_t dw_dot_s8(const struct dw_walk *k, const int8_t *x, const int8_t *w, int32_t offset)
 {
 	int32_t acc = 0;
 	int32_t r;
 
-	for (r = k->rows; r > 0; r--) {
-		if (k->x_col == 1) {
+	if (k->x_col == 1 && offset == 0) {
+		for (r = k->rows; r > 0; r--) {
 			acc = usmp_dot_s8(x, w, k->cols, acc);
-		} else {
-			acc += dot_strided_s8(x, w, k->cols, k->x_col);
+			x += k->x_row;
+			w += k->w_row;
 		}
-		x += k->x_row;
-		w += k->w_row;
+	} else if (k->x_col == 1) {
+		for (r = k->rows; r > 0; r--) {
+			acc += usmp_dot_offset_s8(x, w, k->cols, offset);
+			x += k->x_row;
+			w += k->w_row;
+		}
+	} else {
+		for (r = k->rows; r > 0; r--) {
+			acc += dot_strided_s8(x, w, k->cols, k->x_col, offset);
+			x += k->x_row;
+			w += k->w_row;
+		}
 	}
 	return acc;
-}
-
-/* Sum of the filter taps inside the input: the zero-point term at the borders. */
-static int32_t dw_filter_sum_s8(const struct dw_walk *k, const int8_t *w)
-{
-	int32_t sum = 0;
-	int32_t r, c;
-
-	for (r = k->rows; r > 0; r--) {
-		for (c = 0; c < k->cols; c++) {
-			sum += w[c];
-		}
-		w += k->w_row;
-	}
-	return sum;
 }
 
 void usmp_depthwise_conv_s8(const struct usmp_depthwise_conv_s8_params *p, const int8_t *input,
@@ -92,24 +91,26 @@ void usmp_depthwise_conv_s8(const struct usmp_depthwise_conv_s8_params *p, const
 				const int32_t ix0 = ox * p->stride_w - p->pad_left;
 				const int8_t *x;
 				const int8_t *w;
+				const int32_t *b_oc;
+				int32_t offset;
 				int32_t oc = 0;
-				int32_t full;
 
 				usmp_window_taps(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
 				k.cols = fx1 - fx0;
-				full = k.rows == p->filter_h && k.cols == p->filter_w;
+				if (k.rows == p->filter_h && k.cols == p->filter_w) {
+					b_oc = folded_bias;
+					offset = 0;
+				} else {
+					b_oc = bias;
+					offset = p->input_offset;
+				}
 				x = input + ((b * p->in_h + iy0 + fy0 * p->dilation_h) * p->in_w + ix0 +
 					     fx0 * p->dilation_w) * p->in_ch;
 				w = filter + fy0 * p->filter_w + fx0;
 				for (c = 0; c < p->in_ch; c++) {
 					for (m = 0; m < p->depth_multiplier; m++) {
-						int32_t acc = dw_dot_s8(&k, x + c, w);
+						int32_t acc = dw_dot_s8(&k, x + c, w, offset) + b_oc[oc];
 
-						if (full) {
-							acc += folded_bias[oc];
-						} else {
-							acc += bias[oc] + p->input_offset * dw_filter_sum_s8(&k, w);
-						}
 						acc = usmp_mul_by_quantized_multiplier(acc, multiplier[oc * step],
 										       shift[oc * step]);
 						acc = usmp_clamp(acc + p->output_offset, p->act_min, p->act_max);

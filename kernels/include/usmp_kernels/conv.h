@@ -7,8 +7,8 @@
  *
  * int8: the compiler folds the input zero point into `folded_bias`, which is
  * exact where the whole filter lies inside the input. At the borders the
- * kernels start from the plain `bias` and add input_offset times the sum of
- * the filter taps that are inside, so every output equals TFLite's.
+ * kernels use the plain `bias` and add the input offset tap by tap over the
+ * taps that are inside, as TFLite does, so every output equals TFLite's.
  */
 #ifndef USMP_KERNELS_CONV_H
 #define USMP_KERNELS_CONV_H
@@ -41,6 +41,9 @@ static inline void usmp_window_taps(int32_t origin, int32_t dilation, int32_t ta
  * a leaf function so that it keeps all its values in the M0's low registers.
  */
 int32_t usmp_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t acc);
+
+/* sum of (x[i] + offset) * w[i] for i < n: the same at the borders, where nothing is folded. */
+int32_t usmp_dot_offset_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t offset);
 
 /* Filter OHWI [out_ch][filter_h][filter_w][filter_in_ch]; groups = in_ch / filter_in_ch. */
 struct usmp_conv_s8_params {
