@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from usmp.analysis import buffer_infos
 from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
-from usmp.planner import PlanResult, plan
+from usmp.planner import BufferInfo, PlanResult, plan
+from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools
+from usmp.report.plan_json import dumps, plan_document
 
 
 @dataclass
@@ -25,6 +28,7 @@ class CompileOptions:
     time_limit: float | None = None
     workspace_io: bool = False  # plan model inputs and outputs inside a workspace pool
     user_pools: bool = False  # the caller passes the workspace pools to run()
+    progress: Callable[[int, int], None] | None = None  # planner progress (best, bound), for slow plans
 
 
 @dataclass
@@ -37,15 +41,23 @@ class Compiled:
 
 def compile_model(model_path: str | Path, options: CompileOptions | None = None) -> Compiled:
     options = options or CompileOptions()
-    check_pools(options.pools)
-    graph = read_tflite(model_path, options.name)
-    program = lower_graph(graph)
-    buffers = buffer_infos(program, options.pools, options.workspace_io)
-    result = plan(buffers, [p.info() for p in options.pools], options.algorithm, options.time_limit)
+    program, buffers = analyse_model(model_path, options)
+    pool_infos = [p.info() for p in options.pools]
+    result = plan(buffers, pool_infos, options.algorithm, options.time_limit, options.progress)
+    verify_plan(buffers, pool_infos, result.placements, f"algorithm '{options.algorithm}'")
     check_pool_limits(options.pools, result.pool_sizes)
     layout = make_layout(program, options.pools, result, options.workspace_io, options.user_pools)
     files = emit_library(program, layout, source=Path(model_path).name)
+    files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, options.pools))
     return Compiled(program, result, layout, files)
+
+
+def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Program, list[BufferInfo]]:
+    """Import, lower and analyse: the program and the buffers the planner sees."""
+    check_pools(options.pools)
+    graph = read_tflite(model_path, options.name)
+    program = lower_graph(graph)
+    return program, buffer_infos(program, options.pools, options.workspace_io)
 
 
 def compile_to_directory(model_path: str | Path, out_dir: str | Path, options: CompileOptions | None = None) -> Compiled:

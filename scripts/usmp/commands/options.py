@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from usmp.compiler import CompileOptions
+from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
 
 
@@ -15,7 +16,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pool", action="append", default=[], metavar="SPEC",
-        help="a memory pool NAME:KIND[:size=BYTES][:align=N][:region=LABEL], KIND workspace or constant; "
+        help="a memory pool NAME:KIND[:size=BYTES][:align=N][:targets=T1+T2][:region=LABEL], KIND workspace "
+             "or constant; "
              "repeat for several, in priority order (default: workspace:workspace and constants:constant)")
     parser.add_argument("--algorithm", default="auto",
                         help="planning algorithm: a name (see `usmp plan`) or package.module:function (default: auto)")
@@ -35,4 +37,5 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         time_limit=args.time_limit,
         workspace_io=args.workspace_io,
         user_pools=args.user_pools,
+        progress=TerminalProgress(),
     )

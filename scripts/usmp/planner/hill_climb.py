@@ -12,6 +12,7 @@ import random
 import time
 
 from usmp.errors import PlanError
+from usmp.planner.bounds import pool_lower_bounds
 from usmp.planner.first_fit import first_fit, pool_sizes
 from usmp.planner.greedy import size_order
 from usmp.planner.indexed import index_problem
@@ -19,6 +20,7 @@ from usmp.planner.solution import Solution
 
 DEFAULT_SECONDS = 0.5
 MAX_ITERATIONS = 400
+TARGET_BUFFERS = 5000  # above this, computing the bound to stop early costs more than it saves
 
 
 def hill_climb(buffers, pools, time_limit: float | None = None, target: int | None = None,
@@ -26,6 +28,8 @@ def hill_climb(buffers, pools, time_limit: float | None = None, target: int | No
     start = time.perf_counter()
     budget = DEFAULT_SECONDS if time_limit is None else time_limit
     prob = index_problem(buffers, pools)
+    if target is None and prob.n <= TARGET_BUFFERS:
+        target = sum(pool_lower_bounds(prob))
     rng = random.Random(seed)
     order = size_order(prob)
     pool_of, offsets = first_fit(prob, order)

@@ -31,33 +31,51 @@ class Indexed:
         return {name: (self.pool_names[p], o) for name, p, o in zip(self.names, pools, offsets)}
 
 
+_last: list = [None, None, None]  # buffers, pools, Indexed of the latest call
+
+
 def index_problem(buffers: Sequence[BufferInfo], pools: Sequence[PoolInfo]) -> Indexed:
+    """The indexed form; the latest one is remembered, since plan() and its algorithm both ask."""
+    last_buffers, last_pools, last = _last
+    if (last is not None and len(last_buffers) == len(buffers) and list(last_pools) == list(pools)
+            and all(a is b for a, b in zip(last_buffers, buffers))):
+        return last
+    result = _index(buffers, pools)
+    _last[:] = [list(buffers), list(pools), result]
+    return result
+
+
+def _index(buffers: Sequence[BufferInfo], pools: Sequence[PoolInfo]) -> Indexed:
     names = [b.name for b in buffers]
     where = {name: i for i, name in enumerate(names)}
     if len(where) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise PlanError(f"buffer '{dup}' is given twice")
     pool_index = {p.name: i for i, p in enumerate(pools)}
-    neighbours: list[set[int]] = [set() for _ in names]
+    listed = []
     candidates = []
     for i, b in enumerate(buffers):
         if b.size < 0:
             raise PlanError(f"buffer '{b.name}' has a negative size {b.size}")
         if b.alignment < 1:
             raise PlanError(f"buffer '{b.name}' has alignment {b.alignment}; it must be at least 1")
-        for other in b.conflicts:
-            j = where.get(other)
-            if j is None:
-                raise PlanError(f"buffer '{b.name}' conflicts with unknown buffer '{other}'")
-            if j != i:
-                neighbours[i].add(j)
-                neighbours[j].add(i)
+        try:
+            listed.append([where[other] for other in b.conflicts])
+        except KeyError as exc:
+            raise PlanError(f"buffer '{b.name}' conflicts with unknown buffer {exc}") from None
         if not b.pool_candidates:
             raise PlanError(f"buffer '{b.name}' has no candidate pool")
         try:
             candidates.append([pool_index[p] for p in b.pool_candidates])
         except KeyError as exc:
             raise PlanError(f"buffer '{b.name}' names unknown pool {exc}") from None
+    # Conflicts may be listed on one side only: make them symmetric.
+    neighbours = [set(js) for js in listed]
+    for i, js in enumerate(listed):
+        for j in js:
+            neighbours[j].add(i)
+    for i, s in enumerate(neighbours):
+        s.discard(i)
     return Indexed(
         names=names,
         sizes=[b.size for b in buffers],

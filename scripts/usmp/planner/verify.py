@@ -42,17 +42,20 @@ def plan_problems(buffers, pools, placements) -> list[str]:
             problems.append(f"buffer '{buffer.name}' ends at {offset + buffer.size}, beyond pool '{pool}' "
                             f"limit {limit}")
     overlapping: set[tuple[str, str]] = set()  # conflicts may be listed on one side only
+    extent = {}
     for buffer in buffers:
-        mine = placements.get(buffer.name)
-        if mine is None or buffer.size == 0:
+        where = placements.get(buffer.name)
+        if where is not None and buffer.size > 0 and isinstance(where[1], int):
+            extent[buffer.name] = (where[0], where[1], where[1] + buffer.size)
+    for buffer in buffers:
+        mine = extent.get(buffer.name)
+        if mine is None:
             continue
+        pool, start, end = mine
         for other_name in buffer.conflicts:
-            other = by_name.get(other_name)
-            theirs = placements.get(other_name)
-            if other is None or theirs is None or other.size == 0 or mine[0] != theirs[0]:
-                continue
-            if mine[1] < theirs[1] + other.size and theirs[1] < mine[1] + buffer.size:
-                overlapping.add(tuple(sorted((buffer.name, other_name))))
+            theirs = extent.get(other_name)
+            if theirs is not None and theirs[0] == pool and start < theirs[2] and theirs[1] < end:
+                overlapping.add((buffer.name, other_name) if buffer.name < other_name else (other_name, buffer.name))
     for first, second in sorted(overlapping):
         pool, a = placements[first]
         b = placements[second][1]

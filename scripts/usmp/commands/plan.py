@@ -1,0 +1,64 @@
+"""usmp plan: show how a model's buffers are planned, and how each algorithm does."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
+from usmp.compiler import analyse_model
+from usmp.errors import PlanError
+from usmp.planner import plan
+from usmp.planner.registry import COMPARED
+from usmp.report.plan_json import dumps, plan_document
+from usmp.report.svg import plan_svg
+from usmp.report.table import algorithms_table, pools_table
+
+NAME = "plan"
+HELP = "plan a model's memory and compare the planning algorithms"
+
+
+def add_arguments(parser) -> None:
+    add_model_arguments(parser)
+    add_planning_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the chosen plan as JSON instead of tables")
+    parser.add_argument("--svg", metavar="FILE", help="write a picture of the plan (one panel per pool)")
+    parser.add_argument("--no-compare", action="store_true", help="run only the chosen algorithm")
+
+
+def run(args) -> int:
+    options = compile_options(args)
+    program, buffers = analyse_model(args.model, options)
+    pools = [p.info() for p in options.pools]
+    result = plan(buffers, pools, options.algorithm, options.time_limit, options.progress)
+    document = plan_document(program, buffers, result, options.pools)
+    if args.svg:
+        Path(args.svg).write_text(plan_svg(document))
+    if args.json:
+        print(dumps(document), end="")
+        return 0
+    print(f"{program.name}: {len(buffers)} buffers over {len(program.ops)} steps; "
+          f"algorithm {result.algorithm}: workspace {document['workspace_bytes']} B "
+          f"(lower bound {document['lower_bound_bytes']} B), constants {document['constant_bytes']} B"
+          + (", optimal (proven)" if result.optimal_proven else ""))
+    print()
+    print(pools_table(document))
+    if not args.no_compare:
+        print()
+        print(algorithms_table(compare(buffers, pools, options)))
+    if args.svg:
+        print(f"\nusmp: wrote {args.svg}")
+    return 0
+
+
+def compare(buffers, pools, options) -> list[tuple[str, dict | None, float, str]]:
+    rows = []
+    for algorithm in COMPARED:
+        start = time.perf_counter()
+        try:
+            result = plan(buffers, pools, algorithm, options.time_limit, options.progress)
+        except PlanError as exc:
+            rows.append((algorithm, None, time.perf_counter() - start, f"failed: {exc}"))
+            continue
+        note = "optimal (proven)" if result.optimal_proven else ""
+        rows.append((algorithm, result.pool_sizes, result.seconds, note))
+    return rows

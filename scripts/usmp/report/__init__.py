@@ -1,0 +1,1 @@
+"""Showing a plan: JSON documents, SVG pictures and terminal tables."""

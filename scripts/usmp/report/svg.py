@@ -1,0 +1,54 @@
+"""An SVG picture of a plan: one panel per pool, operator steps across, offsets up.
+
+Each buffer is a rectangle from its first to its last step and from its
+offset to offset + size; hovering shows its name, size and place.
+"""
+from __future__ import annotations
+
+from html import escape
+
+WIDTH = 900
+PANEL_HEIGHT = 320
+MARGIN = 60
+COLOURS = {"tensor": "#4e79a7", "scratch": "#f28e2b", "input": "#59a14f", "output": "#e15759",
+           "constant": "#9c755f"}
+
+
+def plan_svg(document: dict) -> str:
+    """document: the plan JSON (plan_json.plan_document)."""
+    pools = [p for p in document["pools"] if any(b["pool"] == p["name"] for b in document["buffers"])]
+    steps = max([b["last_step"] + 1 for b in document["buffers"]] + [1])
+    height = MARGIN + len(pools) * (PANEL_HEIGHT + MARGIN)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH + 2 * MARGIN}" height="{height}" '
+             f'font-family="sans-serif" font-size="12">',
+             f'<text x="{MARGIN}" y="{MARGIN // 2}" font-size="16">{escape(document.get("model", "plan"))}: '
+             f'{escape(document["algorithm"])}</text>']
+    for k, pool in enumerate(pools):
+        top = MARGIN + k * (PANEL_HEIGHT + MARGIN)
+        parts.extend(_panel(pool, [b for b in document["buffers"] if b["pool"] == pool["name"]], steps, top))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _panel(pool: dict, buffers: list[dict], steps: int, top: int) -> list[str]:
+    size = max(pool["size_bytes"], 1)
+    x_scale = WIDTH / steps
+    y_scale = PANEL_HEIGHT / size
+    bottom = top + PANEL_HEIGHT
+    out = [f'<text x="{MARGIN}" y="{top - 8}">pool {escape(pool["name"])} ({escape(pool["kind"])}): '
+           f'{pool["size_bytes"]} B, lower bound {pool.get("lower_bound_bytes", "?")} B</text>',
+           f'<rect x="{MARGIN}" y="{top}" width="{WIDTH}" height="{PANEL_HEIGHT}" fill="none" stroke="#888"/>']
+    for b in buffers:
+        x = MARGIN + b["first_step"] * x_scale
+        w = max((b["last_step"] - b["first_step"] + 1) * x_scale, 1)
+        y = bottom - (b["offset"] + b["size_bytes"]) * y_scale
+        h = max(b["size_bytes"] * y_scale, 0.5)
+        colour = COLOURS.get(b["kind"], "#bab0ac")
+        title = f'{b["name"]} ({b["kind"]}): {b["size_bytes"]} B at {b["offset"]}, steps {b["first_step"]}-{b["last_step"]}'
+        out.append(f'<rect x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}" fill="{colour}" '
+                   f'fill-opacity="0.75" stroke="#222" stroke-width="0.5"><title>{escape(title)}</title></rect>')
+    out.append(f'<text x="{MARGIN}" y="{bottom + 16}">step 0</text>')
+    out.append(f'<text x="{MARGIN + WIDTH}" y="{bottom + 16}" text-anchor="end">step {steps - 1}</text>')
+    out.append(f'<text x="{MARGIN - 6}" y="{top + 10}" text-anchor="end">{size}</text>')
+    out.append(f'<text x="{MARGIN - 6}" y="{bottom}" text-anchor="end">0</text>')
+    return out

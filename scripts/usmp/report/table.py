@@ -1,0 +1,35 @@
+"""Terminal tables of plans: pools against their bounds, algorithms against each other."""
+from __future__ import annotations
+
+
+def pools_table(document: dict) -> str:
+    rows = [("pool", "kind", "size B", "bound B", "ratio", "limit B")]
+    for p in document["pools"]:
+        bound = p.get("lower_bound_bytes", 0)
+        ratio = f"{p['size_bytes'] / bound:.3f}" if bound else "-"
+        limit = "-" if p["limit_bytes"] is None else str(p["limit_bytes"])
+        rows.append((p["name"], p["kind"], str(p["size_bytes"]), str(bound), ratio, limit))
+    return format_rows(rows)
+
+
+def algorithms_table(results: list[tuple[str, dict | None, float, str]]) -> str:
+    """results: (algorithm, pool sizes or None when it failed, seconds, note)."""
+    names = []
+    for _, sizes, _, _ in results:
+        for name in sizes or {}:
+            if name not in names:
+                names.append(name)
+    rows = [("algorithm", *[f"{n} B" for n in names], "seconds", "")]
+    for algorithm, sizes, seconds, note in results:
+        cells = [str(sizes[n]) if sizes else "-" for n in names]
+        rows.append((algorithm, *cells, f"{seconds:.3f}", note))
+    return format_rows(rows)
+
+
+def format_rows(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for r in rows:
+        cells = [c.ljust(w) if i == 0 or not c[:1].isdigit() else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
