@@ -107,6 +107,44 @@ class LowerContext:
             source.io_index = self.graph.outputs.index(output_index)
         return True
 
+    def write_in_place(self, output_index: int, input_index: int) -> Ref:
+        """The output of an elementwise operator, written over an input that dies here.
+
+        Only call this when the kernel allows it (each output element is written
+        after the input elements it needs are read). The output shares the
+        input's buffer when the input is an intermediate tensor (not a model
+        input or output, not a constant) of the same type and byte size that no
+        other operator reads, and the output is not a model output; otherwise
+        it gets its own buffer as with write(). Both are passed to the kernel as
+        one pointer argument.
+        """
+        if self.can_write_in_place(output_index, input_index):
+            name = self._tensor_buffer(input_index)
+            self.tensor_buffers[output_index] = name
+            self.buffers[name].tensors.append(output_index)
+            return Ref(name, writable=True)
+        return self.write(output_index)
+
+    def can_write_in_place(self, output_index: int, input_index: int) -> bool:
+        out, source = self.tensor(output_index), self.tensor(input_index)
+        if output_index in self.tensor_buffers or output_index in self.graph.outputs or out.is_constant:
+            return False
+        if source.is_constant or input_index in self.graph.inputs:
+            return False
+        if out.dtype != source.dtype or out.nbytes != source.nbytes:
+            return False
+        name = self._tensor_buffer(input_index)
+        buffer = self.buffers[name]
+        if buffer.kind != "tensor":
+            return False
+        current = self._current.index if self._current is not None else None
+        for tensor_index in buffer.tensors:  # views (RESHAPE/SQUEEZE) share the buffer: all must die here
+            if tensor_index in self.graph.outputs:
+                return False
+            if any(op.index != current for op in self.graph.consumers(tensor_index)):
+                return False
+        return True
+
     def _tensor_buffer(self, index: int) -> str:
         if index in self.tensor_buffers:
             return self.tensor_buffers[index]
