@@ -47,7 +47,9 @@ def report_lines(model: Path, target: str) -> list[str]:
     flash, ram = report["flash_bytes"], report["ram_bytes"]
     macs = multiply_accumulates(compiled.program.graph)
     instructions = report["instructions"]
-    pools = ", ".join(f"{name} {size}" for name, size in ram["pools"].items()) or "none"
+    bounds = compiled.plan.lower_bounds
+    pools = ", ".join(f"{name} {size}" + (f" (planner lower bound {bounds[name]})" if name in bounds else "")
+                      for name, size in ram["pools"].items()) or "none"
     per_mac = f"{instructions / macs:.1f}" if macs else "n/a"
     return [
         f"{model.stem} on {report['target']} (qemu -M {report['machine']}, -Os)",
