@@ -43,18 +43,57 @@ def kernel_sources() -> list[Path]:
     return sorted(KERNELS_SRC_DIR.glob("*.c"))
 
 
+def _compile(command: list[str], what: str) -> None:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        first = (done.stderr.strip().splitlines() or ["(no output)"])[0]
+        raise ToolError(f"{what} did not compile: {first}")
+
+
+def _publish(staging: Path, build_dir: Path) -> None:
+    try:
+        os.replace(staging, build_dir)
+    except OSError:  # another process built the same thing first
+        pass
+
+
+def build_kernel_library(cc: list[str], flags: list[str]) -> Path:
+    """The kernel library as a static archive, built once per compiler and flags."""
+    digest = hashlib.sha256(" ".join(cc + flags).encode())
+    for path in kernel_sources() + sorted(KERNELS_INCLUDE_DIR.rglob("*.h")):
+        digest.update(str(path.relative_to(KERNELS_INCLUDE_DIR.parent)).encode() + b"\0" + path.read_bytes())
+    build_dir = cache_root() / "host-kernels" / digest.hexdigest()[:24]
+    archive = build_dir / "libusmp_kernels.a"
+    if archive.exists():
+        return archive
+    build_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=build_dir.parent))
+    try:
+        objects = []
+        for source in kernel_sources():
+            obj = staging / f"{source.stem}.o"
+            _compile(cc + flags + ["-I", str(KERNELS_INCLUDE_DIR), "-c", str(source), "-o", str(obj)],
+                     f"kernel {source.name}")
+            objects.append(str(obj))
+        ar = shutil.which("ar") or "ar"
+        subprocess.run([ar, "rcs", str(staging / archive.name), *objects], check=True, capture_output=True)
+        _publish(staging, build_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return archive
+
+
 def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2") -> Path:
     cc = shlex.split(os.environ.get("CC", "cc"))
     if shutil.which(cc[0]) is None:
         raise ToolError(f"no C compiler found ('{cc[0]}'); install gcc or set CC")
     flags = WARNING_FLAGS + [optimize] + (SANITIZE_FLAGS if sanitize else [])
+    kernels = build_kernel_library(cc, flags)
     sources = dict(compiled.files)
     sources["harness_main.c"] = harness_source(compiled)
-    digest = hashlib.sha256(" ".join(cc + flags).encode())
+    digest = hashlib.sha256(" ".join(cc + flags).encode() + str(kernels).encode())
     for file_name in sorted(sources):
         digest.update(file_name.encode() + b"\0" + sources[file_name].encode())
-    for path in kernel_sources() + sorted(KERNELS_INCLUDE_DIR.rglob("*.h")):
-        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
     build_dir = cache_root() / "host" / digest.hexdigest()[:24]
     executable = build_dir / "model"
     if executable.exists():
@@ -64,17 +103,11 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
     try:
         for file_name, text in sources.items():
             (staging / file_name).write_text(text)
-        c_files = [str(staging / f) for f in sources if f.endswith(".c")] + [str(p) for p in kernel_sources()]
-        command = cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *c_files, "-o", str(staging / "model")]
-        command.append("-lm")  # float kernels call expf/tanhf
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            first = (done.stderr.strip().splitlines() or ["(no output)"])[0]
-            raise ToolError(f"the generated code did not compile: {first}")
-        try:
-            os.replace(staging, build_dir)
-        except OSError:  # another process built the same thing first
-            pass
+        c_files = [str(staging / f) for f in sources if f.endswith(".c")]
+        _compile(cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *c_files, str(kernels),
+                               "-o", str(staging / "model"), "-lm"],  # float kernels call expf/tanhf
+                 "the generated code")
+        _publish(staging, build_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return executable
