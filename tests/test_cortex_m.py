@@ -16,7 +16,7 @@ import tflite
 import tflite_builder as tb
 from reference import all_models, outputs_match, random_inputs, reference_outputs, shared_models
 from usmp.cli import main as usmp_main
-from usmp.compiler import compile_model
+from usmp.compiler import CompileOptions, compile_model
 from usmp.errors import UsmpError
 from usmp.runner import cortex_m
 from usmp.runner.cortex_m import run_cortex_m
@@ -80,13 +80,26 @@ def test_measurements_are_complete_and_repeatable():
     assert first["ram_bytes"]["other"] > 0
 
 
-def test_instructions_differ_with_the_work_done():
+def test_instructions_differ_with_the_work_done(tmp_path):
     """The count covers the inference itself: a bigger model needs more instructions."""
     small = run_cortex_m(compile_model(HELLO), [np.array([[1]], np.int8)], "cortex-m0", count=True)
-    big_model = _fc_model(inputs=64, units=32)
-    big = run_cortex_m(compile_model(big_model), random_inputs(compile_model(big_model).program.graph,
-                       np.random.default_rng(0)), "cortex-m0", count=True)
+    big_model = compile_model(_fc_model(inputs=64, units=32, tmp_path=tmp_path))
+    inputs = random_inputs(big_model.program.graph, np.random.default_rng(0))
+    big = run_cortex_m(big_model, inputs, "cortex-m0", count=True)
     assert big.report["instructions"] > small.report["instructions"] + 64 * 32
+
+
+@pytest.mark.parametrize("options", [CompileOptions(workspace_io=True), CompileOptions(user_pools=True),
+                                     CompileOptions(workspace_io=True, user_pools=True)],
+                         ids=["workspace_io", "user_pools", "workspace_io+user_pools"])
+def test_library_modes(options):
+    """Inputs inside the workspace, or pools the caller owns: same outputs, pools still reported."""
+    compiled = compile_model(HELLO, options)
+    inputs = [np.array([[-40]], np.int8)]
+    result = run_cortex_m(compiled, inputs, "cortex-m0")
+    assert np.array_equal(result.outputs[0], reference_outputs(HELLO, inputs)[0])
+    pools = {p.spec.name: p.size for p in compiled.layout.pools if p.spec.kind == "workspace"}
+    assert result.report["ram_bytes"]["pools"] == pools
 
 
 def test_cli_json_is_one_object(tmp_path, capsys):
@@ -116,11 +129,8 @@ def test_cli_stats_prints_every_part(tmp_path, capsys):
         assert word in out
 
 
-def _fc_model(inputs: int, units: int, tmp_path=None):
+def _fc_model(inputs: int, units: int, tmp_path):
     """input[1,inputs] -> FULLY_CONNECTED -> output[1,units], int8, weights from a fixed seed."""
-    import tempfile
-    from pathlib import Path
-
     rng = np.random.default_rng(inputs * 7919 + units)
     tensors = [
         tb.T("input", (1, inputs), "int8", scales=[0.05], zero_points=[-3]),
@@ -130,8 +140,7 @@ def _fc_model(inputs: int, units: int, tmp_path=None):
         tb.T("output", (1, units), "int8", scales=[0.25], zero_points=[1]),
     ]
     sub = tb.Sub(tensors, [tb.Op(tflite.BuiltinOperator.FULLY_CONNECTED, [0, 1, 2], [3])], [0], [3])
-    directory = Path(tmp_path) if tmp_path else Path(tempfile.mkdtemp(prefix="usmp-fc-"))
-    path = directory / f"fc_{inputs}x{units}.tflite"
+    path = tmp_path / f"fc_{inputs}x{units}.tflite"
     path.write_bytes(tb.build([sub]))
     return path
 
@@ -197,3 +206,50 @@ def test_instruction_count_from_trace(tmp_path):
         "Trace 0: 0x7f00 [00000000/00000100/00000000/00000000] main\n"
     )
     assert count_instructions(log, 0x200, 0x300) == 2 + 2 + 3
+
+
+MAP_EXCERPT = """\
+Archive member included to satisfy reference by file (symbol)
+
+/lib/libgcc.a(_muldi3.o)
+                              /cache/lib/kernels/fully_connected.o (__aeabi_lmul)
+/lib/libc.a(lib_a-fopen.o)   /build/obj/harness/harness_main.o (fopen)
+/lib/libc.a(lib_a-findfp.o)
+                              /lib/libc.a(lib_a-fopen.o) (__sfp)
+
+Linker script and memory map
+
+.vectors        0x00000000       0x40
+ .vectors       0x00000000       0x40 /cache/lib/harness/startup.o
+.text           0x00000040      0x130
+ .text.usmp_fully_connected_s8
+                0x00000040      0x100 /cache/lib/kernels/fully_connected.o
+ .text          0x00000140       0x1c /lib/libgcc.a(_muldi3.o)
+ *fill*         0x0000015c        0x4
+ .text          0x00000160       0x10 /lib/libc.a(lib_a-findfp.o)
+.rodata         0x00000170       0x20
+ .rodata        0x00000170       0x18 /build/obj/constants/m_constants.o
+ .rodata.params 0x00000188        0x8 /build/obj/generated_code/m.o
+.data           0x20000000        0x8 load address 0x00000190
+ .data          0x20000000        0x8 /lib/libc.a(lib_a-findfp.o)
+.bss            0x20000008       0x44 load address 0x00000198
+ .bss.usmp_m_workspace_pool
+                0x20000008       0x40 /build/obj/generated_code/m.o
+ .bss.x         0x20000048        0x4 /build/obj/harness/harness_main.o
+.debug_info     0x00000000     0x9999
+ .debug_info    0x00000000     0x9999 /build/obj/generated_code/m.o
+"""
+
+
+def test_map_attribution(tmp_path):
+    """Archive members count with the object that pulled them in; padding with the harness; debug info nowhere."""
+    from usmp.runner.cortex_m import _part_of_object
+    from usmp.runner.elf_stats import read_image_usage
+
+    (tmp_path / "model.map").write_text(MAP_EXCERPT)
+    usage = read_image_usage(tmp_path / "model.map", _part_of_object, (0, 0x40000), (0x20000000, 0x4000))
+    assert usage.flash_total == 0x198
+    assert usage.flash_parts == {"generated_code": 0x8, "kernels": 0x100 + 0x1c, "constants": 0x18,
+                                 "harness": 0x40 + 0x4 + 0x10 + 0x8}
+    assert usage.ram_static == 0x4c
+    assert usage.ram_parts["generated_code"] == 0x40 and usage.ram_parts["harness"] == 0xc

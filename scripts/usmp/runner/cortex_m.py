@@ -147,7 +147,8 @@ def _run_tool(command: list[str], what: str) -> str:
     if done.returncode != 0:
         lines = [l for l in done.stderr.strip().splitlines() if "error" in l.lower()] or \
             done.stderr.strip().splitlines() or ["(no output)"]
-        raise ToolError(f"{what}: {lines[0]}")
+        hint = "; install Debian's libnewlib-arm-none-eabi" if "cannot find -l" in done.stderr else ""
+        raise ToolError(f"{what}: {lines[0]}{hint}")
     return done.stdout
 
 

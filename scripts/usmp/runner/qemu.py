@@ -5,7 +5,8 @@ Instructions are counted from QEMU's own trace, which is deterministic:
 when it is translated; `-d exec,nochain` logs every execution of a TB (with
 chaining off, no TB runs without passing through the logger). The count of
 one inference is the sum of the sizes of the TBs executed after the marker
-function that opens the inference and before the one that closes it.
+function that opens the inference and before the one that closes it: the
+inference call plus the few instructions of main that pass its arguments.
 """
 from __future__ import annotations
 
