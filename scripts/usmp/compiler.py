@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from usmp.analysis import buffer_infos
+from usmp.analysis.schedule import reorder_program
 from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
@@ -29,6 +30,7 @@ class CompileOptions:
     workspace_io: bool = False  # plan model inputs and outputs inside a workspace pool
     user_pools: bool = False  # the caller passes the workspace pools to run()
     progress: Callable[[int, int], None] | None = None  # planner progress (best, bound), for slow plans
+    reorder: bool = False  # memory-aware operator order (same results, lower peak on branching graphs)
 
 
 @dataclass
@@ -57,6 +59,8 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     check_pools(options.pools)
     graph = read_tflite(model_path, options.name)
     program = lower_graph(graph)
+    if options.reorder:
+        program = reorder_program(program, options.workspace_io)
     return program, buffer_infos(program, options.pools, options.workspace_io)
 
 
