@@ -23,16 +23,16 @@ def test_pinned_dotconfig_orders_pools_by_priority():
     assert [p.name for p in s.pools] == ["fast", "workspace", "constants"]
     fast = s.pools[0]
     assert (fast.slot, fast.kind, fast.region, fast.size_limit, fast.alignment) == (2, "workspace", "usmp_pool2", 4096, 32)
-    assert (s.algorithm, s.guard_words) == ("no_reuse", 2)
+    assert (s.algorithm, s.guard_words) == ("greedy_by_size", 2)
 
 
 def test_prj_conf_with_custom_algorithm_and_workspace_io():
     s = settings_from_config(read_config(PRJ_CONF))
-    assert (s.algorithm, s.workspace_io) == ("no_reuse", True)
+    assert (s.algorithm, s.workspace_io) == ("my_plans.fit:first_fit", True)
 
 
 @pytest.mark.parametrize("choice, name", [("GREEDY_BY_SIZE", "greedy_by_size"), ("OPTIMAL", "optimal"),
-                                          ("HILL_CLIMB", "hill_climb"), ("NO_REUSE", "no_reuse")])
+                                          ("HILL_CLIMB", "hill_climb"), ("GREEDY_BY_CONFLICTS", "greedy_by_conflicts")])
 def test_algorithm_choice(choice, name):
     assert settings(f"CONFIG_USMP=y\nCONFIG_USMP_ALGORITHM_{choice}=y\n").algorithm == name
 

@@ -15,7 +15,7 @@ from usmp.errors import UsmpError
 from usmp.zephyr.dotconfig import KconfigValues
 
 POOL_SLOTS = 4
-ALGORITHMS = ("auto", "no_reuse", "greedy_by_size", "greedy_by_conflicts", "hill_climb", "optimal")
+ALGORITHMS = ("auto", "greedy_by_size", "greedy_by_conflicts", "hill_climb", "optimal")
 _DEFAULTS = {  # slot -> (enabled, name, kind)
     0: (True, "workspace", "workspace"),
     1: (True, "constants", "constant"),

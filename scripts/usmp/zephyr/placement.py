@@ -33,7 +33,7 @@ def place_pools(requests: list[PoolRequest], tree: Devicetree | None) -> list[Pl
 def place_pool(request: PoolRequest, tree: Devicetree | None) -> PlacedPool:
     limit = request.size_limit or None
     common = dict(name=request.name, kind=request.kind, alignment=request.alignment,
-                  region=request.region or None, origin=request.symbol())
+                  region=request.region or None, origin=request.symbol("SIZE"))
     if not request.region:
         return PlacedPool(size_limit=limit, **common)
     where = f"{request.symbol('REGION')}=\"{request.region}\""
