@@ -12,6 +12,7 @@ from usmp.planner.registry import COMPARED
 from usmp.report.plan_json import dumps, plan_document
 from usmp.report.svg import plan_svg
 from usmp.report.table import algorithms_table, pools_table
+from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
 
 NAME = "plan"
 HELP = "plan a model's memory and compare the planning algorithms"
@@ -23,10 +24,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print the chosen plan as JSON instead of tables")
     parser.add_argument("--svg", metavar="FILE", help="write a picture of the plan (one panel per pool)")
     parser.add_argument("--no-compare", action="store_true", help="run only the chosen algorithm")
+    add_zephyr_arguments(parser)
 
 
 def run(args) -> int:
-    options = compile_options(args)
+    options = zephyr_compile_options(args, compile_options(args))
     program, buffers = analyse_model(args.model, options)
     pools = [p.info() for p in options.pools]
     result = plan(buffers, pools, options.algorithm, options.time_limit, options.progress)
