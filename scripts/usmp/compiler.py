@@ -11,6 +11,7 @@ from typing import Callable
 
 from usmp.analysis import buffer_infos
 from usmp.analysis.schedule import reorder_program
+from usmp.analysis.scopes import realize_memory_scopes
 from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
@@ -59,6 +60,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     check_pools(options.pools)
     graph = read_tflite(model_path, options.name)
     program = lower_graph(graph)
+    program = realize_memory_scopes(program, options.pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
     return program, buffer_infos(program, options.pools, options.workspace_io)

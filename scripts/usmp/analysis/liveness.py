@@ -7,7 +7,9 @@ live from the start and outputs until the end; constants always.
 """
 from __future__ import annotations
 
-from usmp.lower.program import Program
+from usmp.analysis.scopes import buffer_targets, candidate_pools, pool_kind
+from usmp.errors import PlanError
+from usmp.lower.program import Buffer, Program
 from usmp.planner.problem import BufferInfo
 from usmp.pools import PoolSpec
 
@@ -41,8 +43,7 @@ def planned_buffers(program: Program, workspace_io: bool) -> list[str]:
 def buffer_infos(program: Program, pools: list[PoolSpec], workspace_io: bool = False) -> list[BufferInfo]:
     intervals = live_intervals(program)
     names = planned_buffers(program, workspace_io)
-    workspace = tuple(p.name for p in pools if p.kind == "workspace")
-    constant = tuple(p.name for p in pools if p.kind == "constant")
+    targets = buffer_targets(program)
     # Sweep by start step so that conflicts cost O(n log n + overlaps), not O(n^2).
     order = sorted(names, key=lambda n: intervals[n])
     conflicts: dict[str, set[str]] = {n: set() for n in names}
@@ -60,7 +61,16 @@ def buffer_infos(program: Program, pools: list[PoolSpec], workspace_io: bool = F
         b = program.buffers[name]
         infos.append(BufferInfo(
             name=name, size=b.size, alignment=b.alignment,
-            pool_candidates=constant if b.is_constant else workspace,
+            pool_candidates=_candidates(name, b, targets[name], pools),
             conflicts=frozenset(conflicts[name]), live=intervals[name],
         ))
     return infos
+
+
+def _candidates(name: str, buffer: Buffer, targets: set[str], pools: list[PoolSpec]) -> tuple[str, ...]:
+    """Pools of the buffer's kind that every operator touching it may access (see scopes.py)."""
+    found = candidate_pools(targets, pool_kind(buffer), pools)
+    if not found:
+        raise PlanError(f"no {pool_kind(buffer)} pool is accessible to all targets using '{name}' "
+                        f"({', '.join(sorted(targets))}); give one with --pool NAME:{pool_kind(buffer)}:targets=...")
+    return found
