@@ -40,13 +40,24 @@ def tensor(name, shape, dtype="int8", q=None):
     return T(name, shape, dtype, scales=[q[0]] if q else None, zero_points=[q[1]] if q else None)
 
 
-def unary_model(tmp_path, opcode, in_q, out_q, in_dtype="int8", out_dtype="int8", shape=(1, 256)):
-    """input -> opcode -> output, one operator without options."""
+def unary_model(tmp_path, opcode, in_q, out_q, in_dtype="int8", out_dtype="int8", shape=(1, 256), op_options=None):
+    """input -> opcode -> output: a model of one operator."""
     sub = Sub([tensor("input", shape, in_dtype, in_q), tensor("output", shape, out_dtype, out_q)],
-              [Op(getattr(OPS, opcode), [0], [1])], [0], [1])
+              [Op(getattr(OPS, opcode), [0], [1], options=op_options)], [0], [1])
     path = tmp_path / f"{opcode.lower()}.tflite"
     path.write_bytes(build([sub]))
     return path
+
+
+def options(kind: str, **fields):
+    """Builtin options for tflite_builder.Op: e.g. options("LeakyRelu", Alpha=0.2)."""
+    def write(builder):
+        getattr(tflite, f"{kind}OptionsStart")(builder)
+        for name, value in fields.items():
+            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
+        return getattr(tflite, f"{kind}OptionsEnd")(builder)
+
+    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
 
 
 def binary_model(tmp_path, opcode, q1, q2, q_out, shape1=(256, 1), shape2=(1, 256), shape_out=(256, 256)):
@@ -70,18 +81,36 @@ def test_tanh_every_int8_input(tmp_path, in_q):
     assert_matches_reference(unary_model(tmp_path, "TANH", in_q, (1 / 128, 0)), [EVERY_INT8])
 
 
-@pytest.mark.parametrize("in_q,out_q", [((0.02, -1), (0.01, -128)), ((0.05, 30), (0.07, -100)), ((0.1, -128), (0.3, 5))])
+# Scales whose in/out multiplier computed in float and in double give different results for input 14.
+FLOAT_DOUBLE_SPLIT = ((0.0348277, -128), (0.030813294, -128))
+
+
+@pytest.mark.parametrize("in_q,out_q", [((0.02, -1), (0.01, -128)), ((0.05, 30), (0.07, -100)), ((0.1, -128), (0.3, 5)),
+                                        FLOAT_DOUBLE_SPLIT])
 def test_relu_requantizes_every_int8_input(tmp_path, in_q, out_q):
     assert_matches_reference(unary_model(tmp_path, "RELU", in_q, out_q), [EVERY_INT8])
 
 
-@pytest.mark.parametrize("in_q", [(0.02, -1), (0.1, 100), (0.07, -128), (0.01, 0)])
+# The last scale makes 6 / scale exactly 6.5 in float (rounds to 7) but 6.49.. in double.
+@pytest.mark.parametrize("in_q", [(0.02, -1), (0.1, 100), (0.07, -128), (0.01, 0), (0.9230769, 0)])
 def test_relu6_clamps_every_int8_input(tmp_path, in_q):
     # The output quantization differs on purpose: TFLite Micro ignores it for int8 RELU6.
     assert_matches_reference(unary_model(tmp_path, "RELU6", in_q, (0.5, 3)), [EVERY_INT8])
 
 
-@pytest.mark.parametrize("in_q,out_q", [((0.02, -1), (0.05, 10)), ((0.1, 50), (0.01, -128)), ((0.3, 0), (0.3, 0))])
+@pytest.mark.parametrize("in_q,out_q,alpha", [
+    FLOAT_DOUBLE_SPLIT + (0.2,),
+    ((0.0348277, 91), (0.030813294, 0), 0.45852715),  # alpha multiplier: float and double split at input -128
+    ((0.05, -10), (0.02, 20), -0.3),
+    ((0.01, 0), (0.01, 0), 1.5),
+])
+def test_leaky_relu_every_int8_input(tmp_path, in_q, out_q, alpha):
+    path = unary_model(tmp_path, "LEAKY_RELU", in_q, out_q, op_options=options("LeakyRelu", Alpha=alpha))
+    assert_matches_reference(path, [EVERY_INT8])
+
+
+@pytest.mark.parametrize("in_q,out_q", [((0.02, -1), (0.05, 10)), ((0.1, 50), (0.01, -128)), ((0.3, 0), (0.3, 0)),
+                                        FLOAT_DOUBLE_SPLIT])
 def test_int8_requantize_every_input(tmp_path, in_q, out_q):
     assert_matches_reference(unary_model(tmp_path, "QUANTIZE", in_q, out_q), [EVERY_INT8])
 
@@ -108,6 +137,39 @@ def test_binary_every_int8_pair(tmp_path, opcode, q1, q2, q_out):
     """[256, 1] op [1, 256]: every pair of int8 values in one broadcast."""
     path = binary_model(tmp_path, opcode, q1, q2, q_out)
     assert_matches_reference(path, [EVERY_INT8.reshape(256, 1), EVERY_INT8])
+
+
+ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
+
+
+@pytest.mark.parametrize("opcode", ["ADD", "SUB", "MUL"])
+@pytest.mark.parametrize("activation", ["RELU", "RELU_N1_TO_1", "RELU6"])
+def test_binary_fused_activation_every_int8_pair(tmp_path, opcode, activation):
+    kind = opcode.capitalize()
+    sub = Sub([tensor("a", (256, 1), q=(0.05, 3)), tensor("b", (1, 256), q=(0.03, -20)),
+               tensor("out", (256, 256), q=(0.04, -6))],
+              [Op(getattr(OPS, opcode), [0, 1], [2],
+                  options=options(kind, FusedActivationFunction=ACTIVATIONS[activation]))], [0, 1], [2])
+    path = tmp_path / "fused.tflite"
+    path.write_bytes(build([sub]))
+    assert_matches_reference(path, [EVERY_INT8.reshape(256, 1), EVERY_INT8])
+
+
+@pytest.mark.parametrize("beta", [0.25, 1.0, 3.0])
+@pytest.mark.parametrize("in_q", [(0.1, 5), (0.0235294, -1)])
+def test_softmax_beta(tmp_path, beta, in_q):
+    path = unary_model(tmp_path, "SOFTMAX", in_q, (1 / 256, -128), shape=(8, 32),
+                       op_options=options("Softmax", Beta=beta))
+    rows = np.random.default_rng(5).integers(-128, 128, (8, 32)).astype(np.int8)
+    assert_matches_reference(path, [EVERY_INT8.reshape(8, 32)])
+    assert_matches_reference(path, [rows])
+
+
+@pytest.mark.parametrize("beta", [0.5, 2.0])
+def test_softmax_f32_beta(tmp_path, beta):
+    path = unary_model(tmp_path, "SOFTMAX", None, None, "float32", "float32", shape=(3, 9),
+                       op_options=options("Softmax", Beta=beta))
+    assert_matches_reference(path, [np.random.default_rng(6).uniform(-5, 5, (3, 9)).astype(np.float32)])
 
 
 @pytest.mark.parametrize("model", ["relu_int8", "relu6_int8", "leaky_relu_int8", "logistic_int8", "tanh_int8",

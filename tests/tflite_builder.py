@@ -34,6 +34,7 @@ class Op:
     inputs: list
     outputs: list
     custom_code: str | None = None
+    options: tuple | None = None  # (tflite.BuiltinOptions code, function(builder) -> options table offset)
 
 
 @dataclass
@@ -95,10 +96,14 @@ def build(subgraphs: list[Sub], identifier: bytes = b"TFL3") -> bytes:
                 opcode_keys.append(key)
             ins = _ints(b, tflite.OperatorStartInputsVector, list(op.inputs))
             outs = _ints(b, tflite.OperatorStartOutputsVector, list(op.outputs))
+            options = op.options[1](b) if op.options else None
             tflite.OperatorStart(b)
             tflite.OperatorAddOpcodeIndex(b, opcode_keys.index(key))
             tflite.OperatorAddInputs(b, ins)
             tflite.OperatorAddOutputs(b, outs)
+            if options is not None:
+                tflite.OperatorAddBuiltinOptionsType(b, op.options[0])
+                tflite.OperatorAddBuiltinOptions(b, options)
             op_offsets.append(tflite.OperatorEnd(b))
         tensors_vec = _offsets(b, tflite.SubGraphStartTensorsVector, tensor_offsets)
         ops_vec = _offsets(b, tflite.SubGraphStartOperatorsVector, op_offsets)

@@ -6,7 +6,10 @@ What TFLite Micro computes for int8, and so what these lowerings ask for:
 - RELU6 clamps in the *input* quantization to [zero, six] and ignores the
   output's quantization parameters.
 - LEAKY_RELU rescales positive inputs by in/out scale and negative ones by
-  alpha * in/out scale (both multipliers computed in float).
+  alpha * in/out scale.
+Multipliers are computed in double and RELU6's bound in float: that is what
+the tflite-micro reference does (tests/test_ops_elementwise.py has scales on
+which float and double disagree).
 - LOGISTIC and TANH rescale the input to Q4 fixed point and evaluate
   gemmlowp's fixed-point logistic/tanh (kernels/include/usmp_kernels/fixed_point.h);
   outputs are scale 1/256 zero point -128 (LOGISTIC) and 1/128, 0 (TANH).
@@ -39,7 +42,7 @@ def unary_refs(op, ctx) -> dict:
 
 
 def f32_ratio(numerator: float, denominator: float) -> float:
-    """numerator / denominator in single precision, as TFLite Micro divides scales."""
+    """numerator / denominator in single precision (a C float division)."""
     return float(np.float32(numerator) / np.float32(denominator))
 
 
@@ -58,7 +61,7 @@ def lower_relu(op, ctx):
         ctx.call("usmp_relu6_s8", "usmp_relu6_s8_params", params, **unary_refs(op, ctx))
         return
     q_out = require_quantized(ctx, out)
-    multiplier, shift = quantize_multiplier(f32_ratio(q_in.scale, q_out.scale))
+    multiplier, shift = quantize_multiplier(q_in.scale / q_out.scale)
     params = dict(size=size, input_zero_point=q_in.zero_point, output_zero_point=q_out.zero_point,
                   multiplier=multiplier, shift=shift, act_min=max(INT8_MIN, q_out.zero_point), act_max=INT8_MAX)
     ctx.call("usmp_requantize_s8", "usmp_requantize_s8_params", params, **unary_refs(op, ctx))
@@ -67,16 +70,15 @@ def lower_relu(op, ctx):
 @lowering("LEAKY_RELU")
 def lower_leaky_relu(op, ctx):
     inp, out, dtype = unary_operands(op, ctx, "int8", "float32")
-    alpha = float(op.options.get("alpha", 0.2))
+    alpha = float(op.options.get("alpha", 0.0))  # the schema default
     size = out.num_elements
     if dtype == "float32":
         ctx.call("usmp_leaky_relu_f32", "usmp_leaky_relu_f32_params", dict(size=size, alpha=alpha),
                  **unary_refs(op, ctx))
         return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
-    identity_multiplier, identity_shift = quantize_multiplier(f32_ratio(q_in.scale, q_out.scale))
-    alpha_scale = float(np.float32(q_in.scale) * np.float32(alpha))
-    alpha_multiplier, alpha_shift = quantize_multiplier(f32_ratio(alpha_scale, q_out.scale))
+    identity_multiplier, identity_shift = quantize_multiplier(q_in.scale / q_out.scale)
+    alpha_multiplier, alpha_shift = quantize_multiplier(q_in.scale * alpha / q_out.scale)
     params = dict(size=size, input_zero_point=q_in.zero_point, output_zero_point=q_out.zero_point,
                   identity_multiplier=identity_multiplier, identity_shift=identity_shift,
                   alpha_multiplier=abs(alpha_multiplier), alpha_shift=alpha_shift,

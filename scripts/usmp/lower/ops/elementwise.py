@@ -28,7 +28,8 @@ def broadcast_walk(ctx, shape1, shape2, out_shape) -> dict:
     s1, s2, so = (tuple([1] * (rank - len(s)) + list(s)) for s in (shape1, shape2, out_shape))
     for d1, d2, do in zip(s1, s2, so):
         if not (d1 in (1, do) and d2 in (1, do) and do == max(d1, d2)):
-            raise ctx.fail(f"shapes {list(shape1)} and {list(shape2)} do not broadcast to the output shape {list(out_shape)}")
+            raise ctx.fail(f"shapes {list(shape1)} and {list(shape2)} do not broadcast "
+                           f"to the output shape {list(out_shape)}")
     dims = []  # (extent, stride1, stride2), outermost first
     strides1, strides2 = _contiguous_strides(s1), _contiguous_strides(s2)
     for d1, d2, do, t1, t2 in zip(s1, s2, so, strides1, strides2):
@@ -44,7 +45,8 @@ def broadcast_walk(ctx, shape1, shape2, out_shape) -> dict:
         merged.append(dim)
     merged = list(reversed(merged)) or [[1, 1, 1]]
     if len(merged) > MAX_RANK:
-        raise ctx.fail(f"broadcasting {list(shape1)} with {list(shape2)} needs {len(merged)} loops; at most {MAX_RANK} are supported")
+        raise ctx.fail(f"broadcasting {list(shape1)} with {list(shape2)} needs {len(merged)} loops; "
+                       f"at most {MAX_RANK} are supported")
     pad = MAX_RANK - len(merged)
     return dict(
         rank=len(merged),

@@ -26,14 +26,15 @@ def lower_softmax(op, ctx):
         raise ctx.fail("input is a scalar; SOFTMAX needs at least one dimension")
     depth = int(inp.shape[-1])
     rows = inp.num_elements // depth if depth else 0
-    beta = float(op.options.get("beta", 1.0))
+    beta = float(op.options.get("beta", 0.0))  # the schema default
     if dtype == "float32":
         ctx.call("usmp_softmax_f32", "usmp_softmax_f32_params", dict(rows=rows, depth=depth, beta=beta),
                  **unary_refs(op, ctx))
         return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
     if q_out.zero_point != INT8_MIN or np.float32(q_out.scale) != np.float32(1.0 / 256):
-        raise ctx.fail(f"int8 output must have scale 1/256 and zero point -128, not {q_out.scale:g} and {q_out.zero_point}")
+        raise ctx.fail(f"int8 output must have scale 1/256 and zero point -128, "
+                       f"not {q_out.scale:g} and {q_out.zero_point}")
     real = min(beta * q_in.scale * float(1 << (31 - SCALED_DIFF_INTEGER_BITS)), float((1 << 31) - 1))
     if real <= 1.0:
         raise ctx.fail(f"beta {beta:g} times input scale {q_in.scale:g} is too small for the int8 kernel")
