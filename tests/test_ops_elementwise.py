@@ -126,12 +126,19 @@ def test_quantize_rounds_halves_away_from_zero_and_saturates(tmp_path):
     assert_matches_reference(path, [values])
 
 
+def test_quantize_divides_in_float(tmp_path):
+    """6 / 0.9230769 is exactly 6.5 in float (rounds to 7) but below 6.5 in double."""
+    path = unary_model(tmp_path, "QUANTIZE", None, (0.9230769, 0), in_dtype="float32", shape=(1, 4))
+    assert_matches_reference(path, [np.array([[6.0, -6.0, 0.9230769, 117.0]], np.float32)])
+
+
 @pytest.mark.parametrize("opcode", ["ADD", "SUB", "MUL"])
 @pytest.mark.parametrize("q1,q2,q_out", [
     ((0.02, -1), (0.02, -1), (0.04, 0)),
     ((0.1, 50), (0.003, -128), (0.05, 17)),
     ((0.0078125, 0), (0.25, 127), (0.3, -128)),
-    ((0.0235294, 3), (0.0301, -9), (0.047, 2)),  # float and double multipliers differ here
+    ((0.0235294, 3), (0.0301, -9), (0.047, 2)),  # ADD/SUB: float and double multipliers split here
+    ((0.019839069, 0), (0.097419076, 0), (0.09175888, -128)),  # MUL: they split at 59 * 105
 ])
 def test_binary_every_int8_pair(tmp_path, opcode, q1, q2, q_out):
     """[256, 1] op [1, 256]: every pair of int8 values in one broadcast."""
