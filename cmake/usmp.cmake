@@ -110,6 +110,9 @@ function(usmp_add_model target)
   target_include_directories(usmp_model_${name} PUBLIC ${out_dir})
   target_link_libraries(usmp_model_${name} PUBLIC zephyr_interface)
   target_link_libraries(${target} PRIVATE usmp_model_${name})
+  # <target>'s own sources include <name>.h: generate it first.
+  add_custom_target(usmp_model_${name}_sources DEPENDS ${out_dir}/${name}.h)
+  add_dependencies(${target} usmp_model_${name}_sources)
 
   if(ARG_SHARED_WORKSPACE)
     set(group ${ARG_SHARED_WORKSPACE})
@@ -149,6 +152,8 @@ function(_usmp_add_group target group)
     target_link_libraries(usmp_group_${group} PUBLIC usmp_model_${member})
   endforeach()
   target_link_libraries(${target} PRIVATE usmp_group_${group})
+  add_custom_target(usmp_group_${group}_sources DEPENDS ${out_dir}/usmp_group_${group}.h)
+  add_dependencies(${target} usmp_group_${group}_sources)
 endfunction()
 
 # CONFIG_USMP_MODEL: one model, no CMake code in the application. Built in
@@ -169,4 +174,7 @@ function(usmp_add_kconfig_model)
   zephyr_library_named(usmp_model_${name})
   zephyr_library_sources(${out_dir}/${name}.c ${out_dir}/${name}_constants.c)
   zephyr_include_directories(${out_dir})
+  # The application includes <name>.h: generate it before app compiles.
+  add_custom_target(usmp_model_${name}_sources DEPENDS ${out_dir}/${name}.h)
+  add_dependencies(app usmp_model_${name}_sources)
 endfunction()
