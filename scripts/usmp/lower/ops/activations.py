@@ -7,12 +7,12 @@ What TFLite Micro computes for int8, and so what these lowerings ask for:
   output's quantization parameters.
 - LEAKY_RELU rescales positive inputs by in/out scale and negative ones by
   alpha * in/out scale.
-Multipliers are computed in double and RELU6's bound in float: that is what
-the tflite-micro reference does (tests/test_ops_elementwise.py has scales on
-which float and double disagree).
 - LOGISTIC and TANH rescale the input to Q4 fixed point and evaluate
   gemmlowp's fixed-point logistic/tanh (kernels/include/usmp_kernels/fixed_point.h);
   outputs are scale 1/256 zero point -128 (LOGISTIC) and 1/128, 0 (TANH).
+Multipliers are computed in double and RELU6's bound in float: that is what
+the tflite-micro reference does (tests/test_ops_elementwise.py has scales on
+which float and double disagree).
 """
 from __future__ import annotations
 
