@@ -62,7 +62,8 @@ static void conv_walk_columns(struct conv_walk *k, int32_t cols, int32_t dilatio
 }
 
 /* Sum of (x + offset) * w over the walk; offset is 0 where the zero point is folded into the bias. */
-static CONV_NOINLINE int32_t walk_dot_s8(const struct conv_walk *k, const int8_t *x, const int8_t *w, int32_t offset)
+static CONV_NOINLINE int32_t walk_dot_s8(const struct conv_walk *k, const int8_t *x, const int8_t *w,
+					 int32_t offset)
 {
 	int32_t acc = 0;
 	int32_t r, i;

@@ -42,7 +42,8 @@ static DW_NOINLINE int32_t dot_strided_s8(const int8_t *x, const int8_t *w, int3
  * the choice of row loop made once, so that the per-row work stays in
  * registers.
  */
-static DW_NOINLINE int32_t dw_dot_s8(const struct dw_walk *k, const int8_t *x, const int8_t *w, int32_t offset)
+static DW_NOINLINE int32_t dw_dot_s8(const struct dw_walk *k, const int8_t *x, const int8_t *w,
+				     int32_t offset)
 {
 	int32_t acc = 0;
 	int32_t r;

@@ -93,7 +93,8 @@ def int8_conv_constants(ctx: LowerContext, op: Operator, inp: Tensor, out: Tenso
     lo, hi = int8_activation(ctx, op, out)
     params = dict(input_offset=input_offset, output_offset=q_out.zero_point, act_min=lo, act_max=hi,
                   per_channel=int(len(multipliers) > 1))
-    refs = dict(bias=ctx.constant("bias", _wrap_int32(bias)), folded_bias=ctx.constant("folded_bias", _wrap_int32(folded)),
+    refs = dict(bias=ctx.constant("bias", _wrap_int32(bias)),
+                folded_bias=ctx.constant("folded_bias", _wrap_int32(folded)),
                 multiplier=ctx.constant("multiplier", multipliers), shift=ctx.constant("shift", shifts))
     return params, refs
 
