@@ -146,6 +146,27 @@ def test_binary_every_int8_pair(tmp_path, opcode, q1, q2, q_out):
     assert_matches_reference(path, [EVERY_INT8.reshape(256, 1), EVERY_INT8])
 
 
+@pytest.mark.parametrize("opcode", ["ADD", "SUB", "MUL"])
+def test_binary_with_one_tensor_as_both_inputs(tmp_path, opcode):
+    sub = Sub([tensor("a", (1, 256), q=(0.05, 3)), tensor("out", (1, 256), q=(0.1, -6))],
+              [Op(getattr(OPS, opcode), [0, 0], [1])], [0], [1])
+    path = tmp_path / "same.tflite"
+    path.write_bytes(build([sub]))
+    assert_matches_reference(path, [EVERY_INT8])
+
+
+def test_softmax_long_rows(tmp_path):
+    """Rows longer than the 4095 ones a Q12 sum holds; spread values keep the sum in range.
+
+    (Rows of equal values would wrap it: TFLite Micro then aborts, the kernel stays defined.)
+    """
+    path = unary_model(tmp_path, "SOFTMAX", (0.1, 0), (1 / 256, -128), shape=(2, 5000),
+                       op_options=options("Softmax", Beta=1.0))
+    rows = np.random.default_rng(8).integers(-128, 128, (2, 5000)).astype(np.int8)
+    assert_matches_reference(path, [rows])
+    assert run_host(compile_model(path), [rows], sanitize=True)[0].shape == (2, 5000)
+
+
 ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 
 

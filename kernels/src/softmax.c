@@ -32,12 +32,14 @@ void usmp_softmax_s8(const struct usmp_softmax_s8_params *p, const int8_t *input
 			const int32_t diff = x[c] - max_value;
 
 			if (diff >= p->diff_min) {
-				sum += usmp_rounding_divide_by_pot(scaled_exp(p, diff), ACCUMULATION_INTEGER_BITS); /* Q0 to Q12 */
+				/* Q0 to Q12; wraps past 4095 ones exactly like the reference's int32 sum. */
+				sum = usmp_fp_add(sum, usmp_rounding_divide_by_pot(scaled_exp(p, diff),
+										   ACCUMULATION_INTEGER_BITS));
 			}
 		}
 		/* sum = 2^bits_over_unit * (1 + f); reciprocal = 1 / (1 + f) in Q0. */
 		reciprocal = usmp_fp_reciprocal(sum, ACCUMULATION_INTEGER_BITS, &bits_over_unit);
-		exponent = bits_over_unit + 31 - 8;
+		exponent = USMP_MIN(bits_over_unit + 31 - 8, 31); /* above 31 only after the sum wrapped */
 		for (c = 0; c < p->depth; c++) {
 			const int32_t diff = x[c] - max_value;
 			int32_t out = INT8_MIN;

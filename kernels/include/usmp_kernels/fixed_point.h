@@ -168,11 +168,14 @@ static inline int32_t usmp_fp_tanh(int32_t a, int32_t integer_bits)
 	return a < 0 ? usmp_fp_sub(0, t) : t;
 }
 
-/* Leading zero bits of a non-zero x (Cortex-M0 has no CLZ instruction). */
+/* Leading zero bits of x, 32 for 0 (Cortex-M0 has no CLZ instruction). */
 static inline int32_t usmp_fp_count_leading_zeros(uint32_t x)
 {
 	int32_t n = 0;
 
+	if (x == 0u) {
+		return 32;
+	}
 	while (!(x & 0x80000000u)) {
 		x <<= 1;
 		n++;
@@ -183,11 +186,13 @@ static inline int32_t usmp_fp_count_leading_zeros(uint32_t x)
 /*
  * 1 / x for x > 0 in Q(integer_digits): returns the Q0 reciprocal of x
  * normalised into [1, 2), and the power of two that was divided out.
+ * (x <= 0 gives a meaningless but defined result.)
  */
 static inline int32_t usmp_fp_reciprocal(int32_t x, int32_t integer_digits, int32_t *num_bits_over_unit)
 {
 	const int32_t headroom_plus_one = usmp_fp_count_leading_zeros((uint32_t)x);
-	const int32_t shifted_minus_one = (int32_t)(((uint32_t)x << headroom_plus_one) - 0x80000000u);
+	const uint32_t shifted = headroom_plus_one < 32 ? (uint32_t)x << headroom_plus_one : 0u;
+	const int32_t shifted_minus_one = (int32_t)(shifted - 0x80000000u);
 
 	*num_bits_over_unit = integer_digits - headroom_plus_one;
 	return usmp_fp_one_over_one_plus_x(shifted_minus_one);
