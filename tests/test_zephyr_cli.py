@@ -106,7 +106,9 @@ def load_west_command(monkeypatch):
 def test_west_usmp_defaults_to_the_build_in_the_current_directory(tmp_path, monkeypatch):
     west_command = load_west_command(monkeypatch)
     argv = ["compile", "m.tflite", "-o", "out"]
-    assert west_command.with_default_build_dir(argv, tmp_path) == argv  # no build yet
+    assert west_command.with_default_build_dir(argv, tmp_path) == argv  # no build, no prj.conf
+    (tmp_path / "prj.conf").write_text("CONFIG_USMP=y\n")
+    assert west_command.with_default_build_dir(argv, tmp_path) == argv + ["--dotconfig", str(tmp_path / "prj.conf")]
     fake_build(tmp_path / "build")
     assert west_command.with_default_build_dir(argv, tmp_path) == argv + ["-d", str(tmp_path / "build")]
     explicit = argv + ["--dotconfig", "prj.conf"]

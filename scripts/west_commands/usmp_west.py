@@ -2,9 +2,9 @@
 
 A thin WestCommand: the subcommands (compile, run, plan, ...) and their
 options are the usmp package's own. It adds one convenience: when no
--d/--build-dir, --dotconfig or --pool is given and ./build (west's default
-build directory) holds a Zephyr build, pools and the algorithm come from that
-build's Kconfig and devicetree, as if `-d build` had been given.
+-d/--build-dir, --dotconfig or --pool is given, pools and the algorithm come
+from ./build (west's default build directory) when it holds a Zephyr build,
+else from ./prj.conf when that enables usmp.
 """
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ class UsmpCommand(WestCommand):
 
 
 def with_default_build_dir(argv: list[str], cwd: Path) -> list[str]:
-    """Add `-d build` for compile/plan when ./build is a Zephyr build and nothing else was said."""
+    """For compile/plan with nothing said about pools: `-d build` when ./build is a Zephyr
+    build (sysbuild too), else `--dotconfig prj.conf` when ./prj.conf enables usmp."""
     if not argv or argv[0] not in ZEPHYR_AWARE:
         return argv
     if any(a == opt or a.startswith(opt + "=") for a in argv for opt in EXPLICIT_SOURCES):
@@ -56,4 +57,7 @@ def with_default_build_dir(argv: list[str], cwd: Path) -> list[str]:
     build = cwd / "build"
     if (build / "zephyr" / ".config").is_file() or any(build.glob("*/zephyr/.config")):
         return argv + ["-d", str(build)]
+    prj_conf = cwd / "prj.conf"
+    if prj_conf.is_file() and "CONFIG_USMP=y" in prj_conf.read_text().split():
+        return argv + ["--dotconfig", str(prj_conf)]
     return argv

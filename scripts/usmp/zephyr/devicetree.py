@@ -176,8 +176,7 @@ class _DtsParser:
         node = _Node(path, labels)
         self.take("{")
         while self.peek() != "}":
-            if self.tokens[self.pos + 1] == "{" or self.peek().endswith(":") or \
-                    (self.pos + 1 < len(self.tokens) and self.tokens[self.pos + 1].endswith(":")):
+            if self.peek().endswith(":") or self.tokens[self.pos + 1] == "{":  # labelled or plain child node
                 node.children.append(self.node(path))
             else:
                 self.property(node)
