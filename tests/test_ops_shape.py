@@ -41,7 +41,8 @@ def buffer_of(program, tensor_index: int) -> str:
 
 
 @pytest.mark.parametrize("model, opcode", [("reshape_view", "RESHAPE"), ("reshape_flatten", "RESHAPE"),
-                                           ("reshape_into_mean", "RESHAPE"), ("squeeze_view", "SQUEEZE")])
+                                           ("reshape_into_mean", "RESHAPE"), ("reshape_input_view", "RESHAPE"),
+                                           ("reshape_shared_output", "RESHAPE"), ("squeeze_view", "SQUEEZE")])
 def test_view_emits_no_code_and_shares_the_buffer(model, opcode):
     compiled = compile_model(TEST_MODELS / f"{model}.tflite")
     graph = compiled.program.graph
@@ -58,6 +59,16 @@ def test_view_as_model_output_is_written_in_place():
     fc = program.ops[0]
     assert program.outputs[0] in fc.buffers_written()
     assert program.buffers[program.outputs[0]].kind == "output"
+
+
+def test_viewed_model_output_is_also_read_by_another_operator():
+    compiled = compile_model(TEST_MODELS / "reshape_shared_output.tflite")
+    program = compiled.program
+    viewed = next(name for name in program.outputs if program.buffers[name].c_type == "int8_t"
+                  and len(program.buffers[name].tensors) == 2)
+    writers = [op for op in program.ops if viewed in op.buffers_written()]
+    readers = [op for op in program.ops if viewed in op.buffers_read()]
+    assert len(writers) == 1 and len(readers) == 1 and writers[0] is not readers[0]
 
 
 @pytest.mark.parametrize("model", ["reshape_io", "reshape_io_f32", "squeeze_io", "squeeze_io_f32"])
@@ -166,6 +177,30 @@ def test_six_dimensional_pad_matches_numpy(tmp_path):
     x = np.random.default_rng(2).uniform(-3, 3, shape).astype(np.float32)
     (got,) = _run_float_model(tmp_path, sub, [x])
     np.testing.assert_array_equal(got, np.pad(x, pads))
+
+
+def test_six_dimensional_strided_slice_matches_numpy(tmp_path):
+    shape = (2, 3, 1, 4, 5, 3)
+    begin, end, strides = [1, 0, 0, -1, 4, 0], [2, 3, 1, 0, 0, 3], [1, 2, 1, -2, -1, 2]
+    x = np.random.default_rng(3).uniform(-3, 3, shape).astype(np.float32)
+    expected = x[tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides))]
+    sub = tb.Sub([tb.T("x", shape, "float32")]
+                 + [tb.T(n, (6,), "int32", data=np.array(v, np.int32)) for n, v in
+                    (("begin", begin), ("end", end), ("strides", strides))]
+                 + [tb.T("y", expected.shape, "float32")],
+                 [tb.Op(OP.STRIDED_SLICE, [0, 1, 2, 3], [4])], [0], [4])
+    (got,) = _run_float_model(tmp_path, sub, [x])
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_six_dimensional_mean_matches_numpy(tmp_path):
+    shape, axes = (2, 3, 2, 4, 1, 3), [1, 3, -1]
+    x = np.random.default_rng(4).uniform(-3, 3, shape).astype(np.float32)
+    expected = x.mean(axis=tuple(axes))
+    sub = tb.Sub([tb.T("x", shape, "float32"), tb.T("axes", (3,), "int32", data=np.array(axes, np.int32)),
+                  tb.T("y", expected.shape, "float32")], [tb.Op(OP.MEAN, [0, 1], [2])], [0], [2])
+    (got,) = _run_float_model(tmp_path, sub, [x])
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
 
 
 # -- rejections ---------------------------------------------------------------------

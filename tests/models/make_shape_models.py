@@ -99,6 +99,13 @@ def reshape_to_squeeze(path: Path, squeeze_dims: list[int]) -> None:
     path.write_bytes(bytes(flatbuffer_utils.convert_object_to_bytearray(model)))
 
 
+def shared_then_viewed(x):
+    import tensorflow as tf
+
+    hidden = dense(12)(x)
+    return [tf.keras.layers.Reshape((3, 4))(hidden), dense(2)(hidden)]
+
+
 def models():
     """name -> (build, input shapes, operator that must appear)."""
     import tensorflow as tf
@@ -112,6 +119,11 @@ def models():
         "reshape_flatten": (lambda x: dense(3)(K.Flatten()(dense(4)(x))), [(1, 3, 5)], "RESHAPE"),
         "reshape_into_mean": (lambda x: K.GlobalAveragePooling2D()(K.Reshape((2, 3, 4))(dense(24)(x))), [(1, 8)], "RESHAPE"),
         # Dense -> RESHAPE as the last operator: the view becomes the model output.
+        # Model input -> RESHAPE -> TRANSPOSE: the view is another name for the input array.
+        "reshape_input_view": (lambda x: lam(lambda t: tf.transpose(t, [0, 2, 1]))(K.Reshape((3, 4))(x)), [(1, 12)],
+                               "RESHAPE"),
+        # One Dense output read by a Dense and viewed as a second model output.
+        "reshape_shared_output": (shared_then_viewed, [(1, 5)], "RESHAPE"),
         "reshape_to_output": (lambda x: K.Reshape((2, 5))(dense(10)(x)), [(1, 6)], "RESHAPE"),
         # MEAN(keepdims) -> SQUEEZE -> Dense; the SQUEEZE is inserted after conversion.
         "squeeze_view": (lambda x: dense(3)(K.GlobalAveragePooling2D(keepdims=True)(x)), [(1, 3, 3, 4)],
@@ -142,9 +154,12 @@ def models():
 
 
 def main() -> None:
+    import tensorflow as tf
+
     failures = []
     for name, (build, shapes, wanted) in models().items():
         for quantize, suffix in (("int8", ""), ("float32", "_f32")):
+            tf.keras.backend.clear_session()  # tensor names restart, so reruns write the same bytes
             path = convert(build, shapes, name + suffix, quantize=quantize, seed=len(name))
             opcode = wanted
             if isinstance(wanted, tuple):

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from usmp.lower.fixed_point import activation_name
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_dtype, require_quantized
-from usmp.lower.ops.nd_copy import copy_nd, row_major_steps, kernel_suffix
-from usmp.lower.fixed_point import activation_name
+from usmp.lower.ops.nd_copy import copy_nd, kernel_suffix, row_major_steps
 
 
 @lowering("CONCATENATION")
@@ -33,7 +33,7 @@ def lower_concatenation(op, ctx):
         raise ctx.fail("has a missing input")
     out_steps = row_major_steps(out.shape)
     position = 0
-    calls = []
+    slabs = []
     for k, index in enumerate(op.inputs):
         inp = ctx.tensor(index)
         require_dtype(ctx, inp, dtype)
@@ -41,12 +41,12 @@ def lower_concatenation(op, ctx):
             raise ctx.fail(f"input {k} shape {list(inp.shape)} does not fit output shape {list(out.shape)} on axis {axis}")
         if dtype == "int8":
             _require_same_quantization(ctx, k, inp, out)
-        calls.append((index, inp, position))
+        slabs.append((index, inp, position))
         position += inp.shape[axis]
     if position != out.shape[axis]:
         raise ctx.fail(f"inputs add up to {position} along axis {axis}, output has {out.shape[axis]}")
     output = ctx.write(op.outputs[0])
-    for index, inp, start in calls:
+    for index, inp, start in slabs:
         copy_nd(ctx, dtype, inp.shape, row_major_steps(inp.shape), out_steps, ctx.read(index), output,
                 out_offset=start * out_steps[axis])
 
