@@ -4,8 +4,10 @@ Run with a Python that has TensorFlow (offline, fixed seeds):
 
     /work/tfvenv/bin/python tests/models/make_shape_models.py
 
-Every model is written in an int8 and a float32 variant; each is checked to
-contain the operator it is meant to exercise.
+Every Keras model is written in an int8 and a float32 variant; each is checked
+to contain the operator it is meant to exercise. SQUEEZE is patched in after
+conversion (the converter turns tf.squeeze into RESHAPE), and a few int8 MEAN
+models are built by hand with tests/tflite_builder.py to pick their scales.
 """
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for tflite_builder
 
-from model_tools import convert, opcodes  # noqa: E402
+from model_tools import MODELS_DIR, convert, opcodes  # noqa: E402
 
 
 def lam(fn):
@@ -153,6 +156,35 @@ def models():
     }
 
 
+# Hand-built int8 MEAN models: quantization TensorFlow's calibration would not choose,
+# to reach TFLite's multiplier corner cases (large n, a clamped pre-shift, a left
+# shift when output_scale < input_scale, both zero points at the int8 limits).
+# name -> (input shape, axes, input scale, input zero point, output scale, output zero point)
+MEAN_QUANTIZATION_CASES = {
+    "mean_int8_large_n": ((1, 64, 64, 2), [1, 2], 0.05, 3, 0.05, -2),
+    "mean_int8_tiny_ratio": ((1, 7, 5, 3), [1, 2], 0.02, -5, 0.02 * 2**25, 0),
+    "mean_int8_left_shift": ((1, 1, 6, 4), [1], 0.5, 10, 0.5 / 8, -7),
+    "mean_int8_zero_point_limits": ((1, 7, 5, 3), [1, 2], 0.013, -128, 0.012, -128),
+    "mean_int8_batch_axes": ((2, 3, 4, 5), [0, 2], 0.1, 0, 0.07, 1),
+}
+
+
+def write_mean_quantization_cases() -> None:
+    import numpy as np
+    import tflite
+    import tflite_builder as tb
+
+    for name, (shape, axes, in_scale, in_zp, out_scale, out_zp) in MEAN_QUANTIZATION_CASES.items():
+        out_shape = tuple(d for k, d in enumerate(shape) if k not in axes)
+        sub = tb.Sub([tb.T("input", shape, "int8", scales=[in_scale], zero_points=[in_zp]),
+                      tb.T("axes", (len(axes),), "int32", data=np.array(axes, np.int32)),
+                      tb.T("output", out_shape, "int8", scales=[out_scale], zero_points=[out_zp])],
+                     [tb.Op(tflite.BuiltinOperator.MEAN, [0, 1], [2])], [0], [2])
+        path = MODELS_DIR / f"{name}.tflite"
+        path.write_bytes(tb.build([sub]))
+        print(f"{path.name}: {' '.join(opcodes(path))}")
+
+
 def main() -> None:
     import tensorflow as tf
 
@@ -173,6 +205,7 @@ def main() -> None:
             print(f"{path.name}: {' '.join(ops)}")
             if opcode not in ops:
                 failures.append(f"{path.name} has no {opcode}: {ops}")
+    write_mean_quantization_cases()
     if failures:
         raise SystemExit("\n".join(failures))
 
