@@ -178,3 +178,6 @@ function(usmp_add_kconfig_model)
   add_custom_target(usmp_model_${name}_sources DEPENDS ${out_dir}/${name}.h)
   add_dependencies(app usmp_model_${name}_sources)
 endfunction()
+
+# usmp_add_reference_vectors(): expected outputs for on-target tests.
+include(${CMAKE_CURRENT_LIST_DIR}/usmp_reference.cmake)
