@@ -50,6 +50,9 @@ def test_view_emits_no_code_and_shares_the_buffer(model, opcode):
     view = next(op for op in graph.operators if op.opcode == opcode)
     assert buffer_of(compiled.program, view.outputs[0]) == buffer_of(compiled.program, view.inputs[0])
     assert f"op_{view.index}_" not in compiled.files[f"{compiled.program.name}.c"]
+    # RESHAPE's shape operand is never read, so it is no constant buffer either.
+    for shape_operand in view.inputs[1:]:
+        assert not any(shape_operand in b.tensors for b in compiled.program.buffers.values())
 
 
 def test_view_as_model_output_is_written_in_place():
