@@ -220,3 +220,17 @@ def test_impossible_random_like_problem_with_fallback_is_a_plan_error():
     for algorithm in ALGORITHMS:
         with pytest.raises(PlanError, match="limit 60 B"):
             plan(buffers, pools, algorithm)
+
+
+def test_optimal_finds_a_plan_within_the_limit_where_greedy_overflows():
+    # Greedy puts the big buffer first, so the 64-aligned one lands at 128 > 72;
+    # the search puts the aligned one at 0 and the big one right on top (68 B).
+    buffers = [BufferInfo("aligned", 3, 64, ("p",), frozenset({"big"}), (0, 0)),
+               BufferInfo("big", 65, 1, ("p",), frozenset(), (0, 0)),
+               BufferInfo("empty", 0, 1, ("p",), frozenset({"big"}), (0, 0))]
+    pools = [PoolInfo("p", size_limit=72, alignment=64)]
+    with pytest.raises(PlanError, match="limit 72 B"):
+        plan(buffers, pools, "greedy_by_size")
+    result = checked(buffers, pools, "optimal")
+    assert result.placements["aligned"] == ("p", 0) and result.placements["big"] == ("p", 3)
+    assert checked(buffers, pools, "auto").pool_sizes["p"] == 68

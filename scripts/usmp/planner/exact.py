@@ -34,21 +34,27 @@ class _NodeLimit(Exception):
     pass
 
 
-RANKINGS = ("width-area-total", "total-width-area", "total-area-width")
+# Rankings tried round-robin: the keys, biggest first; "width" is the lifetime
+# in time steps or in sections; "=" keeps one ranking for the whole search
+# instead of re-ranking each independent part by what is left in it. Each
+# solves instances the others do not (MiniMalloc's challenging set needs all).
+RANKINGS = (("time", "total-width-area"), ("sections", "total-area-width"), ("sections", "=total-width-area"))
 
 
 def fits_in(sizes: list[int], aligns: list[int], conflicts: list[list[int]], cliques: list[list[int]],
             capacity: int, deadline: float, tick: Callable[[], None] | None = None,
-            ordered: bool = False) -> list[int] | None:
-    """ordered: the cliques are an interval problem's sections in time order."""
+            ordered: bool = False, widths: list[int] | None = None) -> list[int] | None:
+    """ordered: the cliques are an interval problem's sections in time order.
+    widths: each buffer's lifetime length (for the rankings), when known."""
     n = len(sizes)
     offsets = [0] * n
     for component, local_cliques in _components(n, conflicts, cliques):
         index = {g: k for k, g in enumerate(component)}
         sub_conflicts = [[index[j] for j in conflicts[g]] for g in component]
         sub_cliques = [[index[g] for g in clique] for clique in local_cliques]
+        sub_widths = [widths[g] for g in component] if widths is not None else None
         found = _solve_component([sizes[g] for g in component], [aligns[g] for g in component],
-                                 sub_conflicts, sub_cliques, ordered, capacity, deadline, tick)
+                                 sub_conflicts, sub_cliques, ordered, capacity, deadline, tick, sub_widths)
         if found is None:
             return None
         for g, offset in zip(component, found):
@@ -79,25 +85,27 @@ def _components(n, conflicts, cliques):
     return list(zip(components, per_component))
 
 
-def _rank(sizes, cliques, ranking: str) -> list[int]:
-    n = len(sizes)
-    width = [0] * n
-    total = [0] * n
-    for clique in cliques:
-        clique_total = sum(sizes[i] for i in clique)
-        for i in clique:
-            width[i] += 1
-            total[i] = max(total[i], clique_total)
-    keys = {"width": width, "total": total, "area": [sizes[i] * max(width[i], 1) for i in range(n)]}
-    order = [keys[k] for k in ranking.split("-")]
-    by = sorted(range(n), key=lambda i: tuple(-key[i] for key in order) + (-sizes[i], i))
-    rank = [0] * n
-    for r, i in enumerate(by):
-        rank[i] = r
-    return rank
+def _ranker(sizes, widths, cliques_of, left, heuristic: str):
+    """rank(members): a static order of the members, by the heuristic's keys, biggest first.
+
+    total: the most bytes still to place in any clique the buffer is in;
+    width: its lifetime length; area: size x width.
+    """
+    keys = heuristic.split("-")
+
+    def rank_of(members: list[int], rank: list[int]) -> None:
+        def key(i):
+            total = max([left[c] for c in cliques_of[i]], default=0)
+            values = {"total": total, "width": widths[i], "area": sizes[i] * widths[i]}
+            return tuple(-values[k] for k in keys) + (-sizes[i], i)
+
+        for r, i in enumerate(sorted(members, key=key)):
+            rank[i] = r
+
+    return rank_of
 
 
-def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick):
+def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, widths):
     n = len(sizes)
     if any(s > capacity for s in sizes):
         return None
@@ -106,19 +114,25 @@ def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadl
             return None
     if n == 1:
         return [0]
-    rankings = [_rank(sizes, cliques, r) for r in RANKINGS]
+    in_sections = [0] * n
+    for clique in cliques:
+        for i in clique:
+            in_sections[i] += 1
+    scales = {"time": widths or in_sections, "sections": in_sections}
+    rankings = [(scale, keys) for scale, keys in RANKINGS if widths or scale == "sections"]
     node_limit = 2 * n
     while True:
         node_limit *= 2
-        for rank in rankings:
+        for scale, keys in rankings:
             try:
-                return _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, rank,
-                               node_limit)
+                return _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, keys.lstrip("="),
+                               scales[scale], node_limit, rerank=not keys.startswith("="))
             except _NodeLimit:
                 continue
 
 
-def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, rank, node_limit):
+def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, heuristic, widths, node_limit,
+            rerank=True):
     """One complete DFS under a node limit: offsets, None (proved impossible), or _NodeLimit."""
     n = len(sizes)
     placed = [False] * n
@@ -140,19 +154,27 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 cuts[k] += 1
     nodes = [0]
     clock = time.perf_counter
+    shift_rank = max(n, 1).bit_length()
+    shift_offset = 2 * shift_rank
+    mask = (1 << shift_rank) - 1
+    rank = [0] * n
+    rank_of = _ranker(sizes, widths, cliques_of, left, heuristic)
+    rank_of(list(range(n)), rank)
 
     def dfs(parent: list[int], last_offset: int, last_rank: int, lo: int, hi: int) -> bool:
         nodes[0] += 1
         if nodes[0] > node_limit:
             raise _NodeLimit
-        if not nodes[0] & 1023:
+        if not nodes[0] & 63:
             if clock() > deadline:
                 raise OutOfTime
             if tick is not None:
                 tick()
-        order = sorted([i for i in parent if not placed[i]], key=lambda i: (min_offset[i], rank[i]))
-        if not order:
+        # Sort by (min offset, rank) as one packed integer: much faster than tuple keys.
+        keys = sorted([(min_offset[i] << shift_offset) | (rank[i] << shift_rank) | i for i in parent if not placed[i]])
+        if not keys:
             return True
+        order = [k & mask for k in keys]
         lowest_top = min([min_offset[i] + sizes[i] for i in order])
         for b in order:
             offset = min_offset[b]
@@ -224,10 +246,19 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
             if not splits:
                 return dfs(order, offset, rank[b], lo, hi)
             # No unplaced buffer crosses these boundaries: the parts are independent problems.
+            # Each part is ranked afresh from what is left to place in it.
             edges = [lo] + splits + [hi]
             for x, y in zip(edges, edges[1:]):
                 part = [i for i in order if not placed[i] and span[i][0] < y and span[i][1] > x]
-                if part and not dfs(part, -1, -1, x, y):
+                if not part:
+                    continue
+                saved = [rank[i] for i in part]
+                if rerank:
+                    rank_of(part, rank)
+                solved = dfs(part, -1, -1, x, y)
+                for i, r in zip(part, saved):
+                    rank[i] = r
+                if not solved:
                     return False
             return True
         finally:

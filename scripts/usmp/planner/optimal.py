@@ -27,22 +27,23 @@ def optimal(buffers, pools, time_limit: float | None = None, start: dict | None 
     began = time.perf_counter()
     deadline = began + (DEFAULT_SECONDS if time_limit is None else time_limit)
     prob = index_problem(buffers, pools)
-    pool_of, offsets = _starting_plan(prob, start)
+    pool_of, offsets, valid = _starting_plan(prob, start)
     sizes = pool_sizes(prob, pool_of, offsets)
     proven, bounds = [], {}
     for p in range(len(prob.pool_names)):
         members = [i for i in range(prob.n) if pool_of[i] == p]
-        found, bound, done = _improve_pool(prob, p, members, offsets, sizes, deadline, progress)
+        found, bound, done = _improve_pool(prob, p, members, offsets, sizes, deadline, progress, valid)
         bounds[prob.pool_names[p]] = bound
         pinned = all(len(prob.candidates[i]) == 1 for i in members)
         proven.append(done and (pinned or found <= _pinned_bound(prob, p)))
     return Solution(prob.placements(pool_of, offsets), all(proven), bounds)
 
 
-def _starting_plan(prob: Indexed, start: dict | None) -> tuple[list[int], list[int]]:
+def _starting_plan(prob: Indexed, start: dict | None) -> tuple[list[int], list[int], bool]:
+    """Pools and offsets to start from, and whether they are a valid plan."""
     if start is not None:
         pool_index = {name: k for k, name in enumerate(prob.pool_names)}
-        return [pool_index[start[n][0]] for n in prob.names], [start[n][1] for n in prob.names]
+        return [pool_index[start[n][0]] for n in prob.names], [start[n][1] for n in prob.names], True
     best, error = None, None
     for order in (size_order(prob), conflicts_order(prob)):
         try:
@@ -53,10 +54,10 @@ def _starting_plan(prob: Indexed, start: dict | None) -> tuple[list[int], list[i
         if best is None or sum(pool_sizes(prob, *plan)) < sum(pool_sizes(prob, *best)):
             best = plan
     if best is not None:
-        return best
+        return best[0], best[1], True
     if all(len(c) == 1 for c in prob.candidates):
         # Greedy overflowed a limit; let the exact search try each pool at its limit.
-        return [c[0] for c in prob.candidates], [0] * prob.n
+        return [c[0] for c in prob.candidates], [0] * prob.n, False
     raise error
 
 
@@ -64,7 +65,7 @@ def _pinned_bound(prob: Indexed, pool: int) -> int:
     return clique_bound(prob, [i for i in range(prob.n) if prob.candidates[i] == [pool]])
 
 
-def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress):
+def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid=True):
     """Re-place one pool's buffers; returns (size, proven bound, whether size == bound)."""
     placed = [i for i in members if prob.sizes[i] > 0]
     for i in members:
@@ -76,10 +77,13 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress):
     sub_conflicts = [[local[j] for j in prob.conflicts[g] if j in local] for g in placed]
     found_sections, ordered = sections(prob, placed)
     sub_cliques = [[local[g] for g in clique] for clique in found_sections]
+    widths = None
+    if all(prob.live[g] is not None for g in placed):
+        widths = [prob.live[g][1] - prob.live[g][0] + 1 for g in placed]
     bound = clique_bound(prob, placed)
     limit = prob.limits[pool]
     current = max((offsets[g] + prob.sizes[g] for g in placed), default=0)
-    overflow = limit is not None and current > limit
+    overflow = limit is not None and (current > limit or not valid)
     if overflow:
         current = limit + 1  # the starting plan does not fit: anything within the limit is better
     if current <= bound or len(placed) > MAX_EXACT_BUFFERS:
@@ -95,7 +99,7 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress):
     try:
         while bound < current:
             found = fits_in(sub_sizes, sub_aligns, sub_conflicts, sub_cliques, capacity, deadline, tick,
-                            ordered)
+                            ordered, widths)
             if found is None:  # proved: nothing fits in `capacity` bytes
                 bound = max(bound, capacity + 1)
             else:
