@@ -47,3 +47,19 @@ def test_conflicting_buffers_in_different_pools_or_touching_are_fine():
     assert plan_problems(BUFFERS, POOLS, {**GOOD, "a": ("flash", 0), "b": ("sram", 0)}) == []
     zero = [BufferInfo("z", 0, 4, ("sram",), frozenset({"b"})), *BUFFERS[1:]]
     assert plan_problems(zero, POOLS, {"z": ("sram", 16), "b": ("sram", 16), "c": ("sram", 0)}) == []
+
+
+def test_buffer_needing_more_than_the_pool_base_alignment_is_refused():
+    pools = [PoolInfo("sram", alignment=4)]
+    buffers = [BufferInfo("wide", 8, 16, ("sram",))]
+    assert plan_problems(buffers, pools, {"wide": ("sram", 0)}) == [
+        "buffer 'wide' needs 16-byte alignment but pool 'sram' is only 4-byte aligned"]
+
+
+def test_compiler_raises_a_pool_alignment_for_a_demanding_buffer():
+    from usmp.compiler import aligned_pools
+    from usmp.pools import PoolSpec
+
+    specs = [PoolSpec("ram", "workspace", alignment=4), PoolSpec("rom", "constant", alignment=4)]
+    wide = BufferInfo("wide", 8, 32, ("ram",))
+    assert [p.alignment for p in aligned_pools(specs, [wide])] == [32, 4]

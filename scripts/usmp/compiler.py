@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -45,14 +45,24 @@ class Compiled:
 def compile_model(model_path: str | Path, options: CompileOptions | None = None) -> Compiled:
     options = options or CompileOptions()
     program, buffers = analyse_model(model_path, options)
-    pool_infos = [p.info() for p in options.pools]
+    pools = aligned_pools(options.pools, buffers)
+    pool_infos = [p.info() for p in pools]
     result = plan(buffers, pool_infos, options.algorithm, options.time_limit, options.progress)
     verify_plan(buffers, pool_infos, result.placements, f"algorithm '{options.algorithm}'")
-    check_pool_limits(options.pools, result.pool_sizes)
-    layout = make_layout(program, options.pools, result, options.workspace_io, options.user_pools)
+    check_pool_limits(pools, result.pool_sizes)
+    layout = make_layout(program, pools, result, options.workspace_io, options.user_pools)
     files = emit_library(program, layout, source=Path(model_path).name)
-    files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, options.pools))
+    files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools))
     return Compiled(program, result, layout, files)
+
+
+def aligned_pools(pools: list[PoolSpec], buffers: list[BufferInfo]) -> list[PoolSpec]:
+    """Pools whose base alignment suits every buffer that may live in them (a kernel may ask for more)."""
+    widest: dict[str, int] = {}
+    for b in buffers:
+        for name in b.pool_candidates:
+            widest[name] = max(widest.get(name, 1), b.alignment)
+    return [replace(p, alignment=widest[p.name]) if widest.get(p.name, 1) > p.alignment else p for p in pools]
 
 
 def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Program, list[BufferInfo]]:

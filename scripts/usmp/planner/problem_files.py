@@ -52,7 +52,7 @@ def _from_csv(text: str, path: Path) -> tuple[list[BufferInfo], list[PoolInfo]]:
     conflicts = _overlaps([(r[1], r[2]) for r in rows])
     buffers = [BufferInfo(r[0], r[3], r[4], (CSV_POOL,), frozenset(rows[j][0] for j in conflicts[i]), (r[1], r[2] - 1))
                for i, r in enumerate(rows)]
-    return buffers, [PoolInfo(CSV_POOL, alignment=1)]
+    return buffers, [PoolInfo(CSV_POOL, alignment=max([b.alignment for b in buffers], default=1))]
 
 
 def _overlaps(spans: list[tuple[int, int]]) -> list[list[int]]:
@@ -72,14 +72,16 @@ def _overlaps(spans: list[tuple[int, int]]) -> list[list[int]]:
 def _from_json(text: str, path: Path) -> tuple[list[BufferInfo], list[PoolInfo]]:
     try:
         data = json.loads(text)
-        pools = [PoolInfo(p["name"], None if p.get("size_limit_bytes", -1) in (-1, None) else int(p["size_limit_bytes"]),
-                          int(p.get("alignment", 1)))
-                 for p in data["pools"]]
         buffers = []
         for b in data["buffers"]:
             live = (int(b["first_step"]), int(b["last_step"])) if "first_step" in b and "last_step" in b else None
             buffers.append(BufferInfo(b["name"], int(b["size_bytes"]), int(b.get("alignment", 1)),
                                       tuple(b["pool_candidates"]), frozenset(b.get("conflicts", [])), live))
+        # A pool's base is aligned for the most demanding buffer unless the file says otherwise.
+        widest = max([b.alignment for b in buffers], default=1)
+        pools = [PoolInfo(p["name"], None if p.get("size_limit_bytes", -1) in (-1, None) else int(p["size_limit_bytes"]),
+                          int(p.get("alignment", widest)))
+                 for p in data["pools"]]
     except json.JSONDecodeError as exc:
         raise UsmpError(f"{path}: not valid JSON: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:

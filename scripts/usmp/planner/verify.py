@@ -2,7 +2,8 @@
 
 Every plan the compiler uses passes through here: each buffer is placed once,
 in one of its candidate pools, at a non-negative offset that honours its
-alignment, within the pool's size limit, and never overlapping a buffer it
+alignment (relative to the pool and, through the pool's base alignment,
+absolutely), within the pool's size limit, and never overlapping a buffer it
 conflicts with in the same pool.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ def plan_problems(buffers, pools, placements) -> list[str]:
     """Everything wrong with `placements`, as one sentence each (empty: the plan is valid)."""
     problems: list[str] = []
     limit_of = {pool.name: pool.size_limit for pool in pools}
+    base_alignment = {pool.name: pool.alignment for pool in pools}
     by_name = {buffer.name: buffer for buffer in buffers}
     for name in placements:
         if name not in by_name:
@@ -37,6 +39,9 @@ def plan_problems(buffers, pools, placements) -> list[str]:
             continue
         if offset % buffer.alignment:
             problems.append(f"buffer '{buffer.name}' at offset {offset} is not {buffer.alignment}-byte aligned")
+        if base_alignment[pool] % buffer.alignment:
+            problems.append(f"buffer '{buffer.name}' needs {buffer.alignment}-byte alignment but pool '{pool}' is only "
+                            f"{base_alignment[pool]}-byte aligned")
         limit = limit_of[pool]
         if limit is not None and offset + buffer.size > limit:
             problems.append(f"buffer '{buffer.name}' ends at {offset + buffer.size}, beyond pool '{pool}' "
