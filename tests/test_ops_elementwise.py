@@ -68,7 +68,8 @@ def binary_model(tmp_path, opcode, q1, q2, q_out, shape1=(256, 1), shape2=(1, 25
     return path
 
 
-INPUT_QUANTIZATIONS = [(0.0235294, -1), (0.003, -128), (0.0625, 0), (0.1, 77), (0.5, 127), (1.7, -20)]
+INPUT_QUANTIZATIONS = [(0.0235294, -1), (0.003, -128), (0.0625, 0), (0.1, 77), (0.5, 127), (1.7, -20),
+                       (0.0004, 3), (4.0, 0), (20.0, -7), (0.0117647, 12), (0.0390625, -128)]
 
 
 @pytest.mark.parametrize("in_q", INPUT_QUANTIZATIONS)

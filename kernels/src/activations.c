@@ -3,9 +3,6 @@
 
 #include "usmp_kernels.h"
 
-/* LOGISTIC and TANH evaluate their fixed-point function on Q4 inputs. */
-#define SIGMOID_INPUT_INTEGER_BITS 4
-
 void usmp_relu6_s8(const struct usmp_relu6_s8_params *p, const int8_t *input, int8_t *output)
 {
 	int32_t i;
@@ -55,53 +52,13 @@ void usmp_leaky_relu_f32(const struct usmp_leaky_relu_f32_params *p, const float
 	}
 }
 
-/* The input rescaled to Q4, or 0 with *saturated set to -1/+1 outside the radius. */
-static int32_t sigmoid_input_q4(const struct usmp_sigmoid_s8_params *p, int8_t value, int32_t *saturated)
+void usmp_lookup_s8(const struct usmp_lookup_s8_params *p, const int8_t *input, const int8_t *table,
+		    int8_t *output)
 {
-	const int32_t x = value - p->input_zero_point;
-
-	*saturated = x <= -p->input_range_radius ? -1 : (x >= p->input_range_radius ? 1 : 0);
-	if (*saturated) {
-		return 0;
-	}
-	return usmp_mul_by_quantized_multiplier(x, p->input_multiplier, p->input_shift);
-}
-
-void usmp_logistic_s8(const struct usmp_sigmoid_s8_params *p, const int8_t *input, int8_t *output)
-{
-	int32_t i, saturated;
+	int32_t i;
 
 	for (i = 0; i < p->size; i++) {
-		const int32_t q4 = sigmoid_input_q4(p, input[i], &saturated);
-
-		if (saturated) {
-			output[i] = saturated < 0 ? INT8_MIN : INT8_MAX;
-		} else {
-			/* Q0 in [0, 1) to 1/256 steps, zero point -128. */
-			const int32_t q0 = usmp_fp_logistic(q4, SIGMOID_INPUT_INTEGER_BITS);
-			const int32_t out = usmp_rounding_divide_by_pot(q0, 31 - 8) - 128;
-
-			output[i] = (int8_t)usmp_clamp(out, INT8_MIN, INT8_MAX);
-		}
-	}
-}
-
-void usmp_tanh_s8(const struct usmp_sigmoid_s8_params *p, const int8_t *input, int8_t *output)
-{
-	int32_t i, saturated;
-
-	for (i = 0; i < p->size; i++) {
-		const int32_t q4 = sigmoid_input_q4(p, input[i], &saturated);
-
-		if (saturated) {
-			output[i] = saturated < 0 ? INT8_MIN : INT8_MAX;
-		} else {
-			/* Q0 in (-1, 1) to 1/128 steps, zero point 0. */
-			const int32_t q0 = usmp_fp_tanh(q4, SIGMOID_INPUT_INTEGER_BITS);
-			const int32_t out = usmp_rounding_divide_by_pot(q0, 31 - 7);
-
-			output[i] = (int8_t)usmp_clamp(out, INT8_MIN, INT8_MAX);
-		}
+		output[i] = table[input[i] + 128];
 	}
 }
 

@@ -42,22 +42,13 @@ struct usmp_leaky_relu_f32_params {
 
 void usmp_leaky_relu_f32(const struct usmp_leaky_relu_f32_params *p, const float *input, float *output);
 
-/*
- * int8 LOGISTIC and TANH: the input, less its zero point, is rescaled to Q4
- * fixed point; beyond +-input_range_radius the result saturates.
- */
-struct usmp_sigmoid_s8_params {
+/* int8 LOGISTIC and TANH: output = table[input + 128], the table computed by the compiler. */
+struct usmp_lookup_s8_params {
 	int32_t size;
-	int32_t input_zero_point;
-	int32_t input_range_radius;
-	int32_t input_multiplier;
-	int32_t input_shift;
 };
 
-/* Output scale 1/256, zero point -128. */
-void usmp_logistic_s8(const struct usmp_sigmoid_s8_params *p, const int8_t *input, int8_t *output);
-/* Output scale 1/128, zero point 0. */
-void usmp_tanh_s8(const struct usmp_sigmoid_s8_params *p, const int8_t *input, int8_t *output);
+void usmp_lookup_s8(const struct usmp_lookup_s8_params *p, const int8_t *input, const int8_t *table,
+		    int8_t *output);
 
 struct usmp_unary_f32_params {
 	int32_t size;

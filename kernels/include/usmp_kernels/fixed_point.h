@@ -2,11 +2,12 @@
  * Fixed-point math on int32 raw values, with gemmlowp's rounding rules.
  *
  * A value in format Qm (m integer bits) is raw / 2^(31 - m). TFLite's int8
- * LOGISTIC, TANH and SOFTMAX evaluate exp, 1/(1+x), logistic and tanh this
- * way; matching them bit for bit needs the same polynomial, the same
- * Newton-Raphson steps and the same rounding at every multiply, so these
- * functions follow that arithmetic step by step. Everything is integer:
- * multiplies are 32x32->64 (no division), so it runs on a Cortex-M0.
+ * SOFTMAX evaluates exp and 1/(1+x) this way; matching it bit for bit needs
+ * the same polynomial, the same Newton-Raphson steps and the same rounding at
+ * every multiply, so these functions follow that arithmetic step by step.
+ * (int8 LOGISTIC and TANH use the same arithmetic, run by the compiler into a
+ * lookup table: scripts/usmp/lower/ops/activations.py.) Everything is
+ * integer: multiplies are 32x32->64 (no division), so it runs on a Cortex-M0.
  */
 #ifndef USMP_KERNELS_FIXED_POINT_H
 #define USMP_KERNELS_FIXED_POINT_H
@@ -131,41 +132,6 @@ static inline int32_t usmp_fp_one_over_one_plus_x(int32_t a)
 	const int32_t x = usmp_fp_newton_reciprocal_q2(usmp_fp_rounding_half_sum(a, USMP_FP_ONE_Q0));
 
 	return usmp_fp_saturating_shl(x, 1); /* Q2 / 2 read as Q1, then to Q0 */
-}
-
-/* (1 - a) / (1 + a) for a in [0, 1), Q0 in and out. */
-static inline int32_t usmp_fp_one_minus_x_over_one_plus_x(int32_t a)
-{
-	const int32_t x = usmp_fp_newton_reciprocal_q2(usmp_fp_rounding_half_sum(a, USMP_FP_ONE_Q0));
-
-	return usmp_fp_saturating_shl(usmp_fp_sub(x, USMP_FP_ONE_Q2), 2);
-}
-
-/* 1 / (1 + exp(-a)), a in Q(integer_bits), result Q0. */
-static inline int32_t usmp_fp_logistic(int32_t a, int32_t integer_bits)
-{
-	const int32_t magnitude = a > 0 ? a : usmp_fp_sub(0, a);
-	const int32_t positive = usmp_fp_one_over_one_plus_x(
-		usmp_fp_exp_on_negative_values(usmp_fp_sub(0, magnitude), integer_bits));
-
-	if (a == 0) {
-		return 1 << 30;
-	}
-	return a > 0 ? positive : usmp_fp_sub(USMP_FP_ONE_Q0, positive);
-}
-
-/* tanh(a), a in Q(integer_bits), result Q0. */
-static inline int32_t usmp_fp_tanh(int32_t a, int32_t integer_bits)
-{
-	const int32_t non_positive = a < 0 ? a : usmp_fp_sub(0, a);
-	/* exp(2 * n): the raw value read with one more integer bit is 2 * n. */
-	const int32_t t = usmp_fp_one_minus_x_over_one_plus_x(
-		usmp_fp_exp_on_negative_values(non_positive, integer_bits + 1));
-
-	if (a == 0) {
-		return 0;
-	}
-	return a < 0 ? usmp_fp_sub(0, t) : t;
 }
 
 /* Leading zero bits of x, 32 for 0 (Cortex-M0 has no CLZ instruction). */
