@@ -115,3 +115,30 @@ def test_west_usmp_defaults_to_the_build_in_the_current_directory(tmp_path, monk
     assert west_command.with_default_build_dir(explicit, tmp_path) == explicit
     assert west_command.with_default_build_dir(["run", "m.tflite"], tmp_path) == ["run", "m.tflite"]
     assert west_command.SCRIPTS_DIR == REPO / "scripts"
+
+
+def test_configure_check_reports_pools(capsys):
+    from usmp.zephyr import check
+
+    assert check.main(["--dotconfig", str(PINNED_CONFIG), "--devicetree", str(DTS)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usmp: algorithm greedy_by_size; pools: fast (workspace, section SRAM1, <= 4096 B, align 32)")
+
+
+def test_configure_check_names_missing_python_packages(monkeypatch, capsys):
+    from usmp.zephyr import check
+
+    real_find_spec = check.importlib.util.find_spec
+    monkeypatch.setattr(check.importlib.util, "find_spec", lambda name: None if name == "tflite" else real_find_spec(name))
+    assert check.main(["--dotconfig", str(PINNED_CONFIG)]) == 2
+    err = capsys.readouterr().err
+    assert "lacks tflite: run `" in err and "-m pip install tflite`" in err
+
+
+def test_configure_check_refuses_unknown_algorithm(tmp_path, capsys):
+    from usmp.zephyr import check
+
+    conf = tmp_path / "prj.conf"
+    conf.write_text('CONFIG_USMP=y\nCONFIG_USMP_ALGORITHM_CUSTOM=y\nCONFIG_USMP_ALGORITHM_CUSTOM_NAME="nonsense"\n')
+    assert check.main(["--dotconfig", str(conf)]) == 2
+    assert "unknown planning algorithm 'nonsense'" in capsys.readouterr().err
