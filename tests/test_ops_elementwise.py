@@ -260,6 +260,25 @@ def test_unsupported_output_quantization_is_a_one_line_error(tmp_path, opcode, o
     assert "\n" not in str(info.value)
 
 
+def test_add_output_scale_too_small_is_a_one_line_error(tmp_path):
+    path = binary_model(tmp_path, "ADD", (0.05, 0), (0.05, 0), (1e-9, 0), (1, 4), (1, 4), (1, 4))
+    with pytest.raises(ModelError, match=r"operator 0 \(ADD\): the output rescale factor 95\.\d+ is outside \(0, 1\)"):
+        compile_model(path)
+
+
+@pytest.mark.parametrize("opcode,in_dtype,out_dtype,message", [
+    ("QUANTIZE", "float32", "int16", r"operator 0 \(QUANTIZE\): tensor 1 'output' has type int16; supported here: int8"),
+    ("DEQUANTIZE", "int16", "float32", r"operator 0 \(DEQUANTIZE\): tensor 0 'input' has type int16"),
+    ("TANH", "int16", "int16", r"operator 0 \(TANH\): tensor 0 'input' has type int16; supported here: int8, float32"),
+])
+def test_unsupported_types_are_one_line_errors(tmp_path, opcode, in_dtype, out_dtype, message):
+    in_q = None if in_dtype == "float32" else (0.05, 0)
+    out_q = None if out_dtype == "float32" else (0.05, 0)
+    path = unary_model(tmp_path, opcode, in_q, out_q, in_dtype, out_dtype, shape=(1, 4))
+    with pytest.raises(ModelError, match=message):
+        compile_model(path)
+
+
 # -- no floating point and no 64-bit division in the int8 kernels -----------------
 
 ARM_GCC = shutil.which("arm-none-eabi-gcc")
