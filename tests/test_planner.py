@@ -205,7 +205,7 @@ def test_random_problems_give_valid_plans_or_a_clear_error(algorithm, problem):
 @given(problem=problems())
 def test_nothing_beats_a_proven_optimal_plan(problem):
     buffers, pools = problem
-    single = [PoolInfo("p")]
+    single = [PoolInfo("p", alignment=64)]
     buffers = [BufferInfo(b.name, b.size, b.alignment, ("p",), b.conflicts, b.live) for b in buffers]
     best = plan(buffers, single, "optimal", time_limit=2.0)
     assert plan_problems(buffers, single, best.placements) == []

@@ -19,7 +19,9 @@ from usmp.planner.indexed import Indexed, index_problem
 from usmp.planner.solution import Solution
 
 DEFAULT_SECONDS = 10.0
-MAX_EXACT_BUFFERS = 3000  # beyond this the recursion is too deep and too slow to help
+MAX_EXACT_BUFFERS = 3000
+LOWER_BOUND_SHARE = 0.6  # of the time: spent trying to fit the lower bound itself
+DESCENT_SHARE = 0.3  # of the remaining time, per later attempt  # beyond this the recursion is too deep and too slow to help
 
 
 def optimal(buffers, pools, time_limit: float | None = None, start: dict | None = None,
@@ -95,21 +97,34 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid
         if progress is not None:
             progress(current, bound)
 
-    capacity = bound
-    try:
-        while bound < current:
-            found = fits_in(sub_sizes, sub_aligns, sub_conflicts, sub_cliques, capacity, deadline, tick,
-                            ordered, widths)
-            if found is None:  # proved: nothing fits in `capacity` bytes
-                bound = max(bound, capacity + 1)
-            else:
-                for g, offset in zip(placed, found):
-                    offsets[g] = offset
-                current = max(o + s for o, s in zip(found, sub_sizes))
-                sizes[pool] = current
-            capacity = current - 1
-    except OutOfTime:
-        pass
+    # First the bound itself (a plan there is optimal) with most of the time;
+    # then capacities between the bound and the best plan: halfway after a
+    # plan or a proof, closer to the best plan after a time-out.
+    capacity, share = bound, LOWER_BOUND_SHARE
+    while bound < current:
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+        try:
+            found = fits_in(sub_sizes, sub_aligns, sub_conflicts, sub_cliques, capacity,
+                            min(deadline, now + share * (deadline - now)), tick, ordered, widths)
+        except OutOfTime:
+            found = False
+        share = DESCENT_SHARE
+        if found is None:  # proved: nothing fits in `capacity` bytes
+            bound = max(bound, capacity + 1)
+        elif found:
+            for g, offset in zip(placed, found):
+                offsets[g] = offset
+            current = max(o + s for o, s in zip(found, sub_sizes))
+            sizes[pool] = current
+        if found is False:
+            following = capacity + max((current - capacity) // 2, 1)
+        else:
+            following = bound + (current - bound) // 2
+        if following >= current or (found is False and following == capacity):
+            break
+        capacity = following
     if limit is not None and current > limit:
         raise PlanError(f"pool '{prob.pool_names[pool]}' needs more than {limit} B: the search found no plan "
                         f"within the limit in time (at least {bound} B needed)")
