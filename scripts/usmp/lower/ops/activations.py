@@ -39,7 +39,8 @@ def unary_operands(op, ctx, *dtypes: str):
 
 
 def unary_refs(op, ctx) -> dict:
-    return dict(input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))
+    """In place when the input dies here: the kernels map element i to element i."""
+    return dict(input=ctx.read(op.inputs[0]), output=ctx.write_in_place(op.outputs[0], op.inputs[0]))
 
 
 def f32_ratio(numerator: float, denominator: float) -> float:
@@ -135,7 +136,7 @@ def lower_sigmoid(op, ctx):
         raise ctx.fail(f"int8 output zero point must be -128, not {q_out.zero_point}")
     table = sigmoid_table(ctx, op.opcode, q_in.zero_point, q_in.scale)
     ctx.call("usmp_lookup_s8", "usmp_lookup_s8_params", dict(size=size), input=ctx.read(op.inputs[0]),
-             table=ctx.constant("table", table), output=ctx.write(op.outputs[0]))
+             table=ctx.constant("table", table), output=ctx.write_in_place(op.outputs[0], op.inputs[0]))
 
 
 # -- gemmlowp's fixed-point logistic and tanh on int32 raw values (see usmp_kernels/fixed_point.h,

@@ -75,7 +75,13 @@ def _operands(op, ctx):
 
 
 def _refs(op, ctx) -> dict:
-    return dict(input1=ctx.read(op.inputs[0]), input2=ctx.read(op.inputs[1]), output=ctx.write(op.outputs[0]))
+    """The output overwrites an input that dies here when it can: the kernels read
+    element i of a full-shape input before they write element i of the output."""
+    refs = dict(input1=ctx.read(op.inputs[0]), input2=ctx.read(op.inputs[1]))
+    for position in (0, 1):
+        if ctx.can_write_in_place(op.outputs[0], op.inputs[position]):
+            return dict(refs, output=ctx.write_in_place(op.outputs[0], op.inputs[position]))
+    return dict(refs, output=ctx.write(op.outputs[0]))
 
 
 def _float_binary(op, ctx, function: str, walk: dict) -> None:
