@@ -154,6 +154,8 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 cuts[k] += 1
     nodes = [0]
     clock = time.perf_counter
+    floor_min = [0] * len(cliques)
+    floor_who = [clique[0] if clique else -1 for clique in cliques]
     shift_rank = max(n, 1).bit_length()
     shift_offset = 2 * shift_rank
     mask = (1 << shift_rank) - 1
@@ -195,9 +197,13 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                     min_offset[j] = -(-top // a) * a
             for c in cliques_of[b]:
                 left[c] -= sizes[b]
-            ok = _consistent(b, top, offset, moved, lo, hi)
+            refreshed: list[tuple[int, int, int]] = []
+            ok = _consistent(b, top, offset, moved, lo, hi, refreshed)
             if ok:
                 ok = descend(b, order, offset, lo, hi)
+            for c, old_min, old_who in reversed(refreshed):
+                floor_min[c] = old_min
+                floor_who[c] = old_who
             for c in cliques_of[b]:
                 left[c] += sizes[b]
             for j, old in reversed(moved):
@@ -211,7 +217,7 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 return False
         return False
 
-    def _consistent(b, top, offset, moved, lo, hi) -> bool:
+    def _consistent(b, top, offset, moved, lo, hi, refreshed) -> bool:
         # Later buffers sit at or above `offset`; a clique's remaining buffers
         # conflict with each other, so they stack above the lowest offset any
         # of them can still take (in b's cliques: above b).
@@ -223,13 +229,27 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
         for j, _ in moved:
             if min_offset[j] + sizes[j] > capacity:
                 return False
-        seen = set(cliques_of[b])
-        for j, _ in moved:
+        # floor_min[c] caches the lowest min offset among the clique's unplaced
+        # buffers (floor_who[c] holds it); it only needs recomputing when that
+        # buffer was just placed or raised.
+        dirty = {j for j, _ in moved}
+        dirty.add(b)
+        visited = set()
+        for j in dirty:
             for c in cliques_of[j]:
-                if c in seen:
+                if c in visited:
                     continue
-                seen.add(c)
-                if min([min_offset[k] for k in cliques[c] if not placed[k]]) + left[c] > capacity:
+                visited.add(c)
+                if floor_who[c] in dirty:
+                    members = [k for k in cliques[c] if not placed[k]]
+                    if members:
+                        low = min([min_offset[k] for k in members])
+                        who = next(k for k in members if min_offset[k] == low)
+                    else:
+                        low, who = 0, -1
+                    refreshed.append((c, floor_min[c], floor_who[c]))
+                    floor_min[c], floor_who[c] = low, who
+                if left[c] and floor_min[c] + left[c] > capacity:
                     return False
         return True
 
