@@ -82,10 +82,12 @@ def group_files(group: str, models: list[str], pools: list[PlacedPool], guard_wo
 
 
 def _max_of(terms: list[str]) -> str:
-    expression = terms[0]
-    for term in terms[1:]:
-        expression = f"USMP_GROUP_MAX_({expression}, {term})"
-    return expression
+    """A balanced tree of MAX_: each argument is expanded twice, so a chain
+    would grow as 2^n for n models; a balanced tree grows as n^2."""
+    if len(terms) == 1:
+        return terms[0]
+    middle = len(terms) // 2
+    return f"USMP_GROUP_MAX_({_max_of(terms[:middle])}, {_max_of(terms[middle:])})"
 
 
 def main(argv: list[str] | None = None) -> int:
