@@ -135,6 +135,8 @@ def models():
         "squeeze_io": (lambda x: K.Reshape((7,))(x), [(1, 1, 1, 7)], ("RESHAPE", [1, 2])),
         "concat_channels": (lambda a, b: K.Concatenate(axis=-1)([a, b]), [(1, 4, 4, 3), (1, 4, 4, 5)], "CONCATENATION"),
         "concat_height": (lambda a, b: K.Concatenate(axis=1)([a, b]), [(1, 2, 3, 4), (1, 3, 3, 4)], "CONCATENATION"),
+        "concat_batch": (lambda a, b: lam(lambda ts: tf.concat(ts, axis=0))([a, b]), [(1, 2, 3), (1, 2, 3)],
+                         "CONCATENATION"),
         "concat_computed": (lambda x: K.Concatenate(axis=1)([x, dense(6)(x), x]), [(1, 6)], "CONCATENATION"),
         "pad_hw": (lambda x: lam(lambda t: tf.pad(t, [[0, 0], [1, 2], [2, 1], [0, 0]]))(x), [(1, 3, 4, 2)], "PAD"),
         "pad_channels": (lambda x: lam(lambda t: tf.pad(t, [[0, 0], [0, 0], [0, 0], [1, 3]]))(x), [(1, 2, 3, 2)], "PAD"),
