@@ -7,6 +7,7 @@ ModelError, and the values read are checked before anything uses them.
 """
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -51,6 +52,11 @@ def parse_tflite(data: bytes, name: str, source: str = "<model>") -> Graph:
         ) from None
 
 
+def printable(text: str) -> str:
+    """Names from the file go into one-line messages and C comments: no control characters."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 def _default_name(path: Path) -> str:
     stem = re.sub(r"[^0-9A-Za-z_]", "_", path.stem).lower()
     return stem if stem and not stem[0].isdigit() else f"m_{stem}"
@@ -93,7 +99,7 @@ class _Reader:
         builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
         if builtin == tflite.BuiltinOperator.CUSTOM:
             custom = code.CustomCode()
-            return f"CUSTOM:{custom.decode(errors='replace') if custom else '?'}"
+            return f"CUSTOM:{printable(custom.decode(errors='replace')) if custom else '?'}"
         return _OPCODE_NAMES.get(builtin, f"UNKNOWN_BUILTIN_{builtin}")
 
     def _tensor_list(self, values, length, tensor_count, what) -> list[int]:
@@ -107,7 +113,7 @@ class _Reader:
 
     def _tensor(self, t, index: int) -> Tensor:
         raw_name = t.Name()
-        name = raw_name.decode(errors="replace") if raw_name else f"tensor_{index}"
+        name = printable(raw_name.decode(errors="replace")) if raw_name else f"tensor_{index}"
         where = f"tensor {index} '{name}'"
         type_code = t.Type()
         if type_code not in _TENSOR_TYPES:
@@ -185,7 +191,11 @@ class _Reader:
                 raise self.fail(f"operator {index} ({opcode}) refers to tensor {v}, but the model has {tensor_count} tensors")
         if any(v < 0 for v in outputs):
             raise self.fail(f"operator {index} ({opcode}) has an omitted output")
-        return Operator(index, opcode, [None if v < 0 else v for v in inputs], outputs, self._options(op))
+        options = self._options(op)
+        for key, value in options.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise self.fail(f"operator {index} ({opcode}) has option {key} = {value}, not a finite number")
+        return Operator(index, opcode, [None if v < 0 else v for v in inputs], outputs, options)
 
     def _options(self, op) -> dict:
         type_code = op.BuiltinOptionsType()

@@ -23,6 +23,8 @@ def round_half_away(x: float) -> int:
 
 def quantize_multiplier(real: float) -> tuple[int, int]:
     """real ~= multiplier * 2**(shift - 31), multiplier in [2**30, 2**31)."""
+    if not math.isfinite(real):  # extreme scales or options in a damaged model
+        raise ModelError(f"a rescale factor derived from the model's scales and options is {real}, not a finite number")
     if real == 0.0:
         return 0, 0
     fraction, shift = math.frexp(real)
@@ -32,6 +34,9 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
         shift += 1
     if shift < -31:
         return 0, 0
+    if shift > 31:  # the kernels shift an int32 left by `shift`: more would be undefined behaviour in C
+        raise ModelError(f"a rescale factor derived from the model's scales is {real:g}, above the 2^31 "
+                         f"the int8 kernels support")
     return multiplier, shift
 
 

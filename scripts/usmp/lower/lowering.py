@@ -17,6 +17,9 @@ def check_supported(graph: Graph) -> None:
                 f"operator {op.index}: {kind} {op.opcode.removeprefix('CUSTOM:')} is not supported "
                 f"(supported: {', '.join(supported_opcodes())})"
             )
+        if op.inputs[:1] in ([], [None]) or not op.outputs:  # every supported operator reads and writes a tensor
+            raise ModelError(f"operator {op.index} ({op.opcode}) has {len(op.inputs)} inputs and {len(op.outputs)} "
+                             f"outputs; its first input and output are required")
 
 
 def lower_graph(graph: Graph) -> Program:

@@ -1,0 +1,57 @@
+"""The seeded corpus: variant i of seed s is always the same bytes.
+
+Half the variants are byte-level damage (truncation, flipped bits, offsets
+out of range), half schema-aware damage (shapes, buffer sizes, quantization
+lengths, missing tensors, huge dimensions...), spread over every model of the
+project; the shared models get a larger share because users start there.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from malformed import bytewise, structured
+from reference import all_models, shared_models
+
+SHARED_WEIGHT = 10  # each shared model counts as this many test models
+
+
+@dataclass(frozen=True)
+class Variant:
+    index: int
+    model: str  # stem of the model it was made from
+    kind: str  # mutation name
+    what: str  # what exactly changed
+    data: bytes
+
+    @property
+    def label(self) -> str:
+        return f"#{self.index} {self.model} {self.kind}: {self.what}"
+
+
+def _weighted_models() -> list[Path]:
+    shared = shared_models()
+    return shared * SHARED_WEIGHT + [m for m in all_models() if m not in shared]
+
+
+def variant(seed: int, index: int, models: list[Path] | None = None) -> Variant:
+    models = models or _weighted_models()
+    rng = random.Random(f"usmp-malformed:{seed}:{index}")
+    model = rng.choice(models)
+    data = model.read_bytes()
+    if rng.random() < 0.5:
+        for _ in range(10):  # a mutation may not apply (e.g. a model without options)
+            mutation = rng.choice(structured.MUTATIONS)
+            done = structured.apply(data, mutation, rng)
+            if done is not None:
+                return Variant(index, model.stem, mutation.__name__, done[1], done[0])
+    mutation = rng.choice(bytewise.MUTATIONS)
+    damaged, what = mutation(data, rng)
+    return Variant(index, model.stem, mutation.__name__, what, damaged)
+
+
+def variants(seed: int, count: int, start: int = 0):
+    models = _weighted_models()
+    for index in range(start, start + count):
+        yield variant(seed, index, models)

@@ -1,0 +1,169 @@
+"""Damaged models never crash `usmp compile` and never touch the output directory on failure.
+
+The corpus (tests/malformed/) is 1,000 seeded variants of the project's
+models; a worker process compiles them through the CLI under an address-space
+limit and a per-variant alarm. Every variant must either compile or give one
+`usmp: error:` line with exit status 2; a sample of those that compile must
+still run bit-exact against tflite-micro (run in a subprocess, since it may
+crash on junk).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from malformed import bytewise, structured
+from malformed.corpus import variant, variants
+from malformed.worker import compile_variant
+from reference import all_models, outputs_match, random_inputs
+
+VARIANTS = 1000
+SEED = 0
+BIT_EXACT_SAMPLE = 8
+WORKER = Path(__file__).parent / "malformed" / "worker.py"
+
+REFERENCE_SCRIPT = """
+import sys, numpy as np
+sys.path.insert(0, sys.argv[1])
+from reference import reference_outputs
+from pathlib import Path
+inputs = np.load(sys.argv[3])
+outputs = reference_outputs(Path(sys.argv[2]), [inputs[k] for k in sorted(inputs.files)])
+np.savez(sys.argv[4], *outputs)
+"""
+
+
+@pytest.fixture(scope="module")
+def corpus_report(tmp_path_factory):
+    report = tmp_path_factory.mktemp("malformed") / "report.json"
+    done = subprocess.run([sys.executable, str(WORKER), "--seed", str(SEED), "--count", str(VARIANTS),
+                           "--report", str(report)], capture_output=True, text=True)
+    print(done.stdout.strip())
+    assert report.exists(), done.stderr[-2000:]
+    return json.loads(report.read_text())
+
+
+def test_every_variant_compiles_or_fails_cleanly(corpus_report):
+    r = corpus_report
+    assert r["crashes"] == [], "\n".join(r["crashes"][:20])
+    assert r["tried"] == VARIANTS
+    assert r["clean_errors"] + r["successes"] == VARIANTS
+    # Both outcomes occur: the corpus is neither all junk nor all harmless.
+    assert r["clean_errors"] > VARIANTS // 4 and r["successes"] > VARIANTS // 20
+    print(f"variants tried {r['tried']} / clean errors {r['clean_errors']} / successes {r['successes']} / "
+          f"crashes {len(r['crashes'])}; slowest variant {r['max_seconds']:.2f} s, peak RSS {r['peak_rss_mb']} MB "
+          f"(limit {r['memory_limit_mb']} MB)")
+
+
+def test_every_kind_of_damage_is_in_the_corpus(corpus_report):
+    kinds = set(corpus_report["by_kind"])
+    assert {m.__name__ for m in bytewise.MUTATIONS + structured.MUTATIONS} <= kinds
+
+
+def _reference_in_subprocess(model: Path, inputs: list[np.ndarray], work: Path) -> list[np.ndarray] | None:
+    np.savez(work / "inputs.npz", *inputs)
+    done = subprocess.run([sys.executable, "-c", REFERENCE_SCRIPT, str(Path(__file__).parent), str(model),
+                           str(work / "inputs.npz"), str(work / "outputs.npz")], capture_output=True, timeout=300)
+    if done.returncode != 0:
+        return None  # tflite-micro refused (or crashed on) the variant
+    saved = np.load(work / "outputs.npz")
+    return [saved[f"arr_{k}"] for k in range(len(saved.files))]
+
+
+def _same(expected: np.ndarray, got: np.ndarray) -> bool:
+    """outputs_match, where NaN equals NaN (damaged float weights can be NaN on both sides)."""
+    if expected.dtype == np.float32 and expected.shape == got.shape and got.dtype == expected.dtype:
+        return bool(np.allclose(got, expected, rtol=1e-5, atol=1e-6, equal_nan=True))
+    return outputs_match(expected, got)
+
+
+def test_sample_of_compiled_variants_runs_bit_exact(corpus_report, tmp_path):
+    from usmp.compiler import CompileOptions, compile_model
+    from usmp.runner.host import run_host
+
+    successes = corpus_report["success_indices"]
+    step = max(len(successes) // (BIT_EXACT_SAMPLE * 3), 1)
+    compared, refused = [], []
+    for index in successes[::step]:
+        if len(compared) == BIT_EXACT_SAMPLE:
+            break
+        v = variant(SEED, index)
+        model = tmp_path / f"variant_{index}.tflite"
+        model.write_bytes(v.data)
+        compiled = compile_model(model, CompileOptions(progress=None))
+        if compiled.plan.peak_bytes > 1 << 20:  # huge-but-valid shapes: not worth running
+            continue
+        inputs = random_inputs(compiled.program.graph, np.random.default_rng(index))
+        expected = _reference_in_subprocess(model, inputs, tmp_path)
+        if expected is None:
+            refused.append(v.label)
+            continue
+        got = run_host(compiled, inputs)
+        assert len(got) == len(expected), v.label
+        for e, g in zip(expected, got):
+            assert _same(e, g), f"{v.label}:\nexpected {e}\ngot      {g}"
+        compared.append(v.label)
+    print(f"bit-exact: {len(compared)} compiled variants match tflite-micro; {len(refused)} refused by tflite-micro")
+    assert len(compared) >= BIT_EXACT_SAMPLE // 2, refused
+
+
+def test_corpus_is_reproducible_and_damaged():
+    sources = {m.stem: m.read_bytes() for m in all_models()}
+    first = [variant(SEED, i) for i in range(40)]
+    assert [v.data for v in first] == [variant(SEED, i).data for i in range(40)]
+    assert [v.data for v in first] != [v.data for v in variants(SEED + 1, 40)]
+    assert all(v.data != sources[v.model] for v in first), [v.label for v in first if v.data == sources[v.model]]
+
+
+# -- the judge itself must catch what it is there to catch --------------------------------
+
+def _judge(tmp_path, run, existing_output=True):
+    return compile_variant(b"not a model", tmp_path, existing_output, run=run)
+
+
+def test_judge_flags_escaping_exception(tmp_path):
+    def run(argv):
+        raise RuntimeError("boom")
+    assert _judge(tmp_path, run).status == "crash"
+
+
+def test_judge_flags_internal_error_and_multiline_messages(tmp_path):
+    assert _judge(tmp_path, lambda argv: (1, "", "usmp: internal error: KeyError: 'x'\n")).status == "crash"
+    (tmp_path / "b").mkdir()
+    assert _judge(tmp_path / "b", lambda argv: (2, "", "usmp: error: a\nb\n")).status == "crash"
+    (tmp_path / "c").mkdir()
+    assert _judge(tmp_path / "c", lambda argv: (2, "", "usmp: error: bad model\n")).status == "error"
+
+
+def test_judge_flags_a_failure_that_touches_the_output(tmp_path):
+    def run(argv):
+        out = Path(argv[argv.index("-o") + 1])
+        (out / "keep.txt").write_text("clobbered")
+        return 2, "", "usmp: error: bad model\n"
+    assert _judge(tmp_path, run).status == "crash"
+
+    def creates(argv):
+        Path(argv[argv.index("-o") + 1]).mkdir()
+        return 2, "", "usmp: error: bad model\n"
+    (tmp_path / "fresh").mkdir()
+    assert _judge(tmp_path / "fresh", creates, existing_output=False).status == "crash"
+
+
+def test_judge_flags_a_hang(tmp_path, monkeypatch):
+    import signal
+    import time
+
+    import malformed.worker as worker
+
+    monkeypatch.setattr(worker, "VARIANT_SECONDS", 0.2)
+    previous = signal.signal(signal.SIGALRM, worker._alarm)
+    try:
+        outcome = _judge(tmp_path, lambda argv: time.sleep(5))
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert outcome.status == "crash" and "no result within" in outcome.message
