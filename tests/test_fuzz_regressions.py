@@ -25,6 +25,7 @@ EXPECTED = {
     "sub_without_outputs": "first input and output are required",
     "conv_without_outputs": "first input and output are required",
     "softmax_beta_nan": "option beta = nan",
+    "fc_bias_length": "operator 2 (FULLY_CONNECTED): bias",
     "tensor_name_control_chars": "tensor 1 '",
     "tensor_name_control_chars_2": "tensor 5 '",
 }
@@ -43,6 +44,7 @@ def test_saved_input_is_a_clean_one_line_error(stem, tmp_path):
 
 
 def _compile(tmp_path, sub) -> str:
+    tmp_path.mkdir(exist_ok=True)
     outcome = compile_variant(tb.build([sub]), tmp_path, existing_output=False)
     assert outcome.status == "error", outcome.message
     return outcome.message
@@ -107,3 +109,28 @@ def test_rescale_factors_the_kernels_cannot_shift_are_refused():
     for real in (2.0 ** 31, 1e100, float("inf"), float("nan")):
         with pytest.raises(ModelError):
             quantize_multiplier(real)
+
+
+def test_fully_connected_bias_of_the_wrong_length(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors[2] = tb.T("bias", (3,), "int32", data=np.array([1, 2, 3], np.int32), scales=[0.0005])
+    assert "bias 'bias' has 3 elements, not 2" in _compile(tmp_path, sub)
+
+
+def test_fully_connected_float_bias_must_be_float_and_one_per_feature(tmp_path):
+    rng = np.random.default_rng(0)
+    def float_fc(bias):
+        tensors = [tb.T("input", (1, 4), "float32"),
+                   tb.T("weights", (2, 4), "float32", data=rng.normal(size=(2, 4)).astype(np.float32)),
+                   bias, tb.T("output", (1, 2), "float32")]
+        return tb.Sub(tensors, [tb.Op(OP.FULLY_CONNECTED, [0, 1, 2], [3])], [0], [3])
+    short = tb.T("bias", (1,), "float32", data=np.array([0.5], np.float32))
+    assert "bias 'bias' has 1 elements, not 2" in _compile(tmp_path / "a", float_fc(short))
+    ints = tb.T("bias", (2,), "int32", data=np.array([1, 2], np.int32))
+    assert "int32" in _compile(tmp_path / "b", float_fc(ints))
+
+
+def test_fully_connected_per_channel_scales_along_the_input_axis(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors[1].scales, sub.tensors[1].zero_points, sub.tensors[1].axis = [0.01] * 4, [0] * 4, 1
+    assert "quantized along axis 1 with 4 scales; expected axis 0 with 2" in _compile(tmp_path, sub)

@@ -31,11 +31,15 @@ def lower_fully_connected(op, ctx):
     bias = ctx.tensor(bias_index) if bias_index is not None else None
     if bias is not None and not bias.is_constant:
         raise ctx.fail("a non-constant bias is not supported")
+    if bias is not None and bias.num_elements != out_features:  # the kernel reads one per output feature
+        raise ctx.fail(f"bias '{bias.name}' has {bias.num_elements} elements, not {out_features}")
     dtype = require_dtype(ctx, inp, "int8", "float32")
     require_dtype(ctx, out, dtype)
     shape = dict(batches=batches, in_features=in_features, out_features=out_features)
     if dtype == "float32":
         require_dtype(ctx, weights, "float32")
+        if bias is not None:
+            require_dtype(ctx, bias, "float32")
         lo, hi = float_activation(ctx, op)
         bias_ref = ctx.read(bias_index) if bias is not None else ctx.constant("bias", np.zeros(out_features, np.float32))
         ctx.call("usmp_fully_connected_f32", "usmp_fully_connected_f32_params",
@@ -48,6 +52,9 @@ def lower_fully_connected(op, ctx):
     q_w = require_quantized(ctx, weights, per_tensor=False)
     if np.any(q_w.zero_points != 0):
         raise ctx.fail(f"weights tensor '{weights.name}' has a non-zero zero point; int8 weights must be symmetric")
+    if q_w.per_channel and (len(q_w.scales) != out_features or q_w.axis != 0):
+        raise ctx.fail(f"weights tensor '{weights.name}' is quantized along axis {q_w.axis} with {len(q_w.scales)} "
+                       f"scales; expected axis 0 with {out_features}")
     if bias is not None:
         require_dtype(ctx, bias, "int32")
     lo, hi = int8_activation(ctx, op, out)
