@@ -13,6 +13,7 @@ from usmp.analysis import buffer_infos
 from usmp.analysis.schedule import reorder_program
 from usmp.analysis.scopes import realize_memory_scopes
 from usmp.codegen import Layout, emit_library, make_layout, write_files
+from usmp.codegen.guards import guarded_buffer_infos
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
 from usmp.planner import BufferInfo, PlanResult, plan
@@ -32,6 +33,7 @@ class CompileOptions:
     user_pools: bool = False  # the caller passes the workspace pools to run()
     progress: Callable[[int, int], None] | None = None  # planner progress (best, bound), for slow plans
     reorder: bool = False  # memory-aware operator order (same results, lower peak on branching graphs)
+    guards: bool = False  # canary bytes after workspace buffers, checked after each operator (codegen/guards.py)
 
 
 @dataclass
@@ -45,13 +47,15 @@ class Compiled:
 def compile_model(model_path: str | Path, options: CompileOptions | None = None) -> Compiled:
     options = options or CompileOptions()
     program, buffers = analyse_model(model_path, options)
+    if options.guards:
+        buffers = guarded_buffer_infos(program, buffers)
     pools = aligned_pools(options.pools, buffers)
     pool_infos = [p.info() for p in pools]
     result = plan(buffers, pool_infos, options.algorithm, options.time_limit, options.progress)
     verify_plan(buffers, pool_infos, result.placements, f"algorithm '{options.algorithm}'")
     check_pool_limits(pools, result.pool_sizes)
     layout = make_layout(program, pools, result, options.workspace_io, options.user_pools)
-    files = emit_library(program, layout, source=Path(model_path).name)
+    files = emit_library(program, layout, source=Path(model_path).name, guards=options.guards)
     files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools))
     return Compiled(program, result, layout, files)
 

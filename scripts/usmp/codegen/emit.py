@@ -15,6 +15,8 @@ import jinja2
 
 from usmp import __version__
 from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
+from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE, op_guards
+from usmp.codegen.guards import PATTERN as GUARD_PATTERN
 from usmp.codegen.layout import Layout, address_of, io_member_names
 from usmp.ir.graph import c_type
 from usmp.lower.program import Program
@@ -57,8 +59,8 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def emit_library(program: Program, layout: Layout, source: str) -> dict[str, str]:
-    """File name -> contents of the generated library."""
+def emit_library(program: Program, layout: Layout, source: str, guards: bool = False) -> dict[str, str]:
+    """File name -> contents of the generated library (guards: see codegen/guards.py)."""
     name = program.name
     ops = []
     for op in program.ops:
@@ -78,6 +80,7 @@ def emit_library(program: Program, layout: Layout, source: str) -> dict[str, str
                      buffer=a.buffer, address=address_of(program, layout, a.buffer, a.writable))
                 for a in op.args
             ],
+            guards=op_guards(program, layout.placements, op) if guards else [],
         ))
     constant_pools = []
     for pool in layout.pools:
@@ -97,6 +100,8 @@ def emit_library(program: Program, layout: Layout, source: str) -> dict[str, str
         inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"),
         pools=layout.pools, workspace_pools=[p for p in layout.pools if p.spec.kind == "workspace"],
         constant_pools=constant_pools, ops=ops, layout=layout,
+        guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
+        guard_status_base=GUARD_STATUS_BASE,
     )
     env = _environment()
     return {

@@ -27,6 +27,9 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run operators in a memory-aware order (same results; lower peak on branching graphs)")
     parser.add_argument("--workspace-io", action="store_true",
                         help="plan model inputs and outputs inside a workspace pool")
+    parser.add_argument("--guards", action="store_true",
+                        help="debug aid: canary bytes after every workspace buffer, checked after each operator; "
+                             "run() returns 1000 + the index of an operator that wrote out of bounds")
     parser.add_argument("--user-pools", action="store_true",
                         help="the caller passes the workspace pools to run() instead of the library owning them")
 
@@ -41,4 +44,5 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         user_pools=args.user_pools,
         progress=TerminalProgress(),
         reorder=getattr(args, "reorder", False),
+        guards=getattr(args, "guards", False),
     )
