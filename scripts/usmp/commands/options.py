@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from usmp.compiler import CompileOptions
+from usmp.errors import UsmpError
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
 
@@ -35,6 +36,8 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def compile_options(args: argparse.Namespace) -> CompileOptions:
+    if args.time_limit is not None and not 0 <= args.time_limit < float("inf"):
+        raise UsmpError(f"--time-limit {args.time_limit}: expected a non-negative number of seconds")
     return CompileOptions(
         name=args.name,
         pools=[parse_pool(text) for text in args.pool] or default_pools(),

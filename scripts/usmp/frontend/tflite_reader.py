@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import tflite
 
-from usmp.errors import ModelError
+from usmp.errors import ModelError, UsmpError
 from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, numpy_dtype
 
 _TENSOR_TYPES = {
@@ -32,6 +32,10 @@ MAX_TENSOR_BYTES = 1 << 30
 
 def read_tflite(path: str | Path, name: str | None = None) -> Graph:
     path = Path(path)
+    if name is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        # It names the C functions, macros and files: anything else breaks the build later.
+        raise UsmpError(f"--name '{printable(name)}' must be a C identifier (letters, digits and _, "
+                        f"not starting with a digit)")
     try:
         data = path.read_bytes()
     except OSError as exc:
