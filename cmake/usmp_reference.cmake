@@ -2,7 +2,8 @@
 #
 #   usmp_add_reference_vectors(<target> MODEL <file.tflite> NAME <c_name>
 #                              [INPUTS <in0.npy> ...] [SEED <n>]
-#                              [SHARED_WORKSPACE <group>] [CHECK])
+#                              [SHARED_WORKSPACE <group>] [COMPILE_ARGS <args>...]
+#                              [CHECK])
 #
 # At build time, runs TFLite Micro's interpreter (PyPI tflite-micro, in the
 # Python Zephyr's build uses) on fixed inputs (the .npy files, else random
@@ -10,7 +11,8 @@
 # usmp_<name>_reference_input_<input>[], usmp_<name>_expected_<output>[],
 # USMP_<NAME>_LOWER_BOUND_BYTES and, with CHECK, usmp_<name>_reference_check().
 # Call it after usmp_add_model() for the same NAME, with the same
-# SHARED_WORKSPACE; the vectors follow the build's Kconfig like the model.
+# SHARED_WORKSPACE and COMPILE_ARGS; the vectors follow the build's Kconfig
+# like the model (the check function calls the library as it was generated).
 
 function(_usmp_require_tflite_micro)
   get_property(checked GLOBAL PROPERTY USMP_TFLITE_MICRO_CHECKED)
@@ -27,7 +29,7 @@ function(_usmp_require_tflite_micro)
 endfunction()
 
 function(usmp_add_reference_vectors target)
-  cmake_parse_arguments(ARG "CHECK" "MODEL;NAME;SEED;SHARED_WORKSPACE" "INPUTS" ${ARGN})
+  cmake_parse_arguments(ARG "CHECK" "MODEL;NAME;SEED;SHARED_WORKSPACE" "INPUTS;COMPILE_ARGS" ${ARGN})
   if(NOT ARG_MODEL OR NOT ARG_NAME)
     message(FATAL_ERROR "usmp_add_reference_vectors(${target}): MODEL and NAME are required")
   endif()
@@ -49,6 +51,7 @@ function(usmp_add_reference_vectors target)
   if(ARG_CHECK)
     list(APPEND args --check)
   endif()
+  list(APPEND args ${ARG_COMPILE_ARGS})
 
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/usmp/${ARG_NAME}_reference)
   file(MAKE_DIRECTORY ${out_dir})

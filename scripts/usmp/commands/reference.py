@@ -40,7 +40,7 @@ def run(args) -> int:
         inputs = load_inputs(compiled.program, args.input)
     else:
         inputs = random_inputs(compiled, args.seed)
-    vectors = ReferenceVectors(inputs, reference_outputs(args.model, inputs))
+    vectors = ReferenceVectors(inputs, reference_outputs(args.model, inputs, len(compiled.program.graph.outputs)))
     files = reference_files(compiled, vectors, args.check)
     write_files(files, Path(args.output_dir))
     print(f"usmp: wrote reference vectors of '{compiled.program.name}' to {args.output_dir}")
