@@ -85,3 +85,14 @@ def test_the_needed_bytes_quoted_above_are_what_a_fitting_compile_reports(tmp_pa
 ])
 def test_other_wrong_options(tmp_path, options, fragment):
     assert fragment in compile_error(tmp_path, *options)
+
+
+def test_output_path_that_is_a_file(tmp_path):
+    target = tmp_path / "model_out"
+    target.write_text("not a directory")
+    for out in (target, target / "sub"):
+        code, _, stderr = run_cli(["compile", str(MICRO_SPEECH), "-o", str(out)])
+        assert code == 2 and len(stderr.strip().splitlines()) == 1, stderr
+        assert str(target) in stderr
+    assert target.read_text() == "not a directory"
+    assert [p.name for p in tmp_path.iterdir()] == ["model_out"]  # no staging directory left behind

@@ -18,6 +18,7 @@ from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
 from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE, op_guards
 from usmp.codegen.guards import PATTERN as GUARD_PATTERN
 from usmp.codegen.layout import Layout, address_of, io_member_names
+from usmp.errors import UsmpError
 from usmp.ir.graph import c_type
 from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
@@ -127,13 +128,22 @@ def _annotated_rows(image: bytes, marks: list[tuple[int, str, int]]) -> list[tup
 def write_files(files: dict[str, str], out_dir: Path) -> None:
     """Write into a temporary directory first, then move into place: a failure leaves out_dir as it was."""
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".usmp-", dir=out_dir.parent))
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsmpError(f"output directory {out_dir} exists and is not a directory")
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".usmp-", dir=out_dir.parent))
+    except OSError as exc:  # a file where a parent directory should be, no permission, disk full
+        raise UsmpError(f"cannot write the generated files to {out_dir}: {exc.strerror or exc}"
+                        f"{f' ({exc.filename})' if exc.filename else ''}") from None
     try:
         for file_name, text in files.items():
             (staging / file_name).write_text(text)
         out_dir.mkdir(exist_ok=True)
         for file_name in files:
             os.replace(staging / file_name, out_dir / file_name)
+    except OSError as exc:
+        raise UsmpError(f"cannot write the generated files to {out_dir}: {exc.strerror or exc}"
+                        f"{f' ({exc.filename})' if exc.filename else ''}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
