@@ -9,6 +9,7 @@
 #define USMP_KERNELS_H
 
 #include "usmp_kernels/arith.h"
+#include "usmp_kernels/float_math.h"
 #include "usmp_kernels/fixed_point.h"
 #include "usmp_kernels/fully_connected.h"
 #include "usmp_kernels/conv.h"

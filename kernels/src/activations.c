@@ -1,5 +1,4 @@
 /* Activation kernels: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH. */
-#include <math.h>
 
 #include "usmp_kernels.h"
 
@@ -76,9 +75,9 @@ void usmp_logistic_f32(const struct usmp_unary_f32_params *p, const float *input
 		if (x > LOGISTIC_CUTOFF_UPPER) {
 			output[i] = 1.0f;
 		} else if (x < LOGISTIC_CUTOFF_LOWER) {
-			output[i] = expf(x);
+			output[i] = usmp_expf(x);
 		} else {
-			output[i] = 1.0f / (1.0f + expf(-x));
+			output[i] = 1.0f / (1.0f + usmp_expf(-x));
 		}
 	}
 }
@@ -88,6 +87,6 @@ void usmp_tanh_f32(const struct usmp_unary_f32_params *p, const float *input, fl
 	int32_t i;
 
 	for (i = 0; i < p->size; i++) {
-		output[i] = tanhf(input[i]);
+		output[i] = usmp_tanhf(input[i]);
 	}
 }

@@ -1,5 +1,4 @@
-/* SOFTMAX kernels: int8 in fixed point as TFLite does it, float with expf. */
-#include <math.h>
+/* SOFTMAX kernels: int8 in fixed point as TFLite does it, float with usmp_expf. */
 
 #include "usmp_kernels.h"
 
@@ -68,7 +67,7 @@ void usmp_softmax_f32(const struct usmp_softmax_f32_params *p, const float *inpu
 			max_value = x[c] > max_value ? x[c] : max_value;
 		}
 		for (c = 0; c < p->depth; c++) {
-			y[c] = expf((x[c] - max_value) * p->beta);
+			y[c] = usmp_expf((x[c] - max_value) * p->beta);
 			sum += y[c];
 		}
 		for (c = 0; c < p->depth; c++) {

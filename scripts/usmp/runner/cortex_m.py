@@ -36,7 +36,7 @@ BAREMETAL_DIR = TEMPLATES_DIR / "baremetal"
 SUPPORT_SOURCES = ("startup.c", "harness_hooks.c", "stack_probe.S")
 STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
 SUPPORT_FLAGS = ["-std=gnu99", "-Wall", "-Wextra", "-Werror"]  # sbrk, _Exit
-LINK_LIBRARIES = ["-Wl,--start-group", "-lm", "-lc_nano", "-lrdimon_nano", "-lgcc", "-Wl,--end-group"]
+LINK_LIBRARIES = ["-Wl,--start-group", "-lc_nano", "-lrdimon_nano", "-lgcc", "-Wl,--end-group"]
 # Regions are linked this large so an oversized image still links and can be measured.
 LINK_REGION_BYTES = 64 * 1024 * 1024
 # RAM the harness needs beyond its static data: newlib's stdio buffers on the

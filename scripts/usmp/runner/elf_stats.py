@@ -4,7 +4,7 @@ The map records every input section the linker kept (after --gc-sections),
 its size and the object file it came from, so flash and RAM can be split by
 origin: the generated library, the constant pools, the kernel library, and
 the harness (start-up code, test harness, C library). A member of a library
-archive (libgcc's 64-bit multiply, libm's expf, newlib's stdio) counts with
+archive (libgcc's 64-bit multiply, newlib's stdio) counts with
 the part whose object first required it, as the map's archive section
 records. Padding between input sections is counted with the harness, so the
 parts add up to the totals.

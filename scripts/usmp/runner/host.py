@@ -105,7 +105,7 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
             (staging / file_name).write_text(text)
         c_files = [str(staging / f) for f in sources if f.endswith(".c")]
         _compile(cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *c_files, str(kernels),
-                               "-o", str(staging / "model"), "-lm"],  # float kernels call expf/tanhf
+                               "-o", str(staging / "model")],
                  "the generated code")
         _publish(staging, build_dir)
     finally:

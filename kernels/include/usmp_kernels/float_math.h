@@ -1,0 +1,13 @@
+/*
+ * exp and tanh for the float32 kernels, so the library needs no libm.
+ *
+ * Zephyr's default minimal libc has no expf/tanhf, and a libm costs flash on
+ * a Cortex-M0. These stay within a few ULP of the C library's results.
+ */
+#ifndef USMP_KERNELS_FLOAT_MATH_H
+#define USMP_KERNELS_FLOAT_MATH_H
+
+float usmp_expf(float x);
+float usmp_tanhf(float x);
+
+#endif /* USMP_KERNELS_FLOAT_MATH_H */
