@@ -95,5 +95,5 @@ def test_constant_out_of_reach_is_a_clear_error():
 
 def test_no_pool_for_the_writers_target_is_a_clear_error():
     pools = [PoolSpec("npu_only", "workspace", targets=("npu",)), PoolSpec("flash", "constant", targets=("c", "npu"))]
-    with pytest.raises(PlanError, match="no workspace pool is accessible to target\\(s\\) c, which write 'a'"):
+    with pytest.raises(PlanError, match="no workspace pool is accessible to target\\(s\\) c, which use 'in'"):
         realize_memory_scopes(program_over_targets(), pools)

@@ -67,7 +67,7 @@ def _split(name, buffer, buffers, ops, pools, next_index):
     writers = [k for k in users if any(a.buffer == name and a.writable for a in ops[k].args)]
     home = {op_target(ops[k]) for k in writers} or {op_target(ops[users[0]])}
     if not candidate_pools(home, "workspace", pools):
-        raise PlanError(f"no workspace pool is accessible to target(s) {'+'.join(sorted(home))}, which write "
+        raise PlanError(f"no workspace pool is accessible to target(s) {'+'.join(sorted(home))}, which use "
                         f"'{name}': add targets={'+'.join(sorted(home))} to a --pool NAME:workspace")
     copies: dict[str, tuple[str, int]] = {}  # consumer target -> (copy buffer, position of its first use)
     for k in users:
