@@ -26,6 +26,11 @@ EXPECTED = {
     "conv_without_outputs": "first input and output are required",
     "softmax_beta_nan": "option beta = nan",
     "fc_bias_length": "operator 2 (FULLY_CONNECTED): bias",
+    "relu6_reads_its_own_output": "operator 0 (RELU6) reads tensor 1, which it also writes",
+    "model_input_written_by_operator": "is both a model input and a model output",
+    "model_input_is_output": "tensor 0 'serving_default_keras_tensor_150:0' is both a model input and a model output",
+    "rank_9_broadcast": "has 9 dimensions; at most 6 are supported",
+    "zero_point_out_of_range": "has zero point 1099511627776, outside the int8 range [-128, 127]",
     "tensor_name_control_chars": "tensor 1 '",
     "tensor_name_control_chars_2": "tensor 5 '",
 }
@@ -134,3 +139,35 @@ def test_fully_connected_per_channel_scales_along_the_input_axis(tmp_path):
     sub = tb.fc_subgraph()
     sub.tensors[1].scales, sub.tensors[1].zero_points, sub.tensors[1].axis = [0.01] * 4, [0] * 4, 1
     assert "quantized along axis 1 with 4 scales; expected axis 0 with 2" in _compile(tmp_path, sub)
+
+
+def test_zero_points_outside_the_type_range(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors[3].zero_points = [128]
+    assert "tensor 3 'output' has zero point 128, outside the int8 range [-128, 127]" in _compile(tmp_path, sub)
+
+
+def test_operator_reading_its_own_output(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.ops[0].inputs = [3, 1, 2]
+    assert "operator 0 (FULLY_CONNECTED) reads tensor 3, which it also writes" in _compile(tmp_path, sub)
+
+
+def test_operator_writing_a_model_input(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors.append(tb.T("extra", (1, 2), "int8", scales=[0.1]))
+    sub.inputs = [0, 4]
+    sub.ops.append(tb.Op(OP.RELU, [3], [4]))
+    assert "operator 1 (RELU) writes model input tensor 4 'extra'" in _compile(tmp_path, sub)
+
+
+def test_repeated_model_inputs(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.inputs = [0, 0]
+    assert "model inputs list tensor 0 more than once" in _compile(tmp_path, sub)
+
+
+def test_more_than_six_dimensions(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors[0].shape = (1, 1, 1, 1, 1, 1, 4)
+    assert "tensor 0 'input' has 7 dimensions; at most 6 are supported" in _compile(tmp_path, sub)

@@ -155,3 +155,13 @@ def test_guarded_code_compiles_warning_free_for_cortex_m0(tmp_path):
                            "-I", str(KERNELS_INCLUDE_DIR), "-c", str(source), "-o", str(tmp_path / "model.o")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_sanitizer_suite_covers_every_model():
+    """tests/test_bit_exact.py runs every shared and test model under ASan+UBSan."""
+    import test_bit_exact
+    from reference import TEST_MODELS
+
+    every = {p.resolve() for p in [*SHARED_MODELS.glob("*.tflite"), *TEST_MODELS.glob("*.tflite")]}
+    assert every and every <= {m.resolve() for m in test_bit_exact.MODELS}
+    assert "sanitize=True" in Path(test_bit_exact.__file__).read_text()

@@ -26,6 +26,11 @@ _OPCODE_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.
 _OPTIONS_NAMES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
 _STATEFUL_OPS = {"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
 
+_ZERO_POINT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
+
+# TFLite Micro's shapes hold at most 6 dimensions (it has no heap for more).
+MAX_RANK = 6
+
 # Bigger than any microcontroller; stops absurd shapes before numpy tries them.
 MAX_TENSOR_BYTES = 1 << 30
 
@@ -97,7 +102,23 @@ class _Reader:
         for index in inputs:
             if tensors[index].is_constant:
                 raise self.fail(f"model input tensor {index} '{tensors[index].name}' is a constant")
+        self._check_io(tensors, operators, inputs, outputs)
         return Graph(self.name, tensors, operators, inputs, outputs)
+
+    def _check_io(self, tensors, operators, inputs, outputs) -> None:
+        """Inputs and outputs are distinct buffers the caller owns: no repeats, no overlap, no writes to inputs."""
+        for what, indices in (("inputs", inputs), ("outputs", outputs)):
+            repeated = sorted({i for i in indices if indices.count(i) > 1})
+            if repeated:
+                raise self.fail(f"model {what} list tensor {repeated[0]} more than once")
+        both = sorted(set(inputs) & set(outputs))
+        if both:
+            raise self.fail(f"tensor {both[0]} '{tensors[both[0]].name}' is both a model input and a model output")
+        for op in operators:
+            written = sorted(set(op.outputs) & set(inputs))
+            if written:
+                raise self.fail(f"operator {op.index} ({op.opcode}) writes model input tensor {written[0]} "
+                                f"'{tensors[written[0]].name}'")
 
     def _opcode_name(self, code) -> str:
         builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
@@ -132,6 +153,8 @@ class _Reader:
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else shape
         if any(d < 0 for d in shape) or any(d < 0 for d in signature[1:]) or len(signature) != len(shape):
             raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes are supported")
+        if len(shape) > MAX_RANK:
+            raise self.fail(f"{where} has {len(shape)} dimensions; at most {MAX_RANK} are supported (as in TFLite Micro)")
         if any(d == 0 for d in shape):
             raise self.fail(f"{where} has an empty dimension in shape {list(shape)}")
         nbytes = element_size(dtype)
@@ -139,9 +162,10 @@ class _Reader:
             nbytes *= d
             if nbytes > MAX_TENSOR_BYTES:
                 raise self.fail(f"{where} has shape {list(shape)}, larger than {MAX_TENSOR_BYTES} bytes")
-        return Tensor(index, name, shape, dtype, self._quantization(t, where, shape), self._constant(t, where, shape, dtype, nbytes))
+        return Tensor(index, name, shape, dtype, self._quantization(t, where, shape, dtype),
+                      self._constant(t, where, shape, dtype, nbytes))
 
-    def _quantization(self, t, where, shape) -> Quantization | None:
+    def _quantization(self, t, where, shape, dtype) -> Quantization | None:
         q = t.Quantization()
         if q is None or q.ScaleLength() == 0:
             return None
@@ -159,6 +183,10 @@ class _Reader:
                 )
         if not np.all(np.isfinite(scales)) or np.any(scales <= 0):
             raise self.fail(f"{where} has a quantization scale that is not a positive finite number")
+        low, high = _ZERO_POINT_RANGE.get(dtype, (-(1 << 31), (1 << 31) - 1))
+        if np.any(zero_points < low) or np.any(zero_points > high):
+            bad = int(zero_points[(zero_points < low) | (zero_points > high)][0])
+            raise self.fail(f"{where} has zero point {bad}, outside the {dtype} range [{low}, {high}]")
         return Quantization(scales, zero_points, axis)
 
     def _constant(self, t, where, shape, dtype, nbytes) -> np.ndarray | None:
@@ -195,6 +223,9 @@ class _Reader:
                 raise self.fail(f"operator {index} ({opcode}) refers to tensor {v}, but the model has {tensor_count} tensors")
         if any(v < 0 for v in outputs):
             raise self.fail(f"operator {index} ({opcode}) has an omitted output")
+        looped = sorted(set(inputs) & set(outputs))
+        if looped:
+            raise self.fail(f"operator {index} ({opcode}) reads tensor {looped[0]}, which it also writes")
         options = self._options(op)
         for key, value in options.items():
             if isinstance(value, float) and not math.isfinite(value):
