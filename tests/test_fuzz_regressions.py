@@ -29,6 +29,7 @@ EXPECTED = {
     "relu6_reads_its_own_output": "operator 0 (RELU6) reads tensor 1, which it also writes",
     "model_input_written_by_operator": "is both a model input and a model output",
     "model_input_is_output": "tensor 0 'serving_default_keras_tensor_150:0' is both a model input and a model output",
+    "concat_scalar_output": "(CONCATENATION): axis 0 is out of range for a 0-D output",
     "rank_9_broadcast": "has 9 dimensions; at most 6 are supported",
     "zero_point_out_of_range": "has zero point 1099511627776, outside the int8 range [-128, 127]",
     "tensor_name_control_chars": "tensor 1 '",

@@ -27,8 +27,8 @@ def lower_concatenation(op, ctx):
     axis = int(op.options.get("axis", 0))
     if axis < 0:
         axis += rank
-    if not 0 <= axis < max(rank, 1):
-        raise ctx.fail(f"axis {op.options.get('axis')} is out of range for a {rank}-D output")
+    if not 0 <= axis < rank:  # a scalar output has no axis to concatenate along
+        raise ctx.fail(f"axis {op.options.get('axis', 0)} is out of range for a {rank}-D output")
     if any(i is None for i in op.inputs) or not op.inputs:
         raise ctx.fail("has a missing input")
     out_steps = row_major_steps(out.shape)
