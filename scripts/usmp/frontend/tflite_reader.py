@@ -111,6 +111,9 @@ class _Reader:
             repeated = sorted({i for i in indices if indices.count(i) > 1})
             if repeated:
                 raise self.fail(f"model {what} list tensor {repeated[0]} more than once")
+        for index in outputs:
+            if tensors[index].is_constant:  # the generated code never copies a constant into the caller's output
+                raise self.fail(f"model output tensor {index} '{tensors[index].name}' is a constant")
         both = sorted(set(inputs) & set(outputs))
         if both:
             raise self.fail(f"tensor {both[0]} '{tensors[both[0]].name}' is both a model input and a model output")
