@@ -9,6 +9,7 @@
 
 #include <zephyr/devicetree.h>
 #include <zephyr/kernel.h>
+#include <zephyr/linker/linker-defs.h>
 #include <zephyr/sys/printk.h>
 
 #include "micro_speech.h"
@@ -16,11 +17,10 @@
 
 #define RUNS 3
 
-/* From Zephyr's linker script: SRAM1's section, and the image's RAM in sram0. */
+/* From Zephyr's linker script: SRAM1's section (the image's RAM in sram0,
+ * _image_ram_start/_end, comes from linker-defs.h). */
 extern uint8_t __SRAM1_start[];
 extern uint8_t __SRAM1_end[];
-extern uint8_t _image_ram_start[];
-extern uint8_t _image_ram_end[];
 
 #define SRAM0_NODE DT_NODELABEL(sram0)
 #define SRAM1_NODE DT_NODELABEL(sram1)
@@ -69,8 +69,8 @@ int main(void)
 				 USMP_MICRO_SPEECH_SRAM1_POOL_ALIGN, "SRAM1", __SRAM1_start, __SRAM1_end,
 				 DT_REG_ADDR(SRAM1_NODE), DT_REG_SIZE(SRAM1_NODE));
 	failures += !pool_inside("sram0", pools->sram0, USMP_MICRO_SPEECH_SRAM0_POOL_SIZE,
-				 USMP_MICRO_SPEECH_SRAM0_POOL_ALIGN, "sram0", _image_ram_start, _image_ram_end,
-				 DT_REG_ADDR(SRAM0_NODE), DT_REG_SIZE(SRAM0_NODE));
+				 USMP_MICRO_SPEECH_SRAM0_POOL_ALIGN, "sram0", (uint8_t *)_image_ram_start,
+				 (uint8_t *)_image_ram_end, DT_REG_ADDR(SRAM0_NODE), DT_REG_SIZE(SRAM0_NODE));
 
 	for (int run = 0; run < RUNS; run++) {
 		int same = run_once(pools);
