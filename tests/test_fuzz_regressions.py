@@ -173,3 +173,30 @@ def test_more_than_six_dimensions(tmp_path):
     sub = tb.fc_subgraph()
     sub.tensors[0].shape = (1, 1, 1, 1, 1, 1, 4)
     assert "tensor 0 'input' has 7 dimensions; at most 6 are supported" in _compile(tmp_path, sub)
+
+
+def test_fuzz_target_accepts_and_rejects_without_raising():
+    from fuzz.target import compile_bytes
+
+    assert compile_bytes((REGRESSIONS.parent.parent / "models" / "relu_int8.tflite").read_bytes()) == "ok"
+    assert compile_bytes(b"\x00" * 40) == "rejected"
+    assert compile_bytes((REGRESSIONS / "softmax_beta_nan.tflite").read_bytes()) == "rejected"
+
+
+def test_random_engine_saves_what_crashes_the_target(tmp_path, monkeypatch):
+    import fuzz.run_fuzz as run_fuzz
+    import fuzz.target as target
+
+    calls = []
+
+    def crashing(data, workspace_io=False):
+        calls.append(len(data))
+        if len(calls) == 3:
+            raise KeyError("boom")
+        return "rejected"
+
+    monkeypatch.setattr(target, "compile_bytes", crashing)
+    summary = run_fuzz.run_random(0.5, tmp_path, seed=1)  # half a second of the seeded mutator
+    assert summary["executions"] == len(calls) >= 3
+    assert summary["findings"] == ["crash-3.tflite"]
+    assert "KeyError: 'boom'" in (tmp_path / "crashes" / "crash-3.tflite.txt").read_text()
