@@ -16,7 +16,10 @@ A canonical depth-first search in the spirit of MiniMalloc (Moffitt, ASPLOS
   rankings are tried round-robin with growing node limits, so one unlucky
   ranking cannot eat the whole budget;
 * a buffer with no unplaced conflicts (nothing can go on top of it) that
-  fails at its lowest offset ends the node: no other choice helps.
+  fails at its lowest offset ends the node: no other choice helps;
+* (our addition) outcomes of independent parts are remembered: a part that
+  failed from some min offsets fails from any higher ones, and a plan found
+  from some min offsets is reused from any lower ones.
 
 Returns offsets, or None when the search proved that nothing fits.
 """
@@ -39,6 +42,9 @@ class _NodeLimit(Exception):
 # instead of re-ranking each independent part by what is left in it. Each
 # solves instances the others do not (MiniMalloc's challenging set needs all).
 RANKINGS = (("time", "total-width-area"), ("sections", "total-area-width"), ("sections", "=total-width-area"))
+
+
+MEMO_PER_PART = 32  # remembered outcomes per independent part
 
 
 def fits_in(sizes: list[int], aligns: list[int], conflicts: list[list[int]], cliques: list[list[int]],
@@ -120,19 +126,21 @@ def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadl
             in_sections[i] += 1
     scales = {"time": widths or in_sections, "sections": in_sections}
     rankings = [(scale, keys) for scale, keys in RANKINGS if widths or scale == "sections"]
+    # What independent parts proved impossible stays so whatever the ranking or node limit: share it.
+    memo: tuple[dict, dict] = ({}, {})
     node_limit = 2 * n
     while True:
         node_limit *= 2
         for scale, keys in rankings:
             try:
                 return _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, keys.lstrip("="),
-                               scales[scale], node_limit, rerank=not keys.startswith("="))
+                               scales[scale], node_limit, not keys.startswith("="), memo)
             except _NodeLimit:
                 continue
 
 
 def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, heuristic, widths, node_limit,
-            rerank=True):
+            rerank, memo):
     """One complete DFS under a node limit: offsets, None (proved impossible), or _NodeLimit."""
     n = len(sizes)
     placed = [False] * n
@@ -154,6 +162,8 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 cuts[k] += 1
     nodes = [0]
     clock = time.perf_counter
+    failures = memo[0]
+    successes: dict[tuple[int, ...], list[tuple[list[int], list[int]]]] = {}  # per search: keeps rankings apart
     floor_min = [0] * len(cliques)
     floor_who = [clique[0] if clique else -1 for clique in cliques]
     shift_rank = max(n, 1).bit_length()
@@ -253,6 +263,37 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                     return False
         return True
 
+    def solve_part(part, x, y) -> bool:
+        """An independent part: its outcome depends only on its buffers and their min offsets,
+        so remember it. Raising min offsets only makes a part harder: a part that failed fails
+        again from higher offsets, and a plan found stays valid from lower ones."""
+        part.sort()
+        key = tuple(part)
+        lows = [min_offset[i] for i in part]
+        for failed_lows in failures.get(key, ()):
+            if all(a >= f for a, f in zip(lows, failed_lows)):
+                return False
+        for solved_lows, solved_offsets in successes.get(key, ()):
+            if all(a <= s for a, s in zip(lows, solved_lows)):
+                for i, o in zip(part, solved_offsets):
+                    offsets[i] = o
+                return True
+        saved = [rank[i] for i in part]
+        if rerank:
+            rank_of(part, rank)
+        solved = dfs(part, -1, -1, x, y)
+        for i, r in zip(part, saved):
+            rank[i] = r
+        if solved:
+            memo = successes.setdefault(key, [])
+            if len(memo) < MEMO_PER_PART:
+                memo.append((lows, [offsets[i] for i in part]))
+        else:
+            memo = failures.setdefault(key, [])
+            if len(memo) < MEMO_PER_PART:
+                memo.append(lows)
+        return solved
+
     def descend(b, order, offset, lo, hi) -> bool:
         if not ordered:
             return dfs(order, offset, rank[b], lo, hi)
@@ -272,13 +313,7 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 part = [i for i in order if not placed[i] and span[i][0] < y and span[i][1] > x]
                 if not part:
                     continue
-                saved = [rank[i] for i in part]
-                if rerank:
-                    rank_of(part, rank)
-                solved = dfs(part, -1, -1, x, y)
-                for i, r in zip(part, saved):
-                    rank[i] = r
-                if not solved:
+                if not solve_part(part, x, y):
                     return False
             return True
         finally:
