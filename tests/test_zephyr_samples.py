@@ -1,0 +1,52 @@
+"""The twister files of the samples and ztest suites: the mistakes that make a
+scenario pass without testing anything (a harness in `common:`, which turns
+every scenario into a build-only one; a console regex without the PASS line)
+or skip what the samples issue asks for (another algorithm per sample).
+The builds themselves run with `west twister` (see .ci/run)."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((REPO / "samples" / "usmp").glob("*/sample.yaml"))
+SUITES = sorted((REPO / "tests" / "zephyr").glob("*/testcase.yaml"))
+
+
+def test_every_sample_and_suite_is_found():
+    assert {p.parent.name for p in SAMPLES} == {"hello", "shared_workspace", "io_in_workspace", "pinned_pools"}
+    assert len(SUITES) >= 3
+
+
+@pytest.mark.parametrize("path", SAMPLES + SUITES, ids=lambda p: p.parent.name)
+def test_harness_is_per_scenario_never_common(path):
+    data = yaml.safe_load(path.read_text())
+    assert "harness" not in data.get("common", {}), f"{path}: harness in common"
+    assert data["tests"], f"{path}: no scenarios"
+    for name, scenario in data["tests"].items():
+        assert scenario.get("harness") in ("console", "ztest"), f"{name}: no harness"
+        assert "qemu_cortex_m0" in (scenario.get("platform_allow") or data["common"].get("platform_allow"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.parent.name)
+def test_sample_regexes_need_pass_and_sizes(path):
+    for name, scenario in yaml.safe_load(path.read_text())["tests"].items():
+        config = scenario["harness_config"]
+        assert config["type"] == "multi_line" and config["ordered"], name
+        regexes = config["regex"]
+        assert regexes[-1] == "^PASS$", name
+        assert any(" B" in r and "[0-9]+" in r for r in regexes), f"{name}: no printed size in the regexes"
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.parent.name)
+def test_sample_builds_a_second_algorithm(path):
+    scenarios = yaml.safe_load(path.read_text())["tests"].values()
+    algorithms = [c for s in scenarios for c in s.get("extra_configs", []) if c.startswith("CONFIG_USMP_ALGORITHM_")]
+    assert algorithms, f"{path}: no scenario selects another algorithm"
+
+
+@pytest.mark.parametrize("path", SUITES, ids=lambda p: p.parent.name)
+def test_suite_enables_the_new_ztest_api_from_its_kconfig(path):
+    kconfig = (path.parent / "Kconfig").read_text()
+    assert "config ZTEST_NEW_API" in kconfig and 'source "Kconfig.zephyr"' in kconfig
+    assert "ZTEST_NEW_API" not in (path.parent / "prj.conf").read_text()
