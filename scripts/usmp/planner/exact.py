@@ -162,6 +162,7 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 cuts[k] += 1
     nodes = [0]
     clock = time.perf_counter
+    clique_sets = [frozenset(cs) for cs in cliques_of]
     failures = memo[0]
     successes: dict[tuple[int, ...], list[tuple[list[int], list[int]]]] = {}  # per search: keeps rankings apart
     floor_min = [0] * len(cliques)
@@ -188,15 +189,31 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
             return True
         order = [k & mask for k in keys]
         lowest_top = min([min_offset[i] + sizes[i] for i in order])
+        sections = range(lo, hi) if ordered else range(len(cliques))
+        most_left = max([left[c] for c in sections], default=0)
+        hot_at: dict[int, list[int]] = {}  # offset -> cliques whose remaining bytes would not fit above it
         for b in order:
             offset = min_offset[b]
             if offset >= lowest_top:
                 break  # a gap below would stay empty: dominated
             if offset < last_offset or (offset == last_offset and rank[b] < last_rank):
                 continue  # not canonical: this plan is reached in another order
-            top = offset + sizes[b]
+            size = sizes[b]
+            top = offset + size
             if top > capacity:
                 continue
+            room = capacity - offset
+            if most_left > room:
+                # Later buffers sit at or above `offset`: every clique whose remaining
+                # bytes exceed the room must contain b, and fit once b is placed.
+                hot = hot_at.get(offset)
+                if hot is None:
+                    hot = hot_at[offset] = [c for c in sections if left[c] > room]
+                mine = clique_sets[b]
+                if any(c not in mine or left[c] - size > room for c in hot):
+                    continue
+            if any(left[c] > size and top + left[c] - size > capacity for c in cliques_of[b]):
+                continue  # what is left of b's cliques cannot stack on b
             placed[b] = True
             offsets[b] = offset
             moved = []
@@ -231,11 +248,6 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
         # Later buffers sit at or above `offset`; a clique's remaining buffers
         # conflict with each other, so they stack above the lowest offset any
         # of them can still take (in b's cliques: above b).
-        if offset + max(left[lo:hi] if ordered else left) > capacity:
-            return False
-        for c in cliques_of[b]:
-            if top + left[c] > capacity:
-                return False
         for j, _ in moved:
             if min_offset[j] + sizes[j] > capacity:
                 return False

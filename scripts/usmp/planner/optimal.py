@@ -20,7 +20,7 @@ from usmp.planner.solution import Solution
 
 DEFAULT_SECONDS = 10.0
 MAX_EXACT_BUFFERS = 3000
-LOWER_BOUND_SHARE = 0.6  # of the time: spent trying to fit the lower bound itself
+LOWER_BOUND_SHARE = 0.85  # of the time: spent trying to fit the lower bound itself
 DESCENT_SHARE = 0.3  # of the remaining time, per later attempt  # beyond this the recursion is too deep and too slow to help
 
 
