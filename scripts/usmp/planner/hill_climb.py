@@ -2,9 +2,9 @@
 
 Start from the greedy-by-size order; repeatedly take a buffer that sets a
 pool's top, move it earlier in the order, place everything again by first
-fit and keep the new order when it costs no more. Seeded, so deterministic
-for a given problem; stops at the lower bound, the time budget or the
-iteration cap.
+fit and keep the new order when it costs no more. Seeded (same moves in the same
+order every run); stops at the lower bound, the iteration cap or the time
+budget -- so on big problems how far it gets depends on the machine.
 """
 from __future__ import annotations
 
