@@ -31,6 +31,8 @@ EXPECTED = {
     "model_input_is_output": "tensor 0 'serving_default_keras_tensor_150:0' is both a model input and a model output",
     "concat_scalar_output": "(CONCATENATION): axis 0 is out of range for a 0-D output",
     "model_output_is_a_constant": "model output tensor 1 'functional_1/dense_1/Tensordot/MatMul1' is a constant",
+    "mean_float_axes": "operator 0 (MEAN): tensor 1 'functional_1/global_average_pooling2d_1/Mean/reduction_indices' "
+                       "has type float32; supported here: int32, int64",
     "rank_9_broadcast": "has 9 dimensions; at most 6 are supported",
     "zero_point_out_of_range": "has zero point 1099511627776, outside the int8 range [-128, 127]",
     "tensor_name_control_chars": "tensor 1 '",

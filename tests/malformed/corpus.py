@@ -40,15 +40,22 @@ def variant(seed: int, index: int, models: list[Path] | None = None) -> Variant:
     rng = random.Random(f"usmp-malformed:{seed}:{index}")
     model = rng.choice(models)
     data = model.read_bytes()
-    if rng.random() < 0.5:
-        for _ in range(10):  # a mutation may not apply (e.g. a model without options)
+    unchanged = {data}
+    structured_first = rng.random() < 0.5
+    for attempt in range(20):  # a mutation may not apply, or may change nothing (a value set to itself)
+        if structured_first and attempt < 10:
             mutation = rng.choice(structured.MUTATIONS)
             done = structured.apply(data, mutation, rng)
-            if done is not None:
-                return Variant(index, model.stem, mutation.__name__, done[1], done[0])
-    mutation = rng.choice(bytewise.MUTATIONS)
-    damaged, what = mutation(data, rng)
-    return Variant(index, model.stem, mutation.__name__, what, damaged)
+            if done is None:
+                continue
+            unchanged.add(structured.repacked(data))
+            damaged, what = done
+        else:
+            mutation = rng.choice(bytewise.MUTATIONS)
+            damaged, what = mutation(data, rng)
+        if damaged not in unchanged:
+            return Variant(index, model.stem, mutation.__name__, what, damaged)
+    raise RuntimeError(f"no mutation changed {model.name} (seed {seed}, index {index})")
 
 
 def variants(seed: int, count: int, start: int = 0):

@@ -28,6 +28,11 @@ def pack(model) -> bytes:
     return bytes(builder.Output())
 
 
+def repacked(data: bytes) -> bytes:
+    """The model packed again unchanged: what an applied mutation that changed nothing gives."""
+    return pack(unpack(data))
+
+
 def _subgraph(model):
     return model.subgraphs[0]
 

@@ -34,8 +34,10 @@ def lower_mean(op, ctx):
     dtype = require_dtype(ctx, inp, "int8", "float32")
     require_dtype(ctx, out, dtype)
     rank = len(inp.shape)
+    axes_tensor = require_constant(ctx, op, 1)
+    require_dtype(ctx, axes_tensor, "int32", "int64")  # float axes would index the shape with floats
     axes = set()
-    for a in require_constant(ctx, op, 1).data.reshape(-1).tolist():
+    for a in axes_tensor.data.reshape(-1).tolist():
         if not -rank <= a < rank:
             raise ctx.fail(f"axis {a} is out of range for a {rank}-D input")
         axes.add(a + rank if a < 0 else a)
