@@ -234,3 +234,13 @@ def test_optimal_finds_a_plan_within_the_limit_where_greedy_overflows():
     result = checked(buffers, pools, "optimal")
     assert result.placements["aligned"] == ("p", 0) and result.placements["big"] == ("p", 3)
     assert checked(buffers, pools, "auto").pool_sizes["p"] == 68
+
+
+def test_optimal_on_a_conflict_graph_without_lifetimes_proves_above_the_clique_bound():
+    # A 5-cycle of 1-byte buffers: cliques are pairs (bound 2), but an odd cycle needs 3 bytes.
+    names = [f"n{i}" for i in range(5)]
+    buffers = [BufferInfo(n, 1, 1, ("p",), frozenset({names[(i + 1) % 5]})) for i, n in enumerate(names)]
+    pools = [PoolInfo("p", alignment=1)]
+    result = checked(buffers, pools, "optimal")
+    assert result.pool_sizes["p"] == 3 and result.lower_bound == 3 and result.optimal_proven
+    assert lower_bounds(buffers, pools) == {"p": 2}
