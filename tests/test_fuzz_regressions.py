@@ -202,3 +202,20 @@ def test_random_engine_saves_what_crashes_the_target(tmp_path, monkeypatch):
     assert summary["executions"] == len(calls) >= 3
     assert summary["findings"] == ["crash-3.tflite"]
     assert "KeyError: 'boom'" in (tmp_path / "crashes" / "crash-3.tflite.txt").read_text()
+
+
+def test_tensor_names_that_end_c_comments_still_build(tmp_path):
+    """Constant names appear in comments of the generated C: '*/' in a name used to end the comment."""
+    from reference import random_inputs
+    from usmp.compiler import compile_model
+    from usmp.runner.host import run_host
+
+    sub = tb.fc_subgraph()
+    sub.tensors[1].name = "w*/ oops /* ??= \\ \""
+    sub.tensors[2].name = "bias/*"
+    model = tmp_path / "names.tflite"
+    model.write_bytes(tb.build([sub]))
+    compiled = compile_model(model)
+    constants = compiled.files["names_constants.c"]
+    assert "oops" in constants and "*/ oops" not in constants
+    run_host(compiled, random_inputs(compiled.program.graph, np.random.default_rng(0)))  # -Werror build

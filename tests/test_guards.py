@@ -127,9 +127,9 @@ def test_cli_guards_option(tmp_path):
 
 
 def test_guard_buffer_names_are_safe_in_c_strings():
-    from usmp.codegen.guards import c_string_text
+    from usmp.codegen.names import c_text
 
-    assert c_string_text('a"b\\c??=d/e:0') == "a_b_c___d/e:0"
+    assert c_text('a"b\\c??=d/e:0*/') == "a_b_c___d/e:0_/"
 
 
 @pytest.mark.parametrize("mode", [dict(workspace_io=True), dict(user_pools=True), dict(workspace_io=True, user_pools=True)],

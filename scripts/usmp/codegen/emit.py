@@ -18,6 +18,7 @@ from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
 from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE, op_guards
 from usmp.codegen.guards import PATTERN as GUARD_PATTERN
 from usmp.codegen.layout import Layout, address_of, io_member_names
+from usmp.codegen.names import c_text
 from usmp.errors import UsmpError
 from usmp.ir.graph import c_type
 from usmp.lower.program import Program
@@ -121,7 +122,7 @@ def _annotated_rows(image: bytes, marks: list[tuple[int, str, int]]) -> list[tup
     for start, end in zip(boundaries, boundaries[1:]):
         comment = names.get(start)
         for i, row in enumerate(c_byte_rows(image[start:end])):
-            rows.append((f"{comment} @ {start}" if i == 0 and comment else None, row))
+            rows.append((f"{c_text(comment)} @ {start}" if i == 0 and comment else None, row))
     return rows
 
 

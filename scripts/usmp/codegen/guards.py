@@ -10,10 +10,10 @@ read-only and user-owned inputs/outputs are outside the pools: no guards.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from usmp.analysis.scopes import pool_kind
+from usmp.codegen.names import c_text
 from usmp.lower.program import LoweredOp, Program
 from usmp.planner import BufferInfo
 
@@ -38,10 +38,5 @@ def op_guards(program: Program, placements: dict[str, tuple[str, int]], op: Lowe
             continue
         seen.add(arg.buffer)
         pool, offset = placements[arg.buffer]
-        guards.append(dict(address=f"pool_{pool} + {offset + buffer.size}", buffer=c_string_text(arg.buffer)))
+        guards.append(dict(address=f"pool_{pool} + {offset + buffer.size}", buffer=c_text(arg.buffer)))
     return guards
-
-
-def c_string_text(name: str) -> str:
-    """A tensor name safe inside a C string literal (no quotes, escapes or trigraphs)."""
-    return re.sub(r"[^0-9A-Za-z_:/.#+ -]", "_", name)

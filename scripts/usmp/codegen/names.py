@@ -9,6 +9,11 @@ _C_KEYWORDS = {
 }
 
 
+def c_text(name: str) -> str:
+    """A tensor name safe inside a C comment or string literal: no */, /*, quotes, escapes or trigraphs."""
+    return re.sub(r"[^0-9A-Za-z_:/.#+ -]", "_", name)
+
+
 def c_identifier(text: str, max_length: int = 48) -> str:
     ident = re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()
     if len(ident) > max_length:  # long TF names: keep the informative tail
