@@ -125,3 +125,12 @@ def test_judge_flags_a_hang(tmp_path, monkeypatch):
     finally:
         signal.signal(signal.SIGALRM, previous)
     assert outcome.status == "crash" and "no result within" in outcome.message
+
+
+def test_judge_flags_generated_c_that_does_not_compile(tmp_path):
+    from malformed.worker import c_syntax_problem
+
+    (tmp_path / "model.c").write_text("/* a*/ b /* */\nint x;\n")
+    assert "error" in c_syntax_problem(tmp_path)
+    (tmp_path / "model.c").write_text("int x;\n")
+    assert c_syntax_problem(tmp_path) is None

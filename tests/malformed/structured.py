@@ -254,6 +254,17 @@ def variable_or_sparse(model, rng):
     return f"tensor {k} has a dynamic signature"
 
 
+NASTY_NAMES = [b"a*/b/*c", b"quote\" back\\slash", b"??=??/", b"line\nbreak\r\t", b"\xff\xfe not utf-8",
+               b"x" * 5000, b"", b"%s%n{}{{"]
+
+
+def tensor_renamed(model, rng):
+    """Names end up in messages, C comments and strings: they must not break any of them."""
+    k, t = _tensor(model, rng)
+    t.name = rng.choice(NASTY_NAMES)
+    return f"tensor {k} renamed to {t.name[:20]!r}"
+
+
 def subgraphs_changed(model, rng):
     if rng.random() < 0.5:
         model.subgraphs.append(model.subgraphs[0])
@@ -266,7 +277,7 @@ MUTATIONS = [
     shape_disagrees, huge_dimension, rank_changed, buffer_size_disagrees, constant_buffer_dropped,
     quantization_lengths, quantization_values, operator_tensor_missing, operator_tensor_swapped, operator_arity,
     graph_io_missing, opcode_changed, tensor_type_changed, options_changed, graph_rewired, variable_or_sparse,
-    subgraphs_changed,
+    subgraphs_changed, tensor_renamed,
 ]
 
 

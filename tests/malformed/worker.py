@@ -4,8 +4,9 @@
 
 Runs in its own process (the test starts it) so the address-space limit and
 the alarm apply only here. For every variant `usmp compile` must either
-succeed or exit 2 with one line `usmp: error: ...`, and a failed compile must
-leave the output directory exactly as it was. Anything else is a crash.
+succeed, with C that compiles under the project's warning flags, or exit 2
+with one line `usmp: error: ...`, and a failed compile must leave the output
+directory exactly as it was. Anything else is a crash.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import io
 import json
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,6 +103,9 @@ def compile_variant(data: bytes, work: Path, existing_output: bool, run=run_cli)
             return Outcome("crash", "exit 0 but the C files are missing", seconds)
         if existing_output and not (out_dir / "keep.txt").exists():
             return Outcome("crash", "a successful compile deleted the user's file", seconds)
+        problem = c_syntax_problem(out_dir)
+        if problem:
+            return Outcome("crash", f"the generated C does not compile: {problem}", seconds)
         return Outcome("ok", stdout.strip(), seconds)
     if "Traceback" in stderr + stdout or len(lines) != 1:
         return Outcome("crash", f"exit {code}, {len(lines)} lines on stderr: {stderr[:300]!r}", seconds)
@@ -109,6 +114,20 @@ def compile_variant(data: bytes, work: Path, existing_output: bool, run=run_cli)
     if snapshot(out_dir) != before:
         return Outcome("crash", f"failed compile changed the output directory ({lines[0]})", seconds)
     return Outcome("error", lines[0], seconds)
+
+
+def c_syntax_problem(out_dir: Path) -> str | None:
+    """The first error of the generated C under the project's warning flags (syntax only: fast), or None."""
+    from usmp.paths import KERNELS_INCLUDE_DIR
+    from usmp.runner.host import WARNING_FLAGS
+
+    sources = sorted(str(p) for p in out_dir.glob("model*.c"))
+    done = subprocess.run(["cc", "-fsyntax-only", *WARNING_FLAGS, "-I", str(out_dir), "-I", str(KERNELS_INCLUDE_DIR),
+                           *sources], capture_output=True, text=True)
+    if done.returncode == 0:
+        return None
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    return (errors or done.stderr.splitlines() or ["(no output)"])[0]
 
 
 def _alarm(signum, frame):
