@@ -33,6 +33,8 @@ EXPECTED = {
     "model_output_is_a_constant": "model output tensor 1 'functional_1/dense_1/Tensordot/MatMul1' is a constant",
     "mean_float_axes": "operator 0 (MEAN): tensor 1 'functional_1/global_average_pooling2d_1/Mean/reduction_indices' "
                        "has type float32; supported here: int32, int64",
+    "dwconv_huge_dilation": "operator 1 (DEPTHWISE_CONV_2D): kernel parameter pad_top = 9663676411 does not fit",
+    "strided_slice_float_strides": "operator 0 (STRIDED_SLICE): tensor 3",
     "rank_9_broadcast": "has 9 dimensions; at most 6 are supported",
     "zero_point_out_of_range": "has zero point 1099511627776, outside the int8 range [-128, 127]",
     "tensor_name_control_chars": "tensor 1 '",
@@ -219,3 +221,16 @@ def test_tensor_names_that_end_c_comments_still_build(tmp_path):
     constants = compiled.files["names_constants.c"]
     assert "oops" in constants and "*/ oops" not in constants
     run_host(compiled, random_inputs(compiled.program.graph, np.random.default_rng(0)))  # -Werror build
+
+
+@pytest.mark.parametrize("opcode, index_data", [
+    (OP.TRANSPOSE, np.array([1.0, float("nan")], np.float32)),
+    (OP.PAD, np.array([[0.0, 1.0], [1.5, 0.0]], np.float32)),
+])
+def test_float_index_constants_are_refused(tmp_path, opcode, index_data):
+    sub = tb.fc_subgraph()
+    sub.tensors.append(tb.T("indices", index_data.shape, "float32", data=index_data))
+    sub.tensors.append(tb.T("result", (2, 1) if opcode == OP.TRANSPOSE else (2, 4), "int8", scales=[0.1], zero_points=[2]))
+    sub.ops.append(tb.Op(opcode, [3, 4], [5]))
+    sub.outputs = [5]
+    assert "tensor 4 'indices' has type float32; supported here: int32, int64" in _compile(tmp_path, sub)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
+import numpy as np
 
 from usmp import __version__
 from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
@@ -19,7 +20,7 @@ from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE, op_guards
 from usmp.codegen.guards import PATTERN as GUARD_PATTERN
 from usmp.codegen.layout import Layout, address_of, io_member_names
 from usmp.codegen.names import c_text
-from usmp.errors import UsmpError
+from usmp.errors import ModelError, UsmpError
 from usmp.ir.graph import c_type
 from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
@@ -73,7 +74,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
             if call.params_type:
                 params_name = f"{op.function_name}_params" + (f"_{k}" if len(op.calls) > 1 else "")
                 params.append(dict(name=params_name, type=call.params_type,
-                                   fields=[(f, c_literal(v)) for f, v in call.params.items()]))
+                                   fields=[(f, _param_literal(op, f, v)) for f, v in call.params.items()]))
             calls.append(dict(function=call.function, params=params_name, args=call.args))
         ops.append(dict(
             function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls,
@@ -112,6 +113,17 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         f"{name}_constants.c": env.get_template("constants.c.j2").render(context),
         "CMakeLists.txt": env.get_template("CMakeLists.txt.j2").render(context),
     }
+
+
+def _param_literal(op, field: str, value) -> str:
+    """A kernel parameter as C; values no 32-bit field holds (from absurd model options) are the model's fault."""
+    values = np.ravel(np.asarray(value, dtype=object))
+    for v in values:
+        out_of_range = isinstance(v, (int, np.integer)) and not -(1 << 31) <= int(v) < (1 << 31)
+        if out_of_range or (isinstance(v, (float, np.floating)) and not np.isfinite(np.float32(v))):
+            raise ModelError(f"operator {op.op_index} ({op.opcode}): kernel parameter {field} = {v} does not fit "
+                             f"the kernel's 32-bit field; the model's shapes or options are out of range")
+    return c_literal(value)
 
 
 def _annotated_rows(image: bytes, marks: list[tuple[int, str, int]]) -> list[tuple[str | None, str]]:

@@ -23,6 +23,7 @@ def lower_pad(op, ctx):
     if rank > ND_DIMS:
         raise ctx.fail(f"input has {rank} dimensions; at most {ND_DIMS} are supported")
     paddings = require_constant(ctx, op, 1)
+    require_dtype(ctx, paddings, "int32", "int64")  # float paddings would be cast without a word
     pads = np.asarray(paddings.data).astype(np.int64).reshape(-1)
     if pads.size != 2 * rank or len(out.shape) != rank:
         raise ctx.fail(f"paddings of shape {list(paddings.shape)} do not match a {rank}-D input and {len(out.shape)}-D output")

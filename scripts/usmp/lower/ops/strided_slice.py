@@ -66,6 +66,8 @@ def lower_strided_slice(op, ctx):
     rank = len(inp.shape)
     if rank > ND_DIMS:
         raise ctx.fail(f"input has {rank} dimensions; at most {ND_DIMS} are supported")
+    for k in (1, 2, 3):  # float indices would be cast (NaN included) without a word
+        require_dtype(ctx, require_constant(ctx, op, k), "int32", "int64")
     begin, end, strides = (np.asarray(require_constant(ctx, op, k).data).reshape(-1).astype(np.int64) for k in (1, 2, 3))
     if not len(begin) == len(end) == len(strides) == rank:
         raise ctx.fail(f"begin/end/strides have {len(begin)}/{len(end)}/{len(strides)} entries for a {rank}-D input")

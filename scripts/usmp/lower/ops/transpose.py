@@ -19,7 +19,9 @@ def lower_transpose(op, ctx):
     rank = len(inp.shape)
     if rank > ND_DIMS:
         raise ctx.fail(f"input has {rank} dimensions; at most {ND_DIMS} are supported")
-    perm = [int(v) for v in require_constant(ctx, op, 1).data.reshape(-1)]
+    perm_tensor = require_constant(ctx, op, 1)
+    require_dtype(ctx, perm_tensor, "int32", "int64")  # int() of a NaN float would raise
+    perm = [int(v) for v in perm_tensor.data.reshape(-1)]
     if sorted(perm) != list(range(rank)):
         raise ctx.fail(f"perm {perm} is not a permutation of the {rank} input dimensions")
     expected = [inp.shape[p] for p in perm]
