@@ -29,12 +29,12 @@ EXPECTED = {
     "relu6_reads_its_own_output": "operator 0 (RELU6) reads tensor 1, which it also writes",
     "model_input_written_by_operator": "is both a model input and a model output",
     "model_input_is_output": "tensor 0 'serving_default_keras_tensor_150:0' is both a model input and a model output",
-    "concat_scalar_output": "(CONCATENATION): axis 0 is out of range for a 0-D output",
+    "concat_scalar_output": "tensor 2 'tensor_2' is written by operators 0 and 1",  # fixed cause: below
     "model_output_is_a_constant": "model output tensor 1 'functional_1/dense_1/Tensordot/MatMul1' is a constant",
-    "mean_float_axes": "operator 0 (MEAN): tensor 1 'functional_1/global_average_pooling2d_1/Mean/reduction_indices' "
-                       "has type float32; supported here: int32, int64",
+    "mean_float_axes": "is written by operators 1 and 3",  # the float axes it first exposed: see below
     "dwconv_huge_dilation": "operator 1 (DEPTHWISE_CONV_2D): kernel parameter pad_top = 9663676411 does not fit",
     "strided_slice_float_strides": "operator 0 (STRIDED_SLICE): tensor 3",
+    "micro_speech_tensor_written_twice": "is written by operators",
     "rank_9_broadcast": "has 9 dimensions; at most 6 are supported",
     "zero_point_out_of_range": "has zero point 1099511627776, outside the int8 range [-128, 127]",
     "tensor_name_control_chars": "tensor 1 '",
@@ -234,3 +234,28 @@ def test_float_index_constants_are_refused(tmp_path, opcode, index_data):
     sub.ops.append(tb.Op(opcode, [3, 4], [5]))
     sub.outputs = [5]
     assert "tensor 4 'indices' has type float32; supported here: int32, int64" in _compile(tmp_path, sub)
+
+
+def test_tensor_written_by_two_operators(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.ops.append(tb.Op(OP.RELU, [0], [3]))
+    assert "tensor 3 'output' is written by operators 0 and 1" in _compile(tmp_path, sub)
+
+
+def test_mean_axes_must_be_integers(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors.append(tb.T("axes", (1,), "float32", data=np.array([1.0], np.float32)))
+    sub.tensors.append(tb.T("mean", (1,), "int8", scales=[0.1], zero_points=[2]))
+    sub.ops.append(tb.Op(OP.MEAN, [3, 4], [5]))
+    sub.outputs = [5]
+    assert "operator 1 (MEAN): tensor 4 'axes' has type float32; supported here: int32, int64" in _compile(tmp_path, sub)
+
+
+def test_concatenation_of_scalars(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors.append(tb.T("s", (), "int8", scales=[0.1], zero_points=[2]))
+    sub.tensors.append(tb.T("joined", (), "int8", scales=[0.1], zero_points=[2]))
+    sub.inputs = [0, 4]
+    sub.ops.append(tb.Op(OP.CONCATENATION, [4], [5]))
+    sub.outputs = [3, 5]
+    assert "(CONCATENATION): axis 0 is out of range for a 0-D output" in _compile(tmp_path, sub)

@@ -106,7 +106,8 @@ class _Reader:
         return Graph(self.name, tensors, operators, inputs, outputs)
 
     def _check_io(self, tensors, operators, inputs, outputs) -> None:
-        """Inputs and outputs are distinct buffers the caller owns: no repeats, no overlap, no writes to inputs."""
+        """Inputs and outputs are distinct buffers the caller owns (no repeats, no overlap, no writes to inputs);
+        every other tensor has at most one producer."""
         for what, indices in (("inputs", inputs), ("outputs", outputs)):
             repeated = sorted({i for i in indices if indices.count(i) > 1})
             if repeated:
@@ -117,7 +118,13 @@ class _Reader:
         both = sorted(set(inputs) & set(outputs))
         if both:
             raise self.fail(f"tensor {both[0]} '{tensors[both[0]].name}' is both a model input and a model output")
+        producer: dict[int, int] = {}
         for op in operators:
+            for index in op.outputs:
+                if index in producer:  # the second write would silently win (or break a view)
+                    raise self.fail(f"tensor {index} '{tensors[index].name}' is written by operators "
+                                    f"{producer[index]} and {op.index}")
+                producer[index] = op.index
             written = sorted(set(op.outputs) & set(inputs))
             if written:
                 raise self.fail(f"operator {op.index} ({op.opcode}) writes model input tensor {written[0]} "
