@@ -9,6 +9,7 @@ two loops.
 from __future__ import annotations
 
 from usmp.lower.context import LowerContext, Ref
+from usmp.lower.ops.common import require_dtype
 
 ND_DIMS = 6  # USMP_ND_DIMS in usmp_kernels/shape_ops.h
 KERNEL_SUFFIX = {"int8": "s8", "float32": "f32"}
@@ -46,6 +47,16 @@ def collapse(count, *steps) -> tuple[list[int], list[list[int]]]:
 def pad_dims(values: list[int], fill: int) -> list[int]:
     """Left-pad to ND_DIMS entries (outer dimensions of size 1)."""
     return [fill] * (ND_DIMS - len(values)) + list(values)
+
+
+def copy_operands(ctx: LowerContext, op) -> tuple:
+    """Input, output and element type of an operator that only moves int8 or float32 elements."""
+    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
+    dtype = require_dtype(ctx, inp, "int8", "float32")
+    require_dtype(ctx, out, dtype)
+    if len(inp.shape) > ND_DIMS:
+        raise ctx.fail(f"input has {len(inp.shape)} dimensions; at most {ND_DIMS} are supported")
+    return inp, out, dtype
 
 
 def kernel_suffix(ctx: LowerContext, dtype: str) -> str:

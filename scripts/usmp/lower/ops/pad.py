@@ -10,18 +10,13 @@ import numpy as np
 
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import optional_input, require_constant, require_dtype, require_quantized
-from usmp.lower.ops.nd_copy import ND_DIMS, copy_nd, fill, kernel_suffix, row_major_steps
+from usmp.lower.ops.nd_copy import copy_nd, copy_operands, fill, row_major_steps
 
 
 @lowering("PAD", "PADV2")
 def lower_pad(op, ctx):
-    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
-    dtype = require_dtype(ctx, inp, "int8", "float32")
-    require_dtype(ctx, out, dtype)
-    kernel_suffix(ctx, dtype)
+    inp, out, dtype = copy_operands(ctx, op)
     rank = len(inp.shape)
-    if rank > ND_DIMS:
-        raise ctx.fail(f"input has {rank} dimensions; at most {ND_DIMS} are supported")
     paddings = require_constant(ctx, op, 1)
     require_dtype(ctx, paddings, "int32", "int64")  # float paddings would be cast without a word
     pads = np.asarray(paddings.data).astype(np.int64).reshape(-1)

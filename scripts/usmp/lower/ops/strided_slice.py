@@ -13,7 +13,7 @@ import numpy as np
 
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_constant, require_dtype
-from usmp.lower.ops.nd_copy import ND_DIMS, copy_nd, kernel_suffix, row_major_steps
+from usmp.lower.ops.nd_copy import ND_DIMS, copy_nd, copy_operands, row_major_steps
 
 
 def _clamp(v: int, lo: int, hi: int) -> int:
@@ -52,10 +52,7 @@ def slice_axes(shape, begin, end, strides, begin_mask: int, end_mask: int, shrin
 
 @lowering("STRIDED_SLICE")
 def lower_strided_slice(op, ctx):
-    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
-    dtype = require_dtype(ctx, inp, "int8", "float32")
-    require_dtype(ctx, out, dtype)
-    kernel_suffix(ctx, dtype)
+    inp, out, dtype = copy_operands(ctx, op)
     o = op.options
     for mask in ("ellipsis_mask", "new_axis_mask"):
         if o.get(mask, 0):

@@ -7,18 +7,13 @@ from __future__ import annotations
 
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_constant, require_dtype
-from usmp.lower.ops.nd_copy import ND_DIMS, copy_nd, kernel_suffix, row_major_steps
+from usmp.lower.ops.nd_copy import copy_nd, copy_operands, row_major_steps
 
 
 @lowering("TRANSPOSE")
 def lower_transpose(op, ctx):
-    inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
-    dtype = require_dtype(ctx, inp, "int8", "float32")
-    require_dtype(ctx, out, dtype)
-    kernel_suffix(ctx, dtype)
+    inp, out, dtype = copy_operands(ctx, op)
     rank = len(inp.shape)
-    if rank > ND_DIMS:
-        raise ctx.fail(f"input has {rank} dimensions; at most {ND_DIMS} are supported")
     perm_tensor = require_constant(ctx, op, 1)
     require_dtype(ctx, perm_tensor, "int32", "int64")  # int() of a NaN float would raise
     perm = [int(v) for v in perm_tensor.data.reshape(-1)]
