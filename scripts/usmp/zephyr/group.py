@@ -67,13 +67,13 @@ def group_files(group: str, models: list[str], pools: list[PlacedPool], guard_wo
         source += ["};", ""]
     source += [f"void usmp_group_{group}_arm_guards(void)", "{", "\tint32_t i;", ""]
     for pool in workspace:
-        source.append(f"\tfor (i = 0; i < GUARD_BYTES_; i++) {{")
+        source.append("\tfor (i = 0; i < GUARD_BYTES_; i++) {")
         source.append(f"\t\tusmp_group_{group}_{pool.name}_pool[{pool.name.upper()}_BYTES_ + i] = "
                       "(uint8_t)(GUARD_PATTERN_ >> (8 * (i % 4)));")
         source.append("\t}")
     source += ["\t(void)i;", "}", "", f"int usmp_group_{group}_guards_intact(void)", "{", "\tint32_t i;", ""]
     for pool in workspace:
-        source.append(f"\tfor (i = 0; i < GUARD_BYTES_; i++) {{")
+        source.append("\tfor (i = 0; i < GUARD_BYTES_; i++) {")
         source.append(f"\t\tif (usmp_group_{group}_{pool.name}_pool[{pool.name.upper()}_BYTES_ + i] != "
                       "(uint8_t)(GUARD_PATTERN_ >> (8 * (i % 4)))) {")
         source += ["\t\t\treturn 0;", "\t\t}", "\t}"]
