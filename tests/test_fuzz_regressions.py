@@ -35,6 +35,7 @@ EXPECTED = {
     "dwconv_huge_dilation": "operator 1 (DEPTHWISE_CONV_2D): kernel parameter pad_top = 9663676411 does not fit",
     "strided_slice_float_strides": "operator 0 (STRIDED_SLICE): tensor 3",
     "micro_speech_tensor_written_twice": "is written by operators",
+    "relu6_denormal_scale": "is inf, not a finite number",
     "rank_9_broadcast": "has 9 dimensions; at most 6 are supported",
     "zero_point_out_of_range": "has zero point 1099511627776, outside the int8 range [-128, 127]",
     "tensor_name_control_chars": "tensor 1 '",
@@ -259,3 +260,13 @@ def test_concatenation_of_scalars(tmp_path):
     sub.ops.append(tb.Op(OP.CONCATENATION, [4], [5]))
     sub.outputs = [3, 5]
     assert "(CONCATENATION): axis 0 is out of range for a 0-D output" in _compile(tmp_path, sub)
+
+
+def test_relu6_with_a_denormal_scale(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors.append(tb.T("tiny", (1, 2), "int8", scales=[1e-45]))
+    sub.tensors.append(tb.T("relu6", (1, 2), "int8", scales=[1e-45]))
+    sub.inputs = [0, 4]
+    sub.ops.append(tb.Op(OP.RELU6, [4], [5]))
+    sub.outputs = [3, 5]
+    assert "a value derived from the model's quantization scales is inf" in _compile(tmp_path, sub)

@@ -18,6 +18,8 @@ INT8_MIN, INT8_MAX = -128, 127
 
 def round_half_away(x: float) -> int:
     """C's round(): halves go away from zero (Python's round() goes to even)."""
+    if not math.isfinite(x):  # e.g. 6 / scale with a denormal scale from a damaged model
+        raise ModelError(f"a value derived from the model's quantization scales is {x}, not a finite number")
     return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
