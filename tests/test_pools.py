@@ -25,6 +25,7 @@ def test_pool_syntax():
     ("s:workspace:size=lots", "not a size"),
     ("s:workspace:align=12", "not a power of two"),
     ("s:workspace:colour=red", "unknown setting 'colour'"),
+    ("s:workspace:size=1k:size=2k", "'size' is given twice"),
 ])
 def test_pool_syntax_errors_name_the_problem(text, message):
     with pytest.raises(UsmpError, match=message):

@@ -56,10 +56,14 @@ def parse_pool(text: str) -> PoolSpec:
     if kind not in POOL_KINDS:
         raise UsmpError(f"{where}: kind '{kind}' must be one of {', '.join(POOL_KINDS)}")
     values = {"size_limit": None, "alignment": 16, "targets": DEFAULT_TARGETS, "region": None}
+    seen: set[str] = set()
     for setting in settings:
         key, sep, value = setting.partition("=")
         if not sep or not value:
             raise UsmpError(f"{where}: '{setting}' should be key=value")
+        if key in seen:
+            raise UsmpError(f"{where}: '{key}' is given twice")
+        seen.add(key)
         if key == "size":
             values["size_limit"] = parse_size(value, where)
         elif key == "align":
