@@ -43,12 +43,17 @@ def output_count(model: Path) -> int:
 
 
 def random_inputs(graph, rng: np.random.Generator) -> list[np.ndarray]:
-    """Inputs spread over the whole int8 range, or over a few units for float."""
+    """Inputs spread over the whole integer range of their type, or over a few units for float."""
     arrays = []
     for index in graph.inputs:
         t = graph.tensors[index]
-        if t.dtype == "int8":
-            arrays.append(rng.integers(-128, 128, t.shape).astype(np.int8))
+        if t.dtype in ("int8", "uint8", "int16"):
+            info = np.iinfo(t.dtype)
+            arrays.append(rng.integers(int(info.min), int(info.max) + 1, t.shape).astype(t.dtype))
+        elif t.dtype in ("int32", "int64"):
+            arrays.append(rng.integers(-1000, 1001, t.shape).astype(t.dtype))
+        elif t.dtype == "bool":
+            arrays.append(rng.integers(0, 2, t.shape).astype(np.bool_))
         elif t.dtype == "float32":
             arrays.append(rng.uniform(-3.0, 3.0, t.shape).astype(np.float32))
         else:
