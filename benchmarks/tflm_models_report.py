@@ -1,0 +1,76 @@
+"""Try every .tflite under a directory (the tflite-micro repository's models) and print each result.
+
+    .venv/bin/python benchmarks/tflm_models_report.py DIR [--inputs N] [--limit-bytes B]
+
+Per model: "bit-exact (N/N inputs)" when the generated C matches TFLite Micro
+on N random inputs, "MISMATCH (k/N)" when it does not, or "refused: <the
+first problem usmp names>". What compiles is whatever `lowering_for()` knows
+when this runs, so the list grows as operators are added. Get the models from
+a checkout of github.com/tensorflow/tflite-micro (`git ls-files '*.tflite'`).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference import outputs_match, random_inputs, reference_outputs  # noqa: E402
+
+from usmp.compiler import compile_model  # noqa: E402
+from usmp.errors import UsmpError  # noqa: E402
+from usmp.runner.host import run_host  # noqa: E402
+
+
+def model_result(model: Path, count: int, limit_bytes: int) -> str:
+    if model.stat().st_size > limit_bytes:
+        return f"skipped: {model.stat().st_size} bytes, over --limit-bytes {limit_bytes}"
+    try:
+        compiled = compile_model(model)
+    except UsmpError as exc:
+        return f"refused: {_short(str(exc), model)}"
+    rng = np.random.default_rng(2026)
+    matched = 0
+    for _ in range(count):
+        inputs = random_inputs(compiled.program.graph, rng)
+        try:
+            expected = reference_outputs(model, inputs)
+        except Exception as exc:  # the reference interpreter itself cannot run the model
+            return f"compiles; tflite-micro cannot run it ({type(exc).__name__}: {_first_line(exc)})"
+        got = run_host(compiled, inputs)
+        matched += len(got) == len(expected) and all(outputs_match(e, g) for e, g in zip(expected, got))
+    return f"bit-exact ({matched}/{count} inputs)" if matched == count else f"MISMATCH ({matched}/{count} inputs)"
+
+
+def _short(message: str, model: Path) -> str:
+    return message.replace(f"{model}: ", "")
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [""])[0][:100]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--inputs", type=int, default=3, help="random inputs per model (default 3)")
+    parser.add_argument("--limit-bytes", type=int, default=8 << 20, help="skip larger model files (default 8 MB)")
+    args = parser.parse_args()
+    models = sorted(args.directory.rglob("*.tflite"))
+    if not models:
+        print(f"no .tflite files under {args.directory}", file=sys.stderr)
+        return 2
+    tally = Counter()
+    for model in models:
+        result = model_result(model, args.inputs, args.limit_bytes)
+        tally[result.split(" ", 1)[0].rstrip(":;")] += 1
+        print(f"{model.relative_to(args.directory)}: {result}", flush=True)
+    print(f"{len(models)} models: " + ", ".join(f"{n} {k}" for k, n in sorted(tally.items())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
