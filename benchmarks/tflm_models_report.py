@@ -3,14 +3,15 @@
     .venv/bin/python benchmarks/tflm_models_report.py DIR [--inputs N] [--limit-bytes B]
 
 Per model: "bit-exact (N/N inputs)" when the generated C matches TFLite Micro
-on N random inputs, "MISMATCH (k/N)" when it does not, or "refused: <the
-first problem usmp names>". What compiles is whatever `lowering_for()` knows
-when this runs, so the list grows as operators are added. Get the models from
+on N random inputs, "MISMATCH (k/N inputs)" when it does not, or "refused (K
+problems): <the first one `usmp check` lists>". What compiles is whatever
+`lowering_for()` knows when this runs, so the list grows as operators are added. Get the models from
 a checkout of github.com/tensorflow/tflite-micro (`git ls-files '*.tflite'`).
 """
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,6 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from reference import outputs_match, random_inputs, reference_outputs  # noqa: E402
 
+from usmp.check import check_model  # noqa: E402
 from usmp.compiler import compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
 from usmp.runner.host import run_host  # noqa: E402
@@ -31,7 +33,11 @@ def model_result(model: Path, count: int, limit_bytes: int) -> str:
     try:
         compiled = compile_model(model)
     except UsmpError as exc:
-        return f"refused: {_short(str(exc), model)}"
+        try:
+            problems = check_model(model).problems
+        except UsmpError:
+            return f"refused: {_short(str(exc), model)}"
+        return f"refused ({len(problems)} problem{'s' if len(problems) > 1 else ''}): {_short(problems[0], model)}"
     rng = np.random.default_rng(2026)
     matched = 0
     for _ in range(count):
@@ -46,7 +52,7 @@ def model_result(model: Path, count: int, limit_bytes: int) -> str:
 
 
 def _short(message: str, model: Path) -> str:
-    return message.replace(f"{model}: ", "")
+    return re.sub(r" \(supported: [^)]*\)", "", message.replace(f"{model}: ", ""))
 
 
 def _first_line(exc: Exception) -> str:
