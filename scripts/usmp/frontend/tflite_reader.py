@@ -15,12 +15,15 @@ import numpy as np
 import tflite
 
 from usmp.errors import ModelError, UsmpError
+from usmp.frontend.float16 import fold_float16_weights
 from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, numpy_dtype
 
 _TENSOR_TYPES = {
     getattr(tflite.TensorType, name): name.lower()
-    for name in ("FLOAT32", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
+    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
 }
+# Types read only as constant data (float16 weights: see frontend/float16.py).
+CONSTANT_ONLY_TYPES = {"float16"}
 _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OPCODE_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 _OPTIONS_NAMES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
@@ -50,7 +53,7 @@ def parse_tflite(data: bytes, name: str, source: str = "<model>") -> Graph:
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise ModelError(f"{source}: not a TFLite model (no 'TFL3' file identifier)")
     try:
-        return _Reader(data, name, source).graph()
+        return fold_float16_weights(_Reader(data, name, source).graph())
     except ModelError:
         raise
     except Exception as exc:  # damaged flatbuffer: any accessor may fail
@@ -170,8 +173,11 @@ class _Reader:
             nbytes *= d
             if nbytes > MAX_TENSOR_BYTES:
                 raise self.fail(f"{where} has shape {list(shape)}, larger than {MAX_TENSOR_BYTES} bytes")
-        return Tensor(index, name, shape, dtype, self._quantization(t),
-                      self._constant(t, where, shape, dtype, nbytes))
+        data = self._constant(t, where, shape, dtype, nbytes)
+        if dtype in CONSTANT_ONLY_TYPES and data is None:
+            raise self.fail(f"{where} has type {dtype.upper()} and is not a constant; {dtype} is supported only "
+                            f"for constant weights that DEQUANTIZE expands, not for activations")
+        return Tensor(index, name, shape, dtype, self._quantization(t), data)
 
     def _quantization(self, t) -> Quantization | None:
         """Taken as written: only the kernel that uses a scale or zero point knows what it needs.
