@@ -60,7 +60,8 @@ def test_json_report_schema(tmp_path):
     assert [o["opcode"] for o in report["operators"]] == ["FULLY_CONNECTED", "CUSTOM:MyFancyOp", "RELU",
                                                          "CUSTOM:DspWindow", "RELU"]
     fc, fancy = report["operators"][0], report["operators"][1]
-    assert set(fc) == {"subgraph", "index", "opcode", "custom_name", "inputs", "outputs", "supported", "reason"}
+    assert set(fc) == {"subgraph", "index", "opcode", "custom_name", "inputs", "outputs", "supported", "reason",
+                       "folded"}
     assert fc["supported"] is True and fc["reason"] is None and fc["custom_name"] is None
     assert fc["inputs"] == [{"tensor": 0, "type": "int8"}, {"tensor": 1, "type": "int8"}, {"tensor": 2, "type": "int32"}]
     assert fancy["supported"] is False and fancy["custom_name"] == "MyFancyOp"
@@ -81,19 +82,32 @@ def test_a_model_that_compiles_exits_0(tmp_path):
     assert all(o["supported"] for o in report["operators"])
 
 
+def test_folded_float16_dequantize_is_marked():
+    done = usmp("check", f"{TFLM_MODELS}/../float16/add_constant_f16.tflite")
+    assert done.returncode == 0
+    lines = [line for line in done.stdout.splitlines() if "DEQUANTIZE" in line or " ADD " in line]
+    assert lines[0].split()[1:5] == ["DEQUANTIZE", "float16", "->", "float32"]
+    assert lines[0].endswith("supported (folded into a constant at compile time)")
+    assert lines[1].endswith(" supported")
+
+
 def test_lowering_refusals_and_tensor_types_are_collected(tmp_path):
     """An operator's own lowering gives its reason; a tensor of an unknown type is listed once, by type."""
     sub = custom_model()
     sub.tensors[0].dtype = "int16"  # FULLY_CONNECTED's lowering refuses int16 input
-    sub.tensors.append(tb.T("half", (1, 2), "float16"))  # a type the importer does not know
+    sub.tensors.append(tb.T("text", (1, 2), "string"))  # a type the importer does not know
+    sub.tensors.append(tb.T("half", (1, 2), "float16"))  # float16 is for constants only
     report = json.loads(usmp("check", "--json", str(write(tmp_path, [sub]))).stdout)
     fc = report["operators"][0]
     assert fc["supported"] is False and fc["reason"].startswith("operator 0 (FULLY_CONNECTED): ")
     assert "int16" in fc["reason"]
     assert report["unsupported_tensor_types"] == [
-        {"subgraph": 0, "index": 8, "name": "half", "type": "float16",
-         "reason": "tensor 8 'half' has type FLOAT16, which is not supported"}]
-    assert len(report["problems"]) == 4  # the tensor, two custom operators, the fully connected layer
+        {"subgraph": 0, "index": 8, "name": "text", "type": "string",
+         "reason": "tensor 8 'text' has type STRING, which is not supported"},
+        {"subgraph": 0, "index": 9, "name": "half", "type": "float16",
+         "reason": "tensor 9 'half' has type FLOAT16 and is not a constant; float16 is supported only for constant "
+                   "weights that DEQUANTIZE expands, not for activations"}]
+    assert len(report["problems"]) == 5  # two tensors, two custom operators, the fully connected layer
 
 
 def test_control_flow_and_other_subgraphs_are_listed(tmp_path):

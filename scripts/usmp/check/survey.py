@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from usmp.errors import ModelError
-from usmp.frontend.tflite_reader import _TENSOR_TYPE_NAMES, _TENSOR_TYPES, _default_name, _Reader, parse_tflite
+from usmp.frontend.tflite_reader import (
+    _TENSOR_TYPE_NAMES, _TENSOR_TYPES, CONSTANT_ONLY_TYPES, _default_name, _Reader, parse_tflite,
+)
 from usmp.ir.graph import Graph, Operator, Tensor
 from usmp.lower import lower_graph
 from usmp.lower.context import LowerContext
@@ -32,6 +34,7 @@ class OperatorReport:
     inputs: list[tuple[int, str]]  # (tensor index or -1 when omitted, type name)
     outputs: list[tuple[int, str]]
     reason: str | None = None  # why it cannot be compiled; None: supported
+    folded: bool = False  # computed at compile time (DEQUANTIZE of float16 weights): no code at run time
 
     @property
     def supported(self) -> bool:
@@ -45,7 +48,7 @@ class OperatorReport:
         return dict(subgraph=self.subgraph, index=self.index, opcode=self.opcode, custom_name=self.custom_name,
                     inputs=[dict(tensor=t, type=ty) for t, ty in self.inputs],
                     outputs=[dict(tensor=t, type=ty) for t, ty in self.outputs],
-                    supported=self.supported, reason=self.reason)
+                    supported=self.supported, reason=self.reason, folded=self.folded)
 
 
 @dataclass
@@ -171,7 +174,7 @@ class _Survey:
             return self.reader._tensor(t, index)
         except ModelError as exc:
             message = self.note(_in_subgraph(s, str(exc).removeprefix(f"{self.source}: ")))
-            if t.Type() not in _TENSOR_TYPES:
+            if _TENSOR_TYPES.get(t.Type(), "unknown") in CONSTANT_ONLY_TYPES | {"unknown"}:
                 name = t.Name().decode(errors="replace") if t.Name() else f"tensor_{index}"
                 report.tensor_types.append(TensorTypeReport(
                     s, index, name, _TENSOR_TYPE_NAMES.get(t.Type(), str(t.Type())).lower(), message))
@@ -217,6 +220,9 @@ class _Survey:
             if tensors[index] is not None and not graph.tensors[index].is_constant:
                 ctx.read(index)
         by_index = {r.index: r for r in reports}
+        remaining = {op.index for op in graph.operators}
+        for report in reports:
+            report.folded = report.reason is None and report.index not in remaining
         for op in graph.operators:
             report = by_index.get(op.index)
             if report is None or report.reason is not None:

@@ -27,6 +27,8 @@ def report_lines(report: ModelReport) -> list[str]:
         where = f"{op.index}" if op.subgraph == 0 else f"{op.subgraph}:{op.index}"
         types = f"{_types(op.inputs)} -> {_types(op.outputs)}"
         status = "supported" if op.supported else f"NOT SUPPORTED: {op.reason}"
+        if op.folded:
+            status += " (folded into a constant at compile time)"
         lines.append(f"  {where:>5}  {op.opcode:24} {types:36} {status}")
     lines.append("unsupported tensor types: " + (", ".join(
         f"{_where(t.subgraph)}tensor {t.index} '{t.name}' {t.type}" for t in report.tensor_types) or "none"))
