@@ -8,8 +8,11 @@ whole model shows (several subgraphs, an output nothing writes) is listed too.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from usmp.errors import ModelError
 from usmp.frontend.tflite_reader import (
@@ -111,7 +114,9 @@ def check_model(path: str | Path) -> ModelReport:
             raise
         graph, first = None, exc
     try:
-        return _Survey(data, _default_name(path), source).report(graph, first)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):  # operators compile never reached: stay quiet
+            warnings.simplefilter("ignore")
+            return _Survey(data, _default_name(path), source).report(graph, first)
     except ModelError:
         raise
     except Exception:  # damaged beyond item-by-item reading: the importer's own message says so
