@@ -5,7 +5,8 @@
 Per model: "bit-exact (N/N inputs)" when the generated C matches TFLite Micro
 on N random inputs, "MISMATCH (k/N inputs)" when it does not, or "refused (K
 problems): <the first one `usmp check` lists>". What compiles is whatever
-`lowering_for()` knows when this runs, so the list grows as operators are added. Get the models from
+`lowering_for()` knows when this runs, so the list grows as operators are added.
+Last, what blocks the refused models, by how many models each problem stops. Get the models from
 a checkout of github.com/tensorflow/tflite-micro (`git ls-files '*.tflite'`).
 """
 from __future__ import annotations
@@ -27,7 +28,18 @@ from usmp.errors import UsmpError  # noqa: E402
 from usmp.runner.host import run_host  # noqa: E402
 
 
-def model_result(model: Path, count: int, limit_bytes: int) -> str:
+def problem_kind(problem: str) -> str:
+    """A problem without its indices and names, so models blocked by the same thing count together."""
+    missing = re.search(r"(custom operator|operator) (\S+) is not supported", problem)
+    if missing:
+        return f"{missing.group(1)} {missing.group(2)}"
+    typed = re.match(r"operator \d+ \((\S+)\): tensor \d+ '.*' has type (\w+);", problem)
+    if typed:
+        return f"{typed.group(1)} on {typed.group(2)}"
+    return re.sub(r"\d+", "N", re.sub(r"'[^']*'", "'...'", problem))
+
+
+def model_result(model: Path, count: int, limit_bytes: int, kinds: Counter) -> str:
     if model.stat().st_size > limit_bytes:
         return f"skipped: {model.stat().st_size} bytes, over --limit-bytes {limit_bytes}"
     try:
@@ -37,6 +49,7 @@ def model_result(model: Path, count: int, limit_bytes: int) -> str:
             problems = check_model(model).problems
         except UsmpError:
             return f"refused: {_short(str(exc), model)}"
+        kinds.update({problem_kind(p) for p in problems})
         return f"refused ({len(problems)} problem{'s' if len(problems) > 1 else ''}): {_short(problems[0], model)}"
     rng = np.random.default_rng(2026)
     matched = 0
@@ -69,12 +82,15 @@ def main() -> int:
     if not models:
         print(f"no .tflite files under {args.directory}", file=sys.stderr)
         return 2
-    tally = Counter()
+    tally, kinds = Counter(), Counter()
     for model in models:
-        result = model_result(model, args.inputs, args.limit_bytes)
+        result = model_result(model, args.inputs, args.limit_bytes, kinds)
         tally[result.split(" ", 1)[0].rstrip(":;")] += 1
         print(f"{model.relative_to(args.directory)}: {result}", flush=True)
     print(f"{len(models)} models: " + ", ".join(f"{n} {k}" for k, n in sorted(tally.items())))
+    if kinds:
+        print("what blocks the refused models (models with it): " + "; ".join(
+            f"{kind} ({n})" for kind, n in kinds.most_common()))
     return 0
 
 

@@ -87,3 +87,18 @@ def test_model_io_with_a_scale_c_cannot_print_has_no_scale_macro(tmp_path):
     assert "_INPUT_INPUT_LENGTH" in header and "_SCALE" not in header
     data = np.arange(-2, 2, dtype=np.int8).reshape(1, 4)
     assert np.array_equal(run_host(compiled, [data])[0], data.reshape(2, 2))
+
+
+def test_an_empty_tensor_no_operator_touches_is_not_refused(tmp_path):
+    """LSTM models list shape-[0] "intermediate" tensors that only carry quantization metadata."""
+    sub = tb.fc_subgraph()
+    sub.tensors.append(tb.T("input_to_input_intermediate", (0,), "int8", scales=[0.004], zero_points=[-1]))
+    _bit_exact(tmp_path, sub)
+
+
+def test_an_empty_tensor_an_operator_reads_is_refused(tmp_path):
+    sub = tb.fc_subgraph()
+    sub.tensors += [tb.T("empty", (1, 0), "int8", scales=[0.1]), tb.T("relu_out", (1, 0), "int8", scales=[0.1])]
+    sub.ops.append(tb.Op(OP.RELU, [4], [5]))
+    sub.inputs, sub.outputs = [0, 4], [3, 5]
+    compile_bytes(tmp_path, tb.build([sub]), "tensor 4 'empty' has an empty dimension in shape [1, 0]")

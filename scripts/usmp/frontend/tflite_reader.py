@@ -104,6 +104,7 @@ class _Reader:
             if tensors[index].is_constant:
                 raise self.fail(f"model input tensor {index} '{tensors[index].name}' is a constant")
         self._check_io(tensors, operators, inputs, outputs)
+        self._check_empty(tensors, operators, inputs + outputs)
         return Graph(self.name, tensors, operators, inputs, outputs)
 
     def _check_io(self, tensors, operators, inputs, outputs) -> None:
@@ -130,6 +131,15 @@ class _Reader:
             if written:
                 raise self.fail(f"operator {op.index} ({op.opcode}) writes model input tensor {written[0]} "
                                 f"'{tensors[written[0]].name}'")
+
+    def _check_empty(self, tensors, operators, io) -> None:
+        """An empty tensor only operators or the caller touch is refused; LSTM intermediates (shape [0]) carry
+        nothing but quantization metadata no kernel here reads."""
+        used = set(io) | {v for op in operators for v in op.inputs + op.outputs if v is not None}
+        for index in sorted(used):
+            if any(d == 0 for d in tensors[index].shape):
+                raise self.fail(f"tensor {index} '{tensors[index].name}' has an empty dimension in shape "
+                                f"{list(tensors[index].shape)}")
 
     def _opcode_name(self, code) -> str:
         builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
@@ -166,8 +176,6 @@ class _Reader:
             raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes are supported")
         if len(shape) > MAX_RANK:
             raise self.fail(f"{where} has {len(shape)} dimensions; at most {MAX_RANK} are supported (as in TFLite Micro)")
-        if any(d == 0 for d in shape):
-            raise self.fail(f"{where} has an empty dimension in shape {list(shape)}")
         nbytes = element_size(dtype)
         for d in shape:
             nbytes *= d
