@@ -11,9 +11,13 @@ import pytest
 import tflite
 
 import tflite_builder as tb
-from reference import outputs_match, reference_outputs
+from reference import TEST_MODELS, outputs_match, reference_outputs
 from test_import_errors import compile_bytes
 from usmp.compiler import compile_model
+from usmp.errors import ModelError
+from usmp.frontend import read_tflite
+from usmp.ir.graph import Quantization
+from usmp.lower import lower_graph
 from usmp.runner.host import run_host
 
 OP = tflite.BuiltinOperator
@@ -102,3 +106,18 @@ def test_an_empty_tensor_an_operator_reads_is_refused(tmp_path):
     sub.ops.append(tb.Op(OP.RELU, [4], [5]))
     sub.inputs, sub.outputs = [0, 4], [3, 5]
     compile_bytes(tmp_path, tb.build([sub]), "tensor 4 'empty' has an empty dimension in shape [1, 0]")
+
+
+@pytest.mark.parametrize("name, axis, count, expected", [
+    ("conv_3x3_same_relu", 3, 8, "filter '{}' is quantized along axis 3 with 8 scales; expected axis 0 with 8"),
+    ("conv_3x3_same_relu", 0, 5, "filter '{}' is quantized along axis 0 with 5 scales; expected axis 0 with 8"),
+    ("dwconv_m1_same_relu", 0, 1 + 2, "filter '{}' is quantized along axis 0 with 3 scales; expected axis 3 with"),
+])
+def test_convolution_filters_with_per_channel_scales_they_cannot_use_are_refused(name, axis, count, expected):
+    graph = read_tflite(TEST_MODELS / f"{name}.tflite")
+    op = next(op for op in graph.operators if op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D"))
+    weights = graph.tensors[op.inputs[1]]
+    weights.quant = Quantization(np.full(count, 0.01, np.float32), np.zeros(count, np.int64), axis)
+    with pytest.raises(ModelError) as error:
+        lower_graph(graph)
+    assert f"operator {op.index} ({op.opcode}): " + expected.format(weights.name) in str(error.value)
