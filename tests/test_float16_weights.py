@@ -13,6 +13,7 @@ import tflite
 
 import tflite_builder as tb
 from reference import outputs_match, random_inputs
+from test_cortex_m import MISSING, run_on_smallest_board
 from test_import_errors import compile_bytes
 from usmp.compiler import compile_model
 from usmp.runner.host import run_host
@@ -52,6 +53,15 @@ def test_dequantize_is_folded_and_outputs_match_litert(model):
         assert len(got) == len(expected)
         for e, g in zip(expected, got):
             assert outputs_match(e, g), f"{model.name} trial {trial}:\nexpected {e}\ngot      {g}"
+
+
+@pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
+@pytest.mark.parametrize("model", FLOAT16_MODELS, ids=[m.stem for m in FLOAT16_MODELS])
+def test_outputs_match_litert_on_cortex_m(model):
+    compiled = compile_model(model)
+    inputs = random_inputs(compiled.program.graph, np.random.default_rng(61))
+    for e, g in zip(litert_outputs(model, inputs), run_on_smallest_board(compiled, inputs).outputs):
+        assert outputs_match(e, g)
 
 
 def test_folded_values_are_the_float16_values(tmp_path):
