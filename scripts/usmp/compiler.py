@@ -14,6 +14,7 @@ from usmp.analysis.schedule import reorder_program
 from usmp.analysis.scopes import realize_memory_scopes
 from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.codegen.guards import guarded_buffer_infos
+from usmp.errors import ModelError
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
 from usmp.planner import BufferInfo, PlanResult, plan
@@ -72,12 +73,26 @@ def aligned_pools(pools: list[PoolSpec], buffers: list[BufferInfo]) -> list[Pool
 def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Program, list[BufferInfo]]:
     """Import, lower and analyse: the program and the buffers the planner sees."""
     check_pools(options.pools)
-    graph = read_tflite(model_path, options.name)
-    program = lower_graph(graph)
+    try:
+        program = lower_graph(read_tflite(model_path, options.name))
+    except ModelError as exc:
+        raise with_problem_count(exc, model_path) from None
     program = realize_memory_scopes(program, options.pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
     return program, buffer_infos(program, options.pools, options.workspace_io)
+
+
+def with_problem_count(exc: ModelError, model_path: str | Path) -> ModelError:
+    """The first problem, how many there are, and where to see them all."""
+    from usmp.check import count_problems  # the check stage runs this pipeline itself
+
+    count = count_problems(model_path)
+    if count is None:  # not a model at all: nothing more to count
+        return exc
+    count = max(count, 1)
+    return ModelError(f"{exc} ({count} problem{'s' if count > 1 else ''} in all; "
+                      f"`usmp check {model_path}` lists {'them' if count > 1 else 'it'})")
 
 
 def compile_to_directory(model_path: str | Path, out_dir: str | Path, options: CompileOptions | None = None) -> Compiled:

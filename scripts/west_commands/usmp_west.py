@@ -1,6 +1,6 @@
 """`west usmp`: the usmp command line inside a west workspace.
 
-A thin WestCommand: the subcommands (compile, run, plan, ...) and their
+A thin WestCommand: the subcommands (compile, run, check, plan, ...) and their
 options are the usmp package's own. It adds one convenience: when no
 -d/--build-dir, --dotconfig or --pool is given, pools and the algorithm come
 from ./build (west's default build directory) when it holds a Zephyr build,
@@ -24,7 +24,7 @@ EXPLICIT_SOURCES = ("-d", "--build-dir", "--dotconfig", "--devicetree", "--pool"
 class UsmpCommand(WestCommand):
     def __init__(self):
         super().__init__(
-            "usmp", "compile and plan TensorFlow Lite models with usmp",
+            "usmp", "check, compile and plan TensorFlow Lite models with usmp",
             "Runs the usmp command line (see `west usmp --help`). With -d BUILD, or inside an "
             "application whose ./build exists, pools and the planning algorithm come from the "
             "build's CONFIG_USMP_* options and devicetree.",

@@ -22,7 +22,7 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
     """Build a Keras model with batch 1 and convert it.
 
     quantize: "int8" (full-integer post-training quantization, per-channel weights)
-              or "float32" (no quantization).
+              "float32" (no quantization) or "float16" (float16 weights, float32 activations).
     float_io: int8 model whose inputs/outputs stay float32 (adds QUANTIZE/DEQUANTIZE).
     """
     import tensorflow as tf
@@ -46,6 +46,9 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
         if not float_io:
             converter.inference_input_type = tf.int8
             converter.inference_output_type = tf.int8
+    elif quantize == "float16":  # float16 weights, each expanded by a DEQUANTIZE at run time
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
     elif quantize != "float32":
         raise ValueError(quantize)
     data = converter.convert()

@@ -46,13 +46,18 @@ def io_views(program: Program, side: str) -> list[IoView]:
     views = []
     for member, index, buffer in zip(io_member_names(program, side), indices, buffers):
         t = program.graph.tensors[index]
-        q = t.quant if t.quant is not None and not t.quant.per_channel else None
+        q = t.quant if t.quant is not None and not t.quant.per_channel and _usable_scale(t.quant.scale) else None
         views.append(IoView(
             member, f"{'INPUT' if side == 'inputs' else 'OUTPUT'}_{member.upper()}", c_type(t.dtype), t.dtype,
             t.shape, t.num_elements, t.nbytes, c_float(q.scale) if q else None,
             q.zero_point if q else None, buffer,
         ))
     return views
+
+
+def _usable_scale(scale: float) -> bool:
+    """An I/O tensor only views may touch keeps its metadata unchecked: no macro for a scale C cannot print."""
+    return bool(np.isfinite(scale)) and scale > 0
 
 
 def _environment() -> jinja2.Environment:

@@ -15,18 +15,19 @@ import numpy as np
 import tflite
 
 from usmp.errors import ModelError, UsmpError
+from usmp.frontend.float16 import fold_float16_weights
 from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, numpy_dtype
 
 _TENSOR_TYPES = {
     getattr(tflite.TensorType, name): name.lower()
-    for name in ("FLOAT32", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
+    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
 }
+# Types read only as constant data (float16 weights: see frontend/float16.py).
+CONSTANT_ONLY_TYPES = {"float16"}
 _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OPCODE_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 _OPTIONS_NAMES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
 _STATEFUL_OPS = {"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
-
-_ZERO_POINT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 
 # TFLite Micro's shapes hold at most 6 dimensions (it has no heap for more).
 MAX_RANK = 6
@@ -52,7 +53,7 @@ def parse_tflite(data: bytes, name: str, source: str = "<model>") -> Graph:
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise ModelError(f"{source}: not a TFLite model (no 'TFL3' file identifier)")
     try:
-        return _Reader(data, name, source).graph()
+        return fold_float16_weights(_Reader(data, name, source).graph())
     except ModelError:
         raise
     except Exception as exc:  # damaged flatbuffer: any accessor may fail
@@ -103,6 +104,7 @@ class _Reader:
             if tensors[index].is_constant:
                 raise self.fail(f"model input tensor {index} '{tensors[index].name}' is a constant")
         self._check_io(tensors, operators, inputs, outputs)
+        self._check_empty(tensors, operators, inputs + outputs)
         return Graph(self.name, tensors, operators, inputs, outputs)
 
     def _check_io(self, tensors, operators, inputs, outputs) -> None:
@@ -129,6 +131,15 @@ class _Reader:
             if written:
                 raise self.fail(f"operator {op.index} ({op.opcode}) writes model input tensor {written[0]} "
                                 f"'{tensors[written[0]].name}'")
+
+    def _check_empty(self, tensors, operators, io) -> None:
+        """An empty tensor only operators or the caller touch is refused; LSTM intermediates (shape [0]) carry
+        nothing but quantization metadata no kernel here reads."""
+        used = set(io) | {v for op in operators for v in op.inputs + op.outputs if v is not None}
+        for index in sorted(used):
+            if any(d == 0 for d in tensors[index].shape):
+                raise self.fail(f"tensor {index} '{tensors[index].name}' has an empty dimension in shape "
+                                f"{list(tensors[index].shape)}")
 
     def _opcode_name(self, code) -> str:
         builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
@@ -165,17 +176,24 @@ class _Reader:
             raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes are supported")
         if len(shape) > MAX_RANK:
             raise self.fail(f"{where} has {len(shape)} dimensions; at most {MAX_RANK} are supported (as in TFLite Micro)")
-        if any(d == 0 for d in shape):
-            raise self.fail(f"{where} has an empty dimension in shape {list(shape)}")
         nbytes = element_size(dtype)
         for d in shape:
             nbytes *= d
             if nbytes > MAX_TENSOR_BYTES:
                 raise self.fail(f"{where} has shape {list(shape)}, larger than {MAX_TENSOR_BYTES} bytes")
-        return Tensor(index, name, shape, dtype, self._quantization(t, where, shape, dtype),
-                      self._constant(t, where, shape, dtype, nbytes))
+        data = self._constant(t, where, shape, dtype, nbytes)
+        if dtype in CONSTANT_ONLY_TYPES and data is None:
+            raise self.fail(f"{where} has type {dtype.upper()} and is not a constant; {dtype} is supported only "
+                            f"for constant weights that DEQUANTIZE expands, not for activations")
+        return Tensor(index, name, shape, dtype, self._quantization(t), data)
 
-    def _quantization(self, t, where, shape, dtype) -> Quantization | None:
+    def _quantization(self, t) -> Quantization | None:
+        """Taken as written: only the kernel that uses a scale or zero point knows what it needs.
+
+        A bias carries its filter's per-channel scales and axis, zero points may
+        be missing or extra; TFLite Micro reads none of that, so neither does the
+        importer check it (require_quantized and the filter checks do, per use).
+        """
         q = t.Quantization()
         if q is None or q.ScaleLength() == 0:
             return None
@@ -183,21 +201,7 @@ class _Reader:
         zero_points = (
             np.asarray(q.ZeroPointAsNumpy(), dtype=np.int64) if q.ZeroPointLength() else np.zeros(len(scales), np.int64)
         )
-        axis = int(q.QuantizedDimension())
-        if len(zero_points) != len(scales):
-            raise self.fail(f"{where} has {len(scales)} quantization scales but {len(zero_points)} zero points")
-        if len(scales) > 1:
-            if not 0 <= axis < len(shape) or shape[axis] != len(scales):
-                raise self.fail(
-                    f"{where} has {len(scales)} per-channel scales, which does not match dimension {axis} of shape {list(shape)}"
-                )
-        if not np.all(np.isfinite(scales)) or np.any(scales <= 0):
-            raise self.fail(f"{where} has a quantization scale that is not a positive finite number")
-        low, high = _ZERO_POINT_RANGE.get(dtype, (-(1 << 31), (1 << 31) - 1))
-        if np.any(zero_points < low) or np.any(zero_points > high):
-            bad = int(zero_points[(zero_points < low) | (zero_points > high)][0])
-            raise self.fail(f"{where} has zero point {bad}, outside the {dtype} range [{low}, {high}]")
-        return Quantization(scales, zero_points, axis)
+        return Quantization(scales, zero_points, int(q.QuantizedDimension()))
 
     def _constant(self, t, where, shape, dtype, nbytes) -> np.ndarray | None:
         index = t.Buffer()

@@ -13,6 +13,7 @@ import numpy as np
 # dtype name -> (numpy dtype, C type, bytes per element)
 DTYPES = {
     "float32": (np.float32, "float", 4),
+    "float16": (np.float16, "uint16_t", 2),  # constants only: folded to float32 before lowering
     "int8": (np.int8, "int8_t", 1),
     "uint8": (np.uint8, "uint8_t", 1),
     "int16": (np.int16, "int16_t", 2),

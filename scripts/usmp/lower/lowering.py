@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from usmp.errors import ModelError
-from usmp.ir.graph import Graph
+from usmp.ir.graph import Graph, Operator
 from usmp.lower.context import LowerContext
 from usmp.lower.ops import lowering_for, supported_opcodes
 from usmp.lower.program import Program
@@ -11,15 +11,21 @@ from usmp.lower.program import Program
 def check_supported(graph: Graph) -> None:
     """Name the first operator usmp cannot compile, before any work is done."""
     for op in graph.operators:
-        if lowering_for(op.opcode) is None:
-            kind = "custom operator" if op.opcode.startswith("CUSTOM:") else "operator"
-            raise ModelError(
-                f"operator {op.index}: {kind} {op.opcode.removeprefix('CUSTOM:')} is not supported "
-                f"(supported: {', '.join(supported_opcodes())})"
-            )
-        if op.inputs[:1] in ([], [None]) or not op.outputs:  # every supported operator reads and writes a tensor
-            raise ModelError(f"operator {op.index} ({op.opcode}) has {len(op.inputs)} inputs and {len(op.outputs)} "
-                             f"outputs; its first input and output are required")
+        reason = unsupported_reason(op)
+        if reason is not None:
+            listed = f" (supported: {', '.join(supported_opcodes())})" if lowering_for(op.opcode) is None else ""
+            raise ModelError(reason + listed)
+
+
+def unsupported_reason(op: Operator) -> str | None:
+    """Why no lowering can take this operator at all (None: its lowering decides)."""
+    if lowering_for(op.opcode) is None:
+        kind = "custom operator" if op.opcode.startswith("CUSTOM:") else "operator"
+        return f"operator {op.index}: {kind} {op.opcode.removeprefix('CUSTOM:')} is not supported"
+    if op.inputs[:1] in ([], [None]) or not op.outputs:  # every supported operator reads and writes a tensor
+        return (f"operator {op.index} ({op.opcode}) has {len(op.inputs)} inputs and {len(op.outputs)} "
+                f"outputs; its first input and output are required")
+    return None
 
 
 def lower_graph(graph: Graph) -> Program:

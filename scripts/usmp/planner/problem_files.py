@@ -6,11 +6,17 @@ CSV (MiniMalloc): `id,lower,upper,size[,alignment]`, lifetimes half-open
 JSON: {"pools": [{"name", "size_limit_bytes" (-1: none)}], "buffers":
 [{"name", "size_bytes", "alignment", "pool_candidates", "conflicts",
 optional "first_step"/"last_step"}]}; conflicts may be listed on one side only.
+
+A file is checked like a model before any algorithm sees it: a bad name,
+size or alignment is a one-line error naming it, a buffer listed among its
+own conflicts is ignored and one-sided conflicts are made symmetric, so an
+invalid plan can only mean a bug in an algorithm.
 """
 from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from usmp.errors import UsmpError
@@ -31,7 +37,56 @@ def read_problem(path: str | Path, capacity: int | None = None) -> tuple[list[Bu
         buffers, pools = _from_csv(text, path)
     if capacity is not None:
         pools = [PoolInfo(p.name, capacity, p.alignment) for p in pools]
-    return buffers, pools
+    return checked_problem(buffers, pools, str(path))
+
+
+def checked_problem(buffers: list[BufferInfo], pools: list[PoolInfo], source: str
+                    ) -> tuple[list[BufferInfo], list[PoolInfo]]:
+    """The problem as the algorithms may assume it, or a UsmpError naming the first bad item."""
+    def fail(message: str) -> UsmpError:
+        return UsmpError(f"{source}: {message}")
+
+    if not pools:
+        raise fail("the problem has no pools")
+    by_pool: dict[str, PoolInfo] = {}
+    for p in pools:
+        if p.name in by_pool:
+            raise fail(f"pool '{p.name}' is listed twice")
+        if p.size_limit is not None and p.size_limit < 0:
+            raise fail(f"pool '{p.name}' has size limit {p.size_limit}; give -1 for no limit")
+        if p.alignment < 1:
+            raise fail(f"pool '{p.name}' has alignment {p.alignment}; it must be at least 1")
+        by_pool[p.name] = p
+    partners: dict[str, set[str]] = {}
+    for b in buffers:
+        if b.name in partners:
+            raise fail(f"buffer '{b.name}' is listed twice")
+        partners[b.name] = set()
+    for b in buffers:
+        if b.size < 0:
+            raise fail(f"buffer '{b.name}' has negative size {b.size}")
+        if b.alignment < 1:
+            raise fail(f"buffer '{b.name}' has alignment {b.alignment}; it must be at least 1")
+        if b.live is not None and b.live[0] > b.live[1]:
+            raise fail(f"buffer '{b.name}' has first_step {b.live[0]} after last_step {b.live[1]}")
+        if not b.pool_candidates:
+            raise fail(f"buffer '{b.name}' has no candidate pool")
+        for name in b.pool_candidates:
+            pool = by_pool.get(name)
+            if pool is None:
+                raise fail(f"buffer '{b.name}' names unknown pool '{name}'")
+            if pool.alignment % b.alignment:
+                raise fail(f"buffer '{b.name}' needs {b.alignment}-byte alignment but its candidate pool "
+                           f"'{name}' is only {pool.alignment}-byte aligned")
+        for other in b.conflicts:
+            if other not in partners:
+                raise fail(f"buffer '{b.name}' conflicts with unknown buffer '{other}'")
+            if other != b.name:  # a buffer never overlaps itself: listing it says nothing
+                partners[b.name].add(other)
+                partners[other].add(b.name)
+    checked = [replace(b, pool_candidates=tuple(dict.fromkeys(b.pool_candidates)),
+                       conflicts=frozenset(partners[b.name])) for b in buffers]
+    return checked, list(pools)
 
 
 def _from_csv(text: str, path: Path) -> tuple[list[BufferInfo], list[PoolInfo]]:
@@ -74,16 +129,49 @@ def _from_json(text: str, path: Path) -> tuple[list[BufferInfo], list[PoolInfo]]
         data = json.loads(text)
         buffers = []
         for b in data["buffers"]:
-            live = (int(b["first_step"]), int(b["last_step"])) if "first_step" in b and "last_step" in b else None
-            buffers.append(BufferInfo(b["name"], int(b["size_bytes"]), int(b.get("alignment", 1)),
-                                      tuple(b["pool_candidates"]), frozenset(b.get("conflicts", [])), live))
+            name = _name(b["name"], "buffer name")
+            live = ((_integer(b["first_step"], f"buffer '{name}' first_step"),
+                     _integer(b["last_step"], f"buffer '{name}' last_step"))
+                    if "first_step" in b and "last_step" in b else None)
+            buffers.append(BufferInfo(
+                name, _integer(b["size_bytes"], f"buffer '{name}' size_bytes"),
+                _integer(b.get("alignment", 1), f"buffer '{name}' alignment"),
+                tuple(_names(b["pool_candidates"], f"buffer '{name}' pool_candidates")),
+                frozenset(_names(b.get("conflicts", []), f"buffer '{name}' conflicts")), live))
         # A pool's base is aligned for the most demanding buffer unless the file says otherwise.
         widest = max([b.alignment for b in buffers], default=1)
-        pools = [PoolInfo(p["name"], None if p.get("size_limit_bytes", -1) in (-1, None) else int(p["size_limit_bytes"]),
-                          int(p.get("alignment", widest)))
-                 for p in data["pools"]]
+        pools = []
+        for p in data["pools"]:
+            name = _name(p["name"], "pool name")
+            limit = p.get("size_limit_bytes", -1)
+            pools.append(PoolInfo(name, None if limit in (-1, None) else _integer(limit, f"pool '{name}' size_limit_bytes"),
+                                  _integer(p.get("alignment", widest), f"pool '{name}' alignment")))
     except json.JSONDecodeError as exc:
         raise UsmpError(f"{path}: not valid JSON: {exc}") from None
-    except (KeyError, TypeError, ValueError) as exc:
+    except _Malformed as exc:
+        raise UsmpError(f"{path}: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise UsmpError(f"{path}: not a buffer-info document (missing or wrong {exc}); see `usmp plan-buffers -h`") from None
     return buffers, pools
+
+
+class _Malformed(ValueError):
+    """A value of the wrong kind, already described for the user."""
+
+
+def _integer(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Malformed(f"{what} is {json.dumps(value)}, not an integer")
+    return value
+
+
+def _name(value, what: str) -> str:
+    if not isinstance(value, str):
+        raise _Malformed(f"{what} {json.dumps(value)} is not a string")
+    return value
+
+
+def _names(values, what: str) -> list[str]:
+    if not isinstance(values, list):
+        raise _Malformed(f"{what} must be a list of names, not {json.dumps(values)}")
+    return [_name(v, f"{what}: name") for v in values]

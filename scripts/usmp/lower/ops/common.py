@@ -14,12 +14,25 @@ def require_dtype(ctx: LowerContext, tensor: Tensor, *allowed: str) -> str:
     return tensor.dtype
 
 
+# Zero points a kernel can add to a value of the type without overflow.
+_ZERO_POINT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
+
+
 def require_quantized(ctx: LowerContext, tensor: Tensor, per_tensor: bool = True):
+    """The scales and zero points this operator reads, checked here because the importer takes them as written."""
     q = tensor.quant
+    where = f"tensor {tensor.index} '{tensor.name}'"
     if q is None:
-        raise ctx.fail(f"int8 tensor {tensor.index} '{tensor.name}' has no quantization parameters")
+        raise ctx.fail(f"int8 {where} has no quantization parameters")
     if per_tensor and q.per_channel:
-        raise ctx.fail(f"tensor {tensor.index} '{tensor.name}' is quantized per channel, which this operator does not support")
+        raise ctx.fail(f"{where} is quantized per channel, which this operator does not support")
+    if not np.all(np.isfinite(q.scales)) or np.any(q.scales <= 0):
+        raise ctx.fail(f"{where} has a quantization scale that is not a positive finite number")
+    used = q.zero_points[:1] if per_tensor else q.zero_points
+    low, high = _ZERO_POINT_RANGE.get(tensor.dtype, (-(1 << 31), (1 << 31) - 1))
+    bad = used[(used < low) | (used > high)]
+    if len(bad):
+        raise ctx.fail(f"{where} has zero point {int(bad[0])}, outside the {tensor.dtype} range [{low}, {high}]")
     return q
 
 
