@@ -16,6 +16,7 @@
 USMP_DEFINE_MAX_MIN(s8, int8_t)
 USMP_DEFINE_MAX_MIN(s16, int16_t)
 USMP_DEFINE_MAX_MIN(s32, int32_t)
+USMP_DEFINE_MAX_MIN(s64, int64_t)
 USMP_DEFINE_MAX_MIN(f32, float)
 
 void usmp_div_f32(const struct usmp_binary_f32_params *p, const float *input1, const float *input2,

@@ -21,6 +21,7 @@
 
 USMP_DEFINE_COMPARE(b8, uint8_t)
 USMP_DEFINE_COMPARE(s32, int32_t)
+USMP_DEFINE_COMPARE(s64, int64_t)
 USMP_DEFINE_COMPARE(f32, float)
 
 static int32_t scaled(int32_t value, int32_t offset, int32_t left_shift, int32_t multiplier, int32_t shift)

@@ -18,6 +18,8 @@ void usmp_maximum_s16(const struct usmp_broadcast_params *p, const int16_t *inpu
 		      int16_t *output);
 void usmp_maximum_s32(const struct usmp_broadcast_params *p, const int32_t *input1, const int32_t *input2,
 		      int32_t *output);
+void usmp_maximum_s64(const struct usmp_broadcast_params *p, const int64_t *input1, const int64_t *input2,
+		      int64_t *output);
 void usmp_maximum_f32(const struct usmp_broadcast_params *p, const float *input1, const float *input2,
 		      float *output);
 void usmp_minimum_s8(const struct usmp_broadcast_params *p, const int8_t *input1, const int8_t *input2,
@@ -26,6 +28,8 @@ void usmp_minimum_s16(const struct usmp_broadcast_params *p, const int16_t *inpu
 		      int16_t *output);
 void usmp_minimum_s32(const struct usmp_broadcast_params *p, const int32_t *input1, const int32_t *input2,
 		      int32_t *output);
+void usmp_minimum_s64(const struct usmp_broadcast_params *p, const int64_t *input1, const int64_t *input2,
+		      int64_t *output);
 void usmp_minimum_f32(const struct usmp_broadcast_params *p, const float *input1, const float *input2,
 		      float *output);
 

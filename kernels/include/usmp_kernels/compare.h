@@ -32,6 +32,8 @@ void usmp_compare_b8(const struct usmp_compare_params *p, const uint8_t *input1,
 		     uint8_t *output);
 void usmp_compare_s32(const struct usmp_compare_params *p, const int32_t *input1, const int32_t *input2,
 		      uint8_t *output);
+void usmp_compare_s64(const struct usmp_compare_params *p, const int64_t *input1, const int64_t *input2,
+		      uint8_t *output);
 void usmp_compare_f32(const struct usmp_compare_params *p, const float *input1, const float *input2,
 		      uint8_t *output);
 

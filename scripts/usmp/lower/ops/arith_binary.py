@@ -1,6 +1,6 @@
 """DIV, FLOOR_DIV, FLOOR_MOD, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE with TFLite broadcasting.
 
-The types are TFLite Micro's: MAXIMUM/MINIMUM int8, int16, int32, float32
+The types are TFLite Micro's: MAXIMUM/MINIMUM int8, int16, int32, int64, float32
 (stored values compared, quantization ignored); DIV float32, int32 and int8;
 FLOOR_DIV and FLOOR_MOD float32; SQUARED_DIFFERENCE float32, int32, int8 and
 int16. Broadcasting is broadcast_walk's (elementwise.py).
@@ -21,7 +21,7 @@ from usmp.lower.ops import lowering
 from usmp.lower.ops.common import float_activation, int8_activation, require_dtype, require_quantized
 from usmp.lower.ops.elementwise import broadcast_walk
 
-SUFFIX = {"int8": "s8", "int16": "s16", "int32": "s32", "float32": "f32", "bool": "b8"}
+SUFFIX = {"int8": "s8", "int16": "s16", "int32": "s32", "int64": "s64", "float32": "f32", "bool": "b8"}
 INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 SQUARED_DIFFERENCE_LEFT_SHIFT = {"int8": 7, "int16": 0}
@@ -65,7 +65,7 @@ def int32_activation(ctx, op) -> tuple[int, int]:
 
 @lowering("MAXIMUM", "MINIMUM")
 def lower_max_min(op, ctx):
-    a, b, out, dtype = binary_operands(op, ctx, "int8", "int16", "int32", "float32")
+    a, b, out, dtype = binary_operands(op, ctx, "int8", "int16", "int32", "int64", "float32")
     walk = broadcast_walk(ctx, a.shape, b.shape, out.shape)
     ctx.call(f"usmp_{op.opcode.lower()}_{SUFFIX[dtype]}", "usmp_broadcast_params", walk, **binary_refs(op, ctx))
 

@@ -1,8 +1,8 @@
 """EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, LOGICAL_AND, LOGICAL_OR.
 
-Outputs are bool tensors. The types are TFLite Micro's: float32, int32 and
-int8 for every comparison, bool for EQUAL and NOT_EQUAL and for the logical
-operators. int8 values are compared as TFLite Micro compares them: less the
+Outputs are bool tensors. The types are TFLite Micro's: float32, int32, int64
+and int8 for every comparison, bool for EQUAL and NOT_EQUAL and for the
+logical operators. int8 values are compared as TFLite Micro compares them: less the
 zero point, shifted left by 8 and multiplied by the tensor's own scale in
 fixed point (so different quantizations compare by real value, rounded).
 TFLite Micro's int16 GREATER never sets its scaling (every result is false):
@@ -26,7 +26,7 @@ def _refs(op, ctx) -> dict:
 
 @lowering(*COMPARE_OPS)
 def lower_compare(op, ctx):
-    dtypes = ("bool", "int8", "int32", "float32") if op.opcode in ("EQUAL", "NOT_EQUAL") else ("int8", "int32", "float32")
+    dtypes = ("int8", "int32", "int64", "float32") + (("bool",) if op.opcode in ("EQUAL", "NOT_EQUAL") else ())
     a, b, out, dtype = binary_operands(op, ctx, *dtypes, out_dtype="bool")
     params = dict(broadcast_walk(ctx, a.shape, b.shape, out.shape), op=COMPARE_OPS[op.opcode])
     if dtype != "int8":
