@@ -430,3 +430,52 @@ def test_integer_kernels_use_no_float_and_no_64bit_division(tmp_path, source):
         used = reachable(graph, kernel)
         assert not [s for s in used if is_float_routine(s)], f"{kernel} uses floating point: {sorted(used)}"
         assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod"}, f"{kernel} uses 64-bit division"
+
+
+# -- in place ---------------------------------------------------------------------
+
+def buffer_of(compiled, tensor_name):
+    program = compiled.program
+    index = next(t.index for t in program.graph.tensors if t.name == tensor_name)
+    return next(name for name, b in program.buffers.items() if index in b.tensors)
+
+
+def test_float_chain_writes_in_place(tmp_path):
+    """Each intermediate dies at the next operator, which overwrites it; ADD_N reading one tensor twice does not."""
+    names = ["x", "y", "c", "m", "d", "p", "s", "n", "out"]
+    tensors = [tensor(name, (2, 8), "bool" if name == "c" else "float32") for name in names]
+    i = {name: k for k, name in enumerate(names)}
+    ops = [Op(OPS.MAXIMUM, [i["x"], i["y"]], [i["m"]]), Op(OPS.DIV, [i["m"], i["y"]], [i["d"]]),
+           Op(OPS.PRELU, [i["d"], i["y"]], [i["p"]]), Op(OPS.SELECT_V2, [i["c"], i["p"], i["x"]], [i["s"]]),
+           Op(OPS.ADD_N, [i["s"], i["x"], i["s"]], [i["n"]]), Op(OPS.FLOOR_MOD, [i["n"], i["y"]], [i["out"]])]
+    path = tmp_path / "chain.tflite"
+    path.write_bytes(build([Sub(tensors, ops, [0, 1, 2], [i["out"]])]))
+    compiled = compile_model(path)
+    # (A buffer is taken over once: can_write_in_place also asks about the tensor that died before.)
+    assert buffer_of(compiled, "d") == buffer_of(compiled, "m") and buffer_of(compiled, "s") == buffer_of(compiled, "p")
+    assert buffer_of(compiled, "n") != buffer_of(compiled, "s")
+    rng = np.random.default_rng(12)
+    inputs = [rng.uniform(-3, 3, (2, 8)).astype(np.float32), rng.uniform(0.5, 3, (2, 8)).astype(np.float32),
+              rng.integers(0, 2, (2, 8)).astype(bool)]
+    assert_same_with_nan(path, inputs)
+
+
+def test_int8_add_n_writes_over_its_first_input(tmp_path):
+    q = (0.05, 2)
+    tensors = [tensor(name, (4, 16), q=q) for name in ("x", "y", "m", "n")] + [tensor("out", (4, 16), q=(0.3, -100))]
+    ops = [Op(OPS.MINIMUM, [0, 1], [2]), Op(OPS.ADD_N, [2, 1, 1], [3]), Op(OPS.SQUARED_DIFFERENCE, [3, 1], [4])]
+    path = tmp_path / "add_n.tflite"
+    path.write_bytes(build([Sub(tensors, ops, [0, 1], [4])]))
+    compiled = compile_model(path)
+    assert buffer_of(compiled, "m") == buffer_of(compiled, "n")
+    rng = np.random.default_rng(13)
+    assert_matches_reference(path, [rng.integers(-128, 128, (4, 16)).astype(np.int8) for _ in range(2)])
+
+
+def test_div_int8_small_quotients_match_the_reference_quirk(tmp_path):
+    """Where TFLite's final rounding shift exceeds 31 bits (undefined in C), the interpreter gives
+    0 / 100 -> zero point + 1 and 1 / 100 -> 127; the kernel reproduces that."""
+    path = pair_model(tmp_path, "DIV", (0.01, 0), (0.5, 0), (0.5, 0), shape1=(1, 4), shape2=(1, 4), shape_out=(1, 4))
+    inputs = [np.array([[0, 1, -1, 100]], np.int8), np.array([[100, 100, 100, 3]], np.int8)]
+    assert run_host(compile_model(path), inputs)[0].tolist() == [[1, 127, -128, 1]]
+    assert_matches_reference(path, inputs)

@@ -49,17 +49,19 @@ static int32_t leading_sign_bits(int32_t x)
 }
 
 /*
- * x / 2^exponent rounded to nearest for any exponent >= 0. Past 31 the
- * reference's rounding division keeps its 32-bit mask all ones and shifts by
- * the exponent modulo 32 (what its shifts do on the hosts it is built for);
- * that is reproduced here so every quotient matches.
+ * x / 2^exponent rounded to nearest, for any exponent >= 0. Past 31 the
+ * reference's rounding division is undefined in C; what the tflite-micro
+ * interpreter computes there (its mask of low bits becomes all ones and its
+ * shift counts modulo 32, as on the hosts it is built for) is reproduced, so
+ * that small quotients match it too: e.g. 0 / 100 gives the output zero point
+ * plus one, and 1 / 100 saturates (tests/test_ops_binary.py).
  */
 static int32_t rounding_divide_by_pot_any(int32_t x, int32_t exponent)
 {
 	if (exponent <= 31) {
 		return usmp_rounding_divide_by_pot(x, exponent);
 	}
-	return (x >> (exponent & 31)) + ((x & -1) > (-1 + (x < 0 ? 1 : 0)) ? 1 : 0);
+	return (x >> (exponent & 31)) + (x >= 0 ? 1 : 0);
 }
 
 static int32_t div_s8_value(const struct usmp_div_s8_params *p, int32_t x, int32_t y)
