@@ -479,3 +479,19 @@ def test_div_int8_small_quotients_match_the_reference_quirk(tmp_path):
     inputs = [np.array([[0, 1, -1, 100]], np.int8), np.array([[100, 100, 100, 3]], np.int8)]
     assert run_host(compile_model(path), inputs)[0].tolist() == [[1, 127, -128, 1]]
     assert_matches_reference(path, inputs)
+
+
+def test_undefined_reference_cases_run_clean_under_sanitizers(tmp_path):
+    """Where TFLite's arithmetic is undefined (int32 division by 0 and of INT32_MIN by -1, int32 squares that
+    overflow, int8 rounding shifts past 31 bits) the kernels stay defined: ASan and UBSan find nothing."""
+    div = pair_model(tmp_path, "DIV", None, None, None, "int32", shape1=(15, 1), shape2=(1, 15), shape_out=(15, 15))
+    got = run_host(compile_model(div), edge_pairs(INT32_EDGES), sanitize=True)[0]
+    assert got[0, INT32_EDGES.tolist().index(-1)] == -2**31 and not got[:, INT32_EDGES.tolist().index(0)].any()
+    square = pair_model(tmp_path, "SQUARED_DIFFERENCE", None, None, None, "int32", shape1=(15, 1), shape2=(1, 15),
+                        shape_out=(15, 15))
+    run_host(compile_model(square), edge_pairs(INT32_EDGES), sanitize=True)
+    for opcode, q in [("DIV", ((0.01, 0), (0.5, 0), (0.5, 0))), ("SQUARED_DIFFERENCE", PAIR_QUANTIZATIONS[1]),
+                      ("LESS", ((0.9, -128), (0.0001, 0), None)), ("PRELU", PAIR_QUANTIZATIONS[2])]:
+        path = pair_model(tmp_path, opcode, *q, out_dtype="bool" if opcode == "LESS" else "int8")
+        got = run_host(compile_model(path), [ROWS, COLS], sanitize=True)
+        assert all(outputs_match(e, g) for e, g in zip(reference_outputs(path, [ROWS, COLS]), got))
