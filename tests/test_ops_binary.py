@@ -90,7 +90,8 @@ def test_compare_every_int8_pair(tmp_path, opcode, q1, q2):
     assert_matches_reference(pair_model(tmp_path, opcode, q1, q2, None, out_dtype="bool"), [ROWS, COLS])
 
 
-@pytest.mark.parametrize("q_in,q_alpha,q_out", [((0.02, -1), (0.01, 0), (0.02, -1)), ((0.1, 50), (0.003, -128), (0.05, 17)),
+@pytest.mark.parametrize("q_in,q_alpha,q_out", [((0.02, -1), (0.01, 0), (0.02, -1)),
+                                                ((0.1, 50), (0.003, -128), (0.05, 17)),
                                                 ((0.0078125, 0), (0.25, 127), (0.3, -128)),
                                                 ((0.5, 10), (0.9, -3), (0.004, 0))])
 def test_prelu_every_int8_pair(tmp_path, q_in, q_alpha, q_out):
@@ -187,7 +188,8 @@ def test_div_int32_truncates(tmp_path, activation):
 
 
 @pytest.mark.parametrize("opcode", COMPARISONS)
-@pytest.mark.parametrize("dtype,edges", [("int32", INT32_EDGES), ("int64", np.array([-2**63, -1, 0, 1, 2**63 - 1], np.int64))])
+@pytest.mark.parametrize("dtype,edges", [("int32", INT32_EDGES),
+                                         ("int64", np.array([-2**63, -1, 0, 1, 2**63 - 1], np.int64))])
 def test_compare_integer_edges(tmp_path, opcode, dtype, edges):
     n = len(edges)
     path = pair_model(tmp_path, opcode, None, None, None, dtype, "bool", shape1=(n, 1), shape2=(1, n), shape_out=(n, n))
@@ -308,7 +310,8 @@ def test_select_v2_broadcasts_three_inputs(tmp_path, dtype, shapes):
 
 def test_prelu_int16_with_int8_alpha(tmp_path):
     n = len(INT16_EDGES)
-    path = op_model(tmp_path, "PRELU", [tensor("x", (n, 1), "int16", (0.001, 0)), tensor("alpha", (1, 256), "int8", (0.01, 5))],
+    path = op_model(tmp_path, "PRELU",
+                    [tensor("x", (n, 1), "int16", (0.001, 0)), tensor("alpha", (1, 256), "int8", (0.01, 5))],
                     tensor("out", (n, 256), "int16", (0.002, 0)))
     assert_matches_reference(path, [INT16_EDGES.reshape(n, 1), COLS])
 
@@ -342,10 +345,13 @@ def test_int8_broadcast_shapes(tmp_path, opcode, shape1, shape2, shape_out):
 # -- rejections -------------------------------------------------------------------
 
 @pytest.mark.parametrize("opcode,dtype,q,out_dtype,message", [
-    ("GREATER", "int16", (0.1, 0), "bool", r"operator 0 \(GREATER\): tensor 0 'a' has type int16; supported here: int8, int32"),
+    ("GREATER", "int16", (0.1, 0), "bool",
+     r"operator 0 \(GREATER\): tensor 0 'a' has type int16; supported here: int8, int32"),
     ("LESS", "int8", (1.5, 0), "bool", r"operator 0 \(LESS\): the first input rescale factor 1\.5 is outside \(0, 1\)"),
-    ("FLOOR_DIV", "int32", None, "int32", r"operator 0 \(FLOOR_DIV\): tensor 0 'a' has type int32; supported here: float32"),
-    ("LOGICAL_OR", "int8", (0.1, 0), "int8", r"operator 0 \(LOGICAL_OR\): tensor 0 'a' has type int8; supported here: bool"),
+    ("FLOOR_DIV", "int32", None, "int32",
+     r"operator 0 \(FLOOR_DIV\): tensor 0 'a' has type int32; supported here: float32"),
+    ("LOGICAL_OR", "int8", (0.1, 0), "int8",
+     r"operator 0 \(LOGICAL_OR\): tensor 0 'a' has type int8; supported here: bool"),
     ("EQUAL", "int8", (0.1, 0), "int8", r"operator 0 \(EQUAL\): tensor 2 'out' has type int8; supported here: bool"),
     ("DIV", "int8", (0.5, 0), "int8", None),
 ])
