@@ -20,5 +20,11 @@
 #include "usmp_kernels/quantize.h"
 #include "usmp_kernels/reduce.h"
 #include "usmp_kernels/shape_ops.h"
+#include "usmp_kernels/broadcast.h"
+#include "usmp_kernels/arith_binary.h"
+#include "usmp_kernels/compare.h"
+#include "usmp_kernels/select.h"
+#include "usmp_kernels/prelu.h"
+#include "usmp_kernels/add_n.h"
 
 #endif /* USMP_KERNELS_H */

@@ -91,3 +91,87 @@ float usmp_tanhf(float x)
 	t = e / (e + 2.0f);
 	return x < 0.0f ? -t : t;
 }
+
+static uint32_t to_bits(float x)
+{
+	union {
+		float f;
+		uint32_t u;
+	} v;
+
+	v.f = x;
+	return v.u;
+}
+
+/* A finite nonzero magnitude's bits as mantissa * 2^(exponent - 150), mantissa in [2^23, 2^24). */
+static void unpack_magnitude(uint32_t bits, uint32_t *mantissa, int32_t *exponent)
+{
+	uint32_t m = bits & 0x7fffffu;
+	int32_t e = (int32_t)(bits >> 23);
+
+	if (e == 0) { /* subnormal: normalise */
+		e = 1;
+		while (!(m & 0x800000u)) {
+			m <<= 1;
+			e--;
+		}
+	} else {
+		m |= 0x800000u;
+	}
+	*mantissa = m;
+	*exponent = e;
+}
+
+/*
+ * The remainder of x / y with the sign of x, computed exactly by long
+ * division of the mantissas (the result is always representable).
+ */
+float usmp_fmodf(float x, float y)
+{
+	const uint32_t bx = to_bits(x);
+	const uint32_t ax = bx & 0x7fffffffu;
+	const uint32_t ay = to_bits(y) & 0x7fffffffu;
+	uint32_t mx, my;
+	int32_t ex, ey;
+
+	if (ay == 0u || ax >= 0x7f800000u || ay > 0x7f800000u) {
+		return from_bits(0x7fc00000u); /* y zero or nan, x infinite or nan */
+	}
+	if (ax < ay) {
+		return x; /* includes x == 0 and y infinite */
+	}
+	unpack_magnitude(ax, &mx, &ex);
+	unpack_magnitude(ay, &my, &ey);
+	for (; ex > ey; ex--) {
+		if (mx >= my) {
+			mx -= my;
+		}
+		mx <<= 1;
+	}
+	if (mx >= my) {
+		mx -= my;
+	}
+	if (mx == 0u) {
+		return from_bits(bx & 0x80000000u);
+	}
+	while (!(mx & 0x800000u)) {
+		mx <<= 1;
+		ey--;
+	}
+	if (ey <= 0) { /* subnormal result: the bits shifted out are zero */
+		return from_bits((bx & 0x80000000u) | (mx >> (1 - ey)));
+	}
+	return from_bits((bx & 0x80000000u) | ((uint32_t)ey << 23) | (mx & 0x7fffffu));
+}
+
+/* Largest integer not above x; nan, infinities, zeros and integers above 2^52 are returned as they are. */
+double usmp_floor(double x)
+{
+	double t;
+
+	if (!(x > -4503599627370496.0 && x < 4503599627370496.0) || x == 0.0) {
+		return x;
+	}
+	t = (double)(int64_t)x;
+	return t > x ? t - 1.0 : t;
+}

@@ -4,14 +4,15 @@
 
 #include <stdint.h>
 
+#include "usmp_kernels/broadcast.h"
+
 /*
  * Every binary kernel walks the output in order over `rank` dimensions
  * (outermost first). The compiler merges dimensions that need no separate
  * loop, so equal shapes arrive as one dimension of unit strides; stride1 and
  * stride2 are the inputs' element strides per dimension, 0 where an input is
- * broadcast along it.
+ * broadcast along it (usmp_kernels/broadcast.h).
  */
-#define USMP_BROADCAST_MAX_RANK 6
 
 /* int8 ADD and SUB: both inputs rescaled to a common scale, then the result. */
 struct usmp_add_s8_params {

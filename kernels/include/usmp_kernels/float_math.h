@@ -10,4 +10,8 @@
 float usmp_expf(float x);
 float usmp_tanhf(float x);
 
+/* C's fmodf (exact) and floor on double, for FLOOR_MOD and FLOOR_DIV. */
+float usmp_fmodf(float x, float y);
+double usmp_floor(double x);
+
 #endif /* USMP_KERNELS_FLOAT_MATH_H */
