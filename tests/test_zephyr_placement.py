@@ -42,10 +42,58 @@ def test_no_region_means_plain_memory_without_limit():
     assert (pool.section, pool.size_limit, pool.region) == (None, None, None)
 
 
-def test_constants_stay_in_flash_or_are_refused():
+def test_constants_stay_in_flash_or_go_to_a_region_section():
     assert place_pool(request("flash0", kind="constant"), TREE).section is None
-    with pytest.raises(UsmpError, match="NOLOAD, so its values would be lost"):
-        place_pool(request("sram1", kind="constant"), TREE)
+    # A NOLOAD region (e.g. a TCM): the pool is copied there from flash by init().
+    assert place_pool(request("sram1", kind="constant"), TREE).section == "SRAM1"
+
+
+def test_constant_pool_in_a_region_is_copied_by_init(tmp_path):
+    """Constants split between a NOLOAD region (filled by init() from a flash image) and flash;
+    run() refuses to start before init() and matches the reference after it."""
+    from reference import outputs_match, random_inputs, reference_outputs
+    from usmp.runner.host import run_host
+
+    model = fc_chain_model(tmp_path / "chain.tflite", 64, seed=3)
+    fast = dataclasses.replace(place_pool(request("sram1", kind="constant", name="tcm"), TREE), size_limit=2048)
+    pools = [place_pool(request(name="workspace", slot=0), TREE), fast,
+             place_pool(request(name="flash", kind="constant", slot=1), TREE)]
+    compiled = compile_model(model, CompileOptions(name="chain", pools=pools, algorithm="auto"))
+    sizes = {p.spec.name: p.size for p in compiled.layout.pools}
+    assert 0 < sizes["tcm"] <= 2048 and sizes["flash"] > 0  # the weights did not all fit: fallback to flash
+    constants = compiled.files["chain_constants.c"]
+    assert 'uint8_t usmp_chain_tcm_pool[' in constants and '__attribute__((section("SRAM1"), aligned(' in constants
+    assert "const uint8_t usmp_chain_tcm_pool_image[" in constants
+    assert "memcpy(usmp_chain_tcm_pool, usmp_chain_tcm_pool_image," in compiled.files["chain.c"]
+    assert "int32_t usmp_chain_init(void);" in compiled.files["chain.h"]
+    inputs = random_inputs(compiled.program.graph, __import__("numpy").random.default_rng(1))
+    for expected, got in zip(reference_outputs(model, inputs), run_host(compiled, inputs)):
+        assert outputs_match(expected, got)
+
+
+def test_run_before_init_is_refused(tmp_path):
+    import subprocess
+
+    model = fc_chain_model(tmp_path / "chain.tflite", 16)
+    pools = [place_pool(request(name="workspace", slot=0), TREE),
+             place_pool(request("sram1", kind="constant", name="tcm"), TREE)]
+    compiled = compile_model(model, CompileOptions(name="chain", pools=pools, algorithm="auto"))
+    out = tmp_path / "gen"
+    out.mkdir()
+    for name, text in compiled.files.items():
+        (out / name).write_text(text)
+    (out / "main.c").write_text(
+        '#include "chain.h"\nstatic int8_t in[16], o[4];\n'
+        "int main(void) { struct usmp_chain_inputs i = { in }; struct usmp_chain_outputs u = { o };\n"
+        "  if (usmp_chain_run(&i, &u) != -2) return 1;\n"
+        "  if (usmp_chain_init() != 0) return 2;\n"
+        "  return usmp_chain_run(&i, &u) == 0 ? 0 : 3; }\n")
+    from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
+    exe = tmp_path / "a.out"
+    subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", str(out), "-I", str(KERNELS_INCLUDE_DIR),
+                    str(out / "main.c"), str(out / "chain.c"), str(out / "chain_constants.c"),
+                    *map(str, sorted(KERNELS_SRC_DIR.glob("*.c"))), "-o", str(exe), "-lm"], check=True)
+    assert subprocess.run([str(exe)]).returncode == 0
 
 
 def test_region_without_memory_region_property():

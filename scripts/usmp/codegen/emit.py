@@ -102,12 +102,15 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
             data = program.buffers[buffer_name].data or b""
             image[offset:offset + len(data)] = data
             marks.append((offset, buffer_name, len(data)))
-        constant_pools.append(dict(pool=pool, rows=_annotated_rows(bytes(image), marks)))
+        # A pool in a NOLOAD memory region (e.g. a TCM) is filled from its flash image by init().
+        section = getattr(pool.spec, "section", None)
+        constant_pools.append(dict(pool=pool, rows=_annotated_rows(bytes(image), marks), section=section))
     context = dict(
         name=name, NAME=name.upper(), version=__version__, source=source,
         inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"),
         pools=layout.pools, workspace_pools=[p for p in layout.pools if p.spec.kind == "workspace"],
-        constant_pools=constant_pools, ops=ops, layout=layout,
+        constant_pools=constant_pools, copied_pools=[cp for cp in constant_pools if cp["section"]],
+        ops=ops, layout=layout,
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
     )

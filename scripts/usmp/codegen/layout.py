@@ -17,6 +17,7 @@ class PoolLayout:
     spec: PoolSpec
     size: int
     c_symbol: str  # the array (library-owned pools) or the pools struct member
+    lower_bound: int = 0  # the most bytes of this pool live at one step: no plan needs less
 
 
 @dataclass
@@ -36,7 +37,8 @@ def make_layout(program: Program, pools: list[PoolSpec], result: PlanResult, wor
     for spec in pools:
         size = result.pool_sizes.get(spec.name, 0)
         size = -(-size // 4) * 4  # whole words, so a pool can be declared as uint32_t if wanted
-        layouts.append(PoolLayout(spec, size, f"usmp_{program.name}_{spec.name}_pool"))
+        layouts.append(PoolLayout(spec, size, f"usmp_{program.name}_{spec.name}_pool",
+                                  result.lower_bounds.get(spec.name, 0)))
     return Layout(layouts, dict(result.placements), workspace_io, user_pools)
 
 

@@ -35,6 +35,7 @@ def harness_source(compiled: Compiled) -> str:
         name=program.name, NAME=program.name.upper(), version=__import__("usmp").__version__,
         inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"), layout=layout,
         workspace_pools=[p for p in layout.pools if p.spec.kind == "workspace"],
+        copied_pools=[p for p in layout.pools if p.spec.kind == "constant" and getattr(p.spec, "section", None)],
     )
     return _environment().get_template("harness_main.c.j2").render(context)
 

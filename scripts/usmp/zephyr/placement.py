@@ -2,11 +2,15 @@
 
 Zephyr's Cortex-M linker script gives every node with a
 `zephyr,memory-region = "NAME"` property a MEMORY region and a NOLOAD output
-section `NAME`. A workspace pool in such a region is declared with
-`__attribute__((section("NAME")))`; because the section is NOLOAD, only
-uninitialised data may go there, so a constant pool never does. A pool whose
-region is the chosen `zephyr,sram` (or `zephyr,flash` for constants) stays
-plain .bss (or .rodata) and the region only bounds its size.
+section `NAME`. A pool in such a region is declared with
+`__attribute__((section("NAME")))`. The section is NOLOAD: nothing there is
+initialised by the loader, so a constant pool placed in one (constants in a
+tightly coupled memory) keeps its image in flash and the generated
+usmp_<name>_init() copies it in before the first run — the same code on every
+Zephyr release, unlike code relocation, whose region names and Kconfig differ
+between them. A pool whose region is the chosen `zephyr,sram` (or
+`zephyr,flash` for constants) stays plain .bss (or .rodata) and the region
+only bounds its size.
 """
 from __future__ import annotations
 
@@ -52,16 +56,11 @@ def _section(request: PoolRequest, region: MemoryRegion, tree: Devicetree, where
     default = tree.chosen_region("zephyr,sram" if request.kind == "workspace" else "zephyr,flash")
     if default is not None and default.path == region.path:
         return None  # the region the linker uses anyway
-    if request.kind == "constant":
-        if region.linker_name:
-            raise UsmpError(f"{where}: constant pool '{request.name}' cannot go in region '{region.display}': Zephyr "
-                            "links memory regions NOLOAD, so its values would be lost; leave the region empty to "
-                            "keep constants in flash")
-        raise UsmpError(f"{where}: constant pool '{request.name}' can only be placed in the chosen zephyr,flash; "
-                        "leave the region empty to keep constants in flash")
     if not region.linker_name:
         raise UsmpError(f"{where}: node '{region.display}' ({region.path}) has no zephyr,memory-region property, so "
                         "the linker has no section for it: add `zephyr,memory-region = \"NAME\";` to the node "
-                        "(compatible \"zephyr,memory-region\") or use the chosen zephyr,sram")
+                        "(compatible \"zephyr,memory-region\") or "
+                        + ("use the chosen zephyr,sram" if request.kind == "workspace" else
+                           "leave the region empty to keep the constants in flash"))
     return region.linker_name
 
