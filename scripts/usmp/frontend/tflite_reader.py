@@ -15,16 +15,16 @@ import numpy as np
 import tflite
 
 from usmp.errors import ModelError, UsmpError
+from usmp.frontend.subgraphs import attach_init_graphs
 from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, numpy_dtype
 
 _TENSOR_TYPES = {
     getattr(tflite.TensorType, name): name.lower()
-    for name in ("FLOAT32", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
+    for name in ("FLOAT32", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL", "RESOURCE")
 }
 _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OPCODE_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 _OPTIONS_NAMES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
-_STATEFUL_OPS = {"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
 
 _ZERO_POINT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 
@@ -84,10 +84,29 @@ class _Reader:
     def graph(self) -> Graph:
         model = self.model
         count = model.SubgraphsLength()
-        if count != 1:
-            raise self.fail(f"the model has {count} subgraphs; only models with one subgraph are supported")
-        subgraph = model.Subgraphs(0)
+        if count < 1:
+            raise self.fail("the model has no subgraphs")
         opcodes = [self._opcode_name(model.OperatorCodes(i)) for i in range(model.OperatorCodesLength())]
+        main = self._subgraph(0, opcodes)
+        if not main.operators:
+            raise self.fail("the model has no operators")
+        if not main.outputs:
+            raise self.fail("the model has no outputs")
+        for index in main.inputs:
+            if main.tensors[index].is_constant:
+                raise self.fail(f"model input tensor {index} '{main.tensors[index].name}' is a constant")
+            if main.tensors[index].is_variable:  # state lives in the library, never in the caller's arrays
+                raise self.fail(f"model input tensor {index} '{main.tensors[index].name}' is a variable tensor")
+        self._check_io(main.tensors, main.operators, main.inputs, main.outputs)
+        return attach_init_graphs(main, count, lambda i: self._checked_subgraph(i, opcodes), self.fail)
+
+    def _checked_subgraph(self, number: int, opcodes: list[str]) -> Graph:
+        graph = self._subgraph(number, opcodes)
+        self._check_io(graph.tensors, graph.operators, graph.inputs, graph.outputs)
+        return graph
+
+    def _subgraph(self, number: int, opcodes: list[str]) -> Graph:
+        subgraph = self.model.Subgraphs(number)
         tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
         operators = [
             self._operator(subgraph.Operators(i), i, opcodes, len(tensors))
@@ -95,14 +114,6 @@ class _Reader:
         ]
         inputs = self._tensor_list(subgraph.InputsAsNumpy(), subgraph.InputsLength(), len(tensors), "model inputs")
         outputs = self._tensor_list(subgraph.OutputsAsNumpy(), subgraph.OutputsLength(), len(tensors), "model outputs")
-        if not operators:
-            raise self.fail("the model has no operators")
-        if not outputs:
-            raise self.fail("the model has no outputs")
-        for index in inputs:
-            if tensors[index].is_constant:
-                raise self.fail(f"model input tensor {index} '{tensors[index].name}' is a constant")
-        self._check_io(tensors, operators, inputs, outputs)
         return Graph(self.name, tensors, operators, inputs, outputs)
 
     def _check_io(self, tensors, operators, inputs, outputs) -> None:
@@ -153,12 +164,10 @@ class _Reader:
         type_code = t.Type()
         if type_code not in _TENSOR_TYPES:
             type_name = _TENSOR_TYPE_NAMES.get(type_code, str(type_code))
-            if type_name in ("RESOURCE", "VARIANT"):
-                raise self.fail(f"{where} is a {type_name} tensor: resource variables are not supported")
+            if type_name == "VARIANT":
+                raise self.fail(f"{where} is a VARIANT tensor, which is not supported")
             raise self.fail(f"{where} has type {type_name}, which is not supported")
         dtype = _TENSOR_TYPES[type_code]
-        if t.IsVariable():
-            raise self.fail(f"{where} is a variable tensor: resource variables and state are not supported")
         shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else shape
         if any(d < 0 for d in shape) or any(d < 0 for d in signature[1:]) or len(signature) != len(shape):
@@ -173,7 +182,7 @@ class _Reader:
             if nbytes > MAX_TENSOR_BYTES:
                 raise self.fail(f"{where} has shape {list(shape)}, larger than {MAX_TENSOR_BYTES} bytes")
         return Tensor(index, name, shape, dtype, self._quantization(t, where, shape, dtype),
-                      self._constant(t, where, shape, dtype, nbytes))
+                      self._constant(t, where, shape, dtype, nbytes), is_variable=bool(t.IsVariable()))
 
     def _quantization(self, t, where, shape, dtype) -> Quantization | None:
         q = t.Quantization()
@@ -224,8 +233,6 @@ class _Reader:
         if not 0 <= code_index < len(opcodes):
             raise self.fail(f"operator {index} uses opcode {code_index}, but the model has {len(opcodes)}")
         opcode = opcodes[code_index]
-        if opcode in _STATEFUL_OPS:
-            raise self.fail(f"operator {index} ({opcode}) uses resource variables, which are not supported")
         inputs = [int(v) for v in op.InputsAsNumpy()] if op.InputsLength() else []
         outputs = [int(v) for v in op.OutputsAsNumpy()] if op.OutputsLength() else []
         for v in inputs + outputs:
