@@ -41,8 +41,10 @@ def streaming_kws(seed: int, initial: float, split: bool):
     class Kws(tf.Module):
         def __init__(self):
             super().__init__()
-            self.ring1 = tf.Variable(tf.fill([1, TAPS - 1, FRAME], initial), trainable=False)
-            self.ring2 = tf.Variable(tf.fill([1, TAPS - 1, CHANNELS[0]], initial), trainable=False)
+            self.ring1 = tf.Variable(initial * np.linspace(-1, 1, (TAPS - 1) * FRAME, dtype=np.float32)
+                                     .reshape(1, TAPS - 1, FRAME), trainable=False)
+            self.ring2 = tf.Variable(initial * np.linspace(0, 1, (TAPS - 1) * CHANNELS[0], dtype=np.float32)
+                                     .reshape(1, TAPS - 1, CHANNELS[0]), trainable=False)
             self.w1 = tf.constant(rng.normal(0, 0.3, [TAPS, FRAME, CHANNELS[0]]).astype(np.float32))
             self.b1 = tf.constant(rng.normal(0, 0.1, [CHANNELS[0]]).astype(np.float32))
             self.w2 = tf.constant(rng.normal(0, 0.3, [TAPS, CHANNELS[0], CHANNELS[1]]).astype(np.float32))
@@ -92,8 +94,8 @@ def main() -> None:
 
     made = [
         convert_module(streaming_kws(1, 0.0, split=False), STATEFUL_DIR / "kws_stream.tflite", "int8"),
-        # Non-zero initial values: the initialiser is copied in, not just the zero point filled.
-        convert_module(streaming_kws(2, 0.75, split=False), STATEFUL_DIR / "kws_stream_init.tflite", "int8"),
+        # Non-zero initial values (a ramp): the initialiser is copied in, not just the zero point filled.
+        convert_module(streaming_kws(2, 1.5, split=False), STATEFUL_DIR / "kws_stream_init.tflite", "int8"),
         convert_module(streaming_kws(3, 0.5, split=False), STATEFUL_DIR / "kws_stream_f32.tflite", "float32"),
         convert_module(streaming_kws(4, 0.0, split=True), STATEFUL_DIR / "pending" / "kws_wake_word.tflite",
                        "int8", output_type=tf.uint8),

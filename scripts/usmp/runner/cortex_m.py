@@ -258,7 +258,8 @@ _STATS = re.compile(r"usmp-stats: stack=(\d+) heap=(\d+) stack_overflow=(\d)")
 
 
 def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str = "cortex-m0",
-                 count: bool = False, timeout: float = 600, steps: int | None = None) -> CortexMRun:
+                 count: bool = False, timeout: float = 600, steps: int | None = None,
+                 reset_before: int | None = None) -> CortexMRun:
     """Run one inference on the emulated board; count=True also counts its instructions.
 
     With steps, a sequence as in run_host; the report measures the first inference.
@@ -277,7 +278,7 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
     check_fits(build, compiled.program.name)
     with tempfile.TemporaryDirectory(prefix="usmp-qemu-") as work:
         work_dir = Path(work)
-        write_harness_inputs(compiled.program, inputs, steps, work_dir)
+        write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
         trace = work_dir / "qemu-trace.log" if count else None
         done = run_qemu(target.machine, build.elf, work_dir, timeout, trace)
         messages = [l for l in done.stdout.splitlines() if l.strip() and not l.startswith("usmp-stats:")]

@@ -114,17 +114,18 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
 
 
 def run_host(compiled: Compiled, inputs: list[np.ndarray], sanitize: bool = False, timeout: float = 120,
-             steps: int | None = None) -> list[np.ndarray]:
+             steps: int | None = None, reset_before: int | None = None) -> list[np.ndarray]:
     """One inference; with steps, a sequence (inputs and outputs stacked on a leading axis of that many).
 
-    A model with state is initialised once and then runs the steps in order.
+    A model with state is initialised once and then runs the steps in order
+    (with reset() called before step reset_before, if given).
     """
     if steps is not None and not compiled.program.init_ops:
         return step_by_step(lambda one: run_host(compiled, one, sanitize, timeout), inputs, steps)
     executable = build_host(compiled, sanitize=sanitize)
     with tempfile.TemporaryDirectory(prefix="usmp-run-") as work:
         work_dir = Path(work)
-        write_harness_inputs(compiled.program, inputs, steps, work_dir)
+        write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
         try:
             done = subprocess.run([str(executable)], cwd=work_dir, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:

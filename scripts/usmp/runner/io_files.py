@@ -64,12 +64,16 @@ def save_outputs(arrays: list[np.ndarray], out_dir: Path) -> list[Path]:
     return paths
 
 
-def write_harness_inputs(program: Program, inputs: list[np.ndarray], steps: int | None, work_dir: Path) -> None:
-    """input_<i>.bin (all steps one after the other) and, for a model with state, steps.bin."""
+def write_harness_inputs(program: Program, inputs: list[np.ndarray], steps: int | None, work_dir: Path,
+                         reset_before: int | None = None) -> None:
+    """input_<i>.bin (all steps one after the other) and, for a model with state, steps.bin.
+
+    reset_before=k makes the harness call reset() before step k (tests of reset()).
+    """
     for i, array in enumerate(inputs):
         (work_dir / f"input_{i}.bin").write_bytes(np.ascontiguousarray(array).tobytes())
     if program.init_ops:
-        (work_dir / "steps.bin").write_bytes(np.int32(steps or 1).tobytes())
+        (work_dir / "steps.bin").write_bytes(np.array([steps or 1, reset_before or 0], np.int32).tobytes())
 
 
 def read_harness_outputs(program: Program, steps: int | None, work_dir: Path) -> list[np.ndarray]:
