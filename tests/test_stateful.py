@@ -320,3 +320,69 @@ def test_initialiser_that_computes_is_refused(tmp_path):
     subs[1].tensors.append(tb.T("d", (1, 4), "int8", scales=[0.05]))
     subs[1].ops.append(tb.Op(OP.ADD, [1, 1], [2]))
     refused(tmp_path, subs, "subgraph 1 operator 2 (ADD)", "initialiser")
+
+
+GROUP_MAIN = r"""
+#include <stdio.h>
+#include "usmp_group_pair.h"
+
+int main(void)
+{
+	static int8_t frames[%(steps)d][10] = { %(frames)s };
+	int8_t frame_out[4], a[%(n)d], b[%(n)d], sum[%(n)d];
+	struct usmp_kws_stream_inputs ki = { .serving_default_frame_0 = frames[0] };
+	struct usmp_kws_stream_outputs ko = { .statefulpartitionedcall_0 = frame_out };
+	struct usmp_add_same_shape_inputs ai = { %(add_inputs)s };
+	struct usmp_add_same_shape_outputs ao = { %(add_outputs)s };
+	int step, i;
+
+	if (usmp_kws_stream_init(&usmp_group_pair_kws_stream_pools) != 0) return 1;
+	for (step = 0; step < %(steps)d; step++) {
+		ki.serving_default_frame_0 = frames[step];
+		if (usmp_kws_stream_run(&ki, &ko, &usmp_group_pair_kws_stream_pools) != 0) return 2;
+		for (i = 0; i < %(n)d; i++) { a[i] = (int8_t)(i + step); b[i] = (int8_t)(3 * i - step); }
+		/* the stateless member reuses the shared workspace between the stream's steps */
+		if (usmp_add_same_shape_run(&ai, &ao, &usmp_group_pair_add_same_shape_pools) != 0) return 3;
+		for (i = 0; i < 4; i++) printf("%%d ", frame_out[i]);
+		printf("\n");
+	}
+	(void)sum;
+	return 0;
+}
+"""
+
+
+def test_shared_workspace_group_keeps_each_members_state(tmp_path):
+    """A SHARED_WORKSPACE group shares workspace only: the stream's state survives the other model's runs."""
+    from usmp.compiler import compile_to_directory
+    from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
+    from usmp.zephyr.group import group_files
+    from usmp.zephyr.kconfig_pools import settings_from_config
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.placement import place_pools
+    from reference import test_models
+
+    add_model = next(m for m in test_models() if m.stem == "add_same_shape")
+    options = CompileOptions(user_pools=True)
+    add = compile_to_directory(add_model, tmp_path, options)
+    kws = compile_to_directory(ZERO_INITIAL, tmp_path, options)
+    settings = settings_from_config(parse_config_text("CONFIG_USMP=y\n"))
+    for name, text in group_files("pair", ["kws_stream", "add_same_shape"], place_pools(settings.pools, None)).items():
+        (tmp_path / name).write_text(text)
+    assert "usmp_group_pair_kws_stream_state_pool" in (tmp_path / "usmp_group_pair.c").read_text()
+    inputs = sequence(kws, 10, 20)
+    n = add.program.graph.tensors[add.program.graph.inputs[0]].num_elements
+    members = [m for m in add.files["add_same_shape.h"].split("struct usmp_add_same_shape_inputs {")[1]
+               .split("};")[0].split(";") if "*" in m]
+    names = [m.split("*")[1].strip() for m in members]
+    (tmp_path / "main.c").write_text(GROUP_MAIN % dict(
+        steps=20, n=n, frames=", ".join("{" + ", ".join(str(int(v)) for v in f.ravel()) + "}" for f in inputs[0]),
+        add_inputs=", ".join(f".{name} = {'a' if k == 0 else 'b'}" for k, name in enumerate(names)),
+        add_outputs=f".{add.files['add_same_shape.h'].split('struct usmp_add_same_shape_outputs {')[1].split('*')[1].split(';')[0].strip()} = sum"))
+    sources = [str(p) for p in tmp_path.glob("*.c")] + [str(p) for p in KERNELS_SRC_DIR.glob("*.c")]
+    subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", str(tmp_path), "-I",
+                    str(KERNELS_INCLUDE_DIR), *sources, "-o", str(tmp_path / "a.out")], check=True)
+    done = subprocess.run([str(tmp_path / "a.out")], capture_output=True, text=True, check=True)
+    got = [np.array([[int(v) for v in line.split()] for line in done.stdout.strip().splitlines()], np.int8)
+           .reshape(20, 1, 4)]
+    assert_sequence_matches(reference_sequence(ZERO_INITIAL, inputs), got, "group member")

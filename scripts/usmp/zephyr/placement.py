@@ -2,9 +2,10 @@
 
 Zephyr's Cortex-M linker script gives every node with a
 `zephyr,memory-region = "NAME"` property a MEMORY region and a NOLOAD output
-section `NAME`. A workspace pool in such a region is declared with
+section `NAME`. A workspace or state pool in such a region is declared with
 `__attribute__((section("NAME")))`; because the section is NOLOAD, only
-uninitialised data may go there, so a constant pool never does. A pool whose
+uninitialised data may go there, so a constant pool never does (a state
+pool is given its values by the generated init(), not by the loader). A pool whose
 region is the chosen `zephyr,sram` (or `zephyr,flash` for constants) stays
 plain .bss (or .rodata) and the region only bounds its size.
 """
@@ -49,7 +50,7 @@ def place_pool(request: PoolRequest, tree: Devicetree | None) -> PlacedPool:
 
 
 def _section(request: PoolRequest, region: MemoryRegion, tree: Devicetree, where: str) -> str | None:
-    default = tree.chosen_region("zephyr,sram" if request.kind == "workspace" else "zephyr,flash")
+    default = tree.chosen_region("zephyr,flash" if request.kind == "constant" else "zephyr,sram")
     if default is not None and default.path == region.path:
         return None  # the region the linker uses anyway
     if request.kind == "constant":
