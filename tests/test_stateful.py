@@ -108,6 +108,7 @@ def test_state_pool_is_planned_apart_and_live_throughout():
     assert compiled.layout.pool("state").size == sum(program.buffers[name].size for name in state)
     document = json.loads(compiled.files["kws_stream_plan.json"])
     assert {p["name"]: p["kind"] for p in document["pools"]}["state"] == "state"
+    assert document["state_bytes"] == compiled.layout.pool("state").size
     rows = [b for b in document["buffers"] if b["kind"] == "state"]
     assert len(rows) == 2 and all((b["first_step"], b["last_step"]) == (0, document["steps"] - 1) for b in rows)
 

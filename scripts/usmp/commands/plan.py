@@ -42,6 +42,7 @@ def run(args) -> int:
     print(f"{program.name}: {len(buffers)} buffers over {len(program.ops)} steps; "
           f"algorithm {result.algorithm}: workspace {document['workspace_bytes']} B "
           f"(lower bound {document['lower_bound_bytes']} B), constants {document['constant_bytes']} B"
+          + (f", state {document['state_bytes']} B" if document["state_bytes"] else "")
           + (", optimal (proven)" if result.optimal_proven else ""))
     print()
     print(pools_table(document))
