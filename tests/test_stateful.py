@@ -387,3 +387,18 @@ def test_shared_workspace_group_keeps_each_members_state(tmp_path):
     got = [np.array([[int(v) for v in line.split()] for line in done.stdout.strip().splitlines()], np.int8)
            .reshape(20, 1, 4)]
     assert_sequence_matches(reference_sequence(ZERO_INITIAL, inputs), got, "group member")
+
+
+def test_kconfig_state_pool_pinned_to_a_noload_region(tmp_path):
+    """A Kconfig slot of kind state in a devicetree region: the state array goes in its linker section."""
+    from zephyr_helpers import DTS
+
+    config = tmp_path / "prj.conf"
+    config.write_text('CONFIG_USMP=y\nCONFIG_USMP_POOL2=y\nCONFIG_USMP_POOL2_NAME="vars"\n'
+                      'CONFIG_USMP_POOL2_KIND_STATE=y\nCONFIG_USMP_POOL2_REGION="usmp_pool2"\n')
+    done = usmp("compile", str(ZERO_INITIAL), "-o", str(tmp_path / "out"), "--dotconfig", str(config),
+                "--devicetree", str(DTS))
+    assert done.returncode == 0, done.stderr
+    source = (tmp_path / "out" / "kws_stream.c").read_text()
+    assert 'usmp_kws_stream_vars_pool[36] __attribute__((section("SRAM1"), aligned(16)))' in source
+    assert "usmp_kws_stream_workspace_pool[" in source and 'workspace_pool[68] __attribute__((aligned' in source

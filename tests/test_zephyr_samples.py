@@ -14,7 +14,7 @@ SUITES = sorted((REPO / "tests" / "zephyr").glob("*/testcase.yaml"))
 
 
 def test_every_sample_and_suite_is_found():
-    assert {p.parent.name for p in SAMPLES} == {"hello", "shared_workspace", "io_in_workspace", "pinned_pools"}
+    assert {p.parent.name for p in SAMPLES} == {"hello", "shared_workspace", "io_in_workspace", "pinned_pools", "streaming"}
     assert len(SUITES) >= 3
 
 
