@@ -402,3 +402,31 @@ def test_kconfig_state_pool_pinned_to_a_noload_region(tmp_path):
     source = (tmp_path / "out" / "kws_stream.c").read_text()
     assert 'usmp_kws_stream_vars_pool[36] __attribute__((section("SRAM1"), aligned(16)))' in source
     assert "usmp_kws_stream_workspace_pool[" in source and 'workspace_pool[68] __attribute__((aligned' in source
+
+
+@pytest.mark.parametrize("flags", [[], ["--workspace-io"]], ids=["default", "workspace_io"])
+def test_reference_check_restarts_the_stream(tmp_path, flags):
+    """usmp reference --check on a model with state: the check resets, runs one step and finds no mismatch."""
+    from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
+
+    model = STATEFUL_MODELS_DIR / "kws_stream_init.tflite"
+    out = tmp_path / "out"
+    for command in (["reference", str(model), "-o", str(out), "--check"], ["compile", str(model), "-o", str(out)]):
+        done = usmp(*command, *flags)
+        assert done.returncode == 0, done.stderr
+    (out / "main.c").write_text('#include <stdio.h>\n#include "kws_stream_init_reference.h"\n'
+                                'int main(void) { int a = (int)usmp_kws_stream_init_reference_check();\n'
+                                '  int b = (int)usmp_kws_stream_init_reference_check(); printf("%d %d\\n", a, b); return 0; }\n')
+    sources = [str(p) for p in out.glob("*.c")] + [str(p) for p in KERNELS_SRC_DIR.glob("*.c")]
+    subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", str(out), "-I", str(KERNELS_INCLUDE_DIR),
+                    *sources, "-o", str(tmp_path / "a.out")], check=True)
+    done = subprocess.run([str(tmp_path / "a.out")], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "0"]
+
+
+def test_state_pool_too_small_on_the_command_line(tmp_path):
+    done = usmp("compile", str(ZERO_INITIAL), "-o", str(tmp_path / "out"), "--pool", "ws:workspace",
+                "--pool", "c:constant", "--pool", "vars:state:size=20")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "'vars'" in done.stderr and "20" in done.stderr
+    assert not (tmp_path / "out").exists()
