@@ -430,3 +430,20 @@ def test_state_pool_too_small_on_the_command_line(tmp_path):
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "'vars'" in done.stderr and "20" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_variable_tensor_is_state_holding_its_zero_point(tmp_path):
+    """A tensor marked is_variable (the state input of SVDF or LSTM) is a state buffer that
+    starts at its zero point, as TFLite Micro resets it; here an ADD reads it."""
+    q = dict(scales=[0.05])
+    sub = tb.Sub([tb.T("x", (1, 4), "int8", **q), tb.T("v", (1, 4), "int8", zero_points=[7], variable=True, **q),
+                  tb.T("y", (1, 4), "int8", zero_points=[-3], **q)],
+                 [tb.Op(OP.ADD, [0, 1], [2])], [0], [2])
+    model = tmp_path / "variable_tensor.tflite"
+    model.write_bytes(tb.build([sub]))
+    compiled = compile_model(model)
+    [state] = compiled.program.state_buffers
+    assert compiled.program.buffers[state].data == bytes([7]) * 4
+    inputs = [np.random.default_rng(12).integers(-128, 128, (5, 1, 4)).astype(np.int8)]
+    got = run_host(compiled, inputs, steps=5)
+    assert_sequence_matches(reference_sequence(model, inputs), got, "variable tensor")
