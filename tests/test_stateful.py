@@ -447,3 +447,47 @@ def test_variable_tensor_is_state_holding_its_zero_point(tmp_path):
     inputs = [np.random.default_rng(12).integers(-128, 128, (5, 1, 4)).astype(np.int8)]
     got = run_host(compiled, inputs, steps=5)
     assert_sequence_matches(reference_sequence(model, inputs), got, "variable tensor")
+
+
+def hand_built(tmp_path, name: str, tensors, ops, outputs):
+    """main: the given ops after CALL_ONCE and VAR_HANDLE (tensor 1, variable 'v' = ones); input x is tensor 0."""
+    q = dict(scales=[0.05], zero_points=[0])
+    main = tb.Sub([tb.T("x", (1, 4), "int8", **q), tb.T("h", (), "resource"),
+                   *[tb.T(t, (1, 4), "int8", **q) for t in tensors]],
+                  [tb.Op(OP.CALL_ONCE, [], [], options=call_once(1)), tb.Op(OP.VAR_HANDLE, [], [1], options=var_handle("v")),
+                   *ops], [0], outputs)
+    init = stateful_subgraphs()[1]
+    model = tmp_path / f"{name}.tflite"
+    model.write_bytes(tb.build([main, init]))
+    return model
+
+
+def check_hand_built(model, steps: int = 12):
+    compiled = compile_model(model)
+    inputs = [np.random.default_rng(13).integers(-20, 21, (steps, 1, 4)).astype(np.int8)]
+    got = run_host(compiled, inputs, steps=steps, reset_before=steps // 2)
+    assert_sequence_matches(restarted_reference(model, inputs, steps // 2), got, model.stem)
+    return [op.opcode for op in compiled.program.ops]
+
+
+def test_read_used_after_the_assignment_is_a_copy(tmp_path):
+    """r = READ(v); v = x; y = x + r: r must keep the old value, so it cannot be a view of v."""
+    model = hand_built(tmp_path, "read_after_assign", ["r", "y"], [
+        tb.Op(OP.READ_VARIABLE, [1], [2]), tb.Op(OP.ASSIGN_VARIABLE, [1, 0], []), tb.Op(OP.ADD, [0, 2], [3])], [3])
+    assert check_hand_built(model) == ["READ_VARIABLE", "ASSIGN_VARIABLE", "ADD"]
+
+
+def test_read_between_producer_and_assignment_keeps_the_copy(tmp_path):
+    """s = x + READ(v); r2 = READ(v); v = s; y = r2 + s: s cannot be computed into v before r2 is read."""
+    model = hand_built(tmp_path, "read_between", ["r1", "s", "r2", "y"], [
+        tb.Op(OP.READ_VARIABLE, [1], [2]), tb.Op(OP.ADD, [0, 2], [3]), tb.Op(OP.READ_VARIABLE, [1], [4]),
+        tb.Op(OP.ASSIGN_VARIABLE, [1, 3], []), tb.Op(OP.ADD, [4, 3], [5])], [5])
+    assert check_hand_built(model) == ["ADD", "READ_VARIABLE", "ASSIGN_VARIABLE", "ADD"]
+
+
+def test_value_computed_in_place(tmp_path):
+    """s = x + READ(v) feeds only the assignment: the ADD writes straight into v (no copy), y reads v afterwards."""
+    model = hand_built(tmp_path, "in_place", ["r", "s", "r2", "y"], [
+        tb.Op(OP.READ_VARIABLE, [1], [2]), tb.Op(OP.ADD, [0, 2], [3]), tb.Op(OP.ASSIGN_VARIABLE, [1, 3], []),
+        tb.Op(OP.READ_VARIABLE, [1], [4]), tb.Op(OP.ADD, [4, 0], [5])], [5])
+    assert check_hand_built(model) == ["READ_VARIABLE", "ADD", "ADD"]

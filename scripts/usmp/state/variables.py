@@ -28,7 +28,6 @@ class StateVariable:
     quant: Quantization | None = None
     fill: int | None = None  # default byte (TFLite Micro: the first assigned value's zero point)
     init: bytes | None = None  # the initialiser's value, if any
-    used: bool = False  # read or assigned by the main graph
 
     @property
     def nbytes(self) -> int:
@@ -56,7 +55,6 @@ def resolve_state(graph: Graph) -> StatePlan:
             if op.opcode == "READ_VARIABLE":
                 variable = plan.variables[_handle(op, g, handles, where)]
                 _observe(variable, g.tensors[_operand(op, op.outputs, 0, "output", where)], op, where)
-                variable.used = variable.used or g is graph
             elif op.opcode == "ASSIGN_VARIABLE":
                 variable = plan.variables[_handle(op, g, handles, where)]
                 value = g.tensors[_operand(op, op.inputs, 1, "value input", where)]
@@ -64,8 +62,8 @@ def resolve_state(graph: Graph) -> StatePlan:
                 if variable.fill is None:
                     variable.fill = (value.quant.zero_point if value.quant is not None else 0) & 0xFF
                 if g is graph:
-                    variable.used = True
-                elif not value.is_constant:
+                    continue
+                if not value.is_constant:
                     raise ModelError(f"{where}operator {op.index} (ASSIGN_VARIABLE): the initial value of "
                                      f"variable '{variable.name}' is not a constant")
                 else:
