@@ -123,7 +123,7 @@ def test_control_flow_and_other_subgraphs_are_listed(tmp_path):
     assert done.returncode == 2
     assert "control flow: WHILE (operator 1)" in done.stdout
     assert "custom operators: InBody (subgraph 1 operator 1)" in done.stdout
-    assert "  - the model has 2 subgraphs; only models with one subgraph are supported" in done.stdout
+    assert "  - operator 1 (WHILE) is control flow, which is not supported (only CALL_ONCE" in done.stdout
     assert "  - operator 1: operator WHILE is not supported" in done.stdout
     assert "  - subgraph 1: operator 1: custom operator InBody is not supported" in done.stdout
     assert "(2 subgraphs, 4 operators, 10 tensors)" in done.stdout

@@ -58,14 +58,13 @@ def test_several_subgraphs(tmp_path):
     compile_bytes(tmp_path, tb.build([tb.fc_subgraph(), tb.fc_subgraph()]), "2 subgraphs")
 
 
-def test_resource_variable_operator(tmp_path):
-    compile_bytes(tmp_path, fc_with_extra_op(OP.VAR_HANDLE), "operator 1", "VAR_HANDLE", "resource variables")
+def test_variable_handle_that_is_not_a_resource(tmp_path):
+    compile_bytes(tmp_path, fc_with_extra_op(OP.VAR_HANDLE), "operator 1 (VAR_HANDLE)", "not a resource handle")
 
 
-def test_resource_tensor(tmp_path):
-    sub = tb.fc_subgraph()
-    sub.tensors.append(tb.T("handle", (1,), "resource"))
-    compile_bytes(tmp_path, tb.build([sub]), "tensor 4 'handle'", "resource variables")
+def test_read_variable_of_a_tensor_that_is_not_a_handle(tmp_path):
+    compile_bytes(tmp_path, fc_with_extra_op(OP.READ_VARIABLE), "operator 1 (READ_VARIABLE)", "tensor 3 'output'",
+                  "not a variable handle")
 
 
 def test_variable_tensor(tmp_path):

@@ -26,5 +26,6 @@
 #include "usmp_kernels/select.h"
 #include "usmp_kernels/prelu.h"
 #include "usmp_kernels/add_n.h"
+#include "usmp_kernels/state.h"
 
 #endif /* USMP_KERNELS_H */

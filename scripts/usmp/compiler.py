@@ -20,7 +20,7 @@ from usmp.lower import Program, lower_graph
 from usmp.planner import BufferInfo, PlanResult, plan
 from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
-from usmp.pools import PoolSpec, check_pools, default_pools
+from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.report.plan_json import dumps, plan_document
 
 
@@ -50,7 +50,7 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
     program, buffers = analyse_model(model_path, options)
     if options.guards:
         buffers = guarded_buffer_infos(program, buffers)
-    pools = aligned_pools(options.pools, buffers)
+    pools = aligned_pools(model_pools(program, options), buffers)
     pool_infos = [p.info() for p in pools]
     result = plan(buffers, pool_infos, options.algorithm, options.time_limit, options.progress)
     verify_plan(buffers, pool_infos, result.placements, f"algorithm '{options.algorithm}'")
@@ -77,10 +77,16 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
         program = lower_graph(read_tflite(model_path, options.name))
     except ModelError as exc:
         raise with_problem_count(exc, model_path) from None
-    program = realize_memory_scopes(program, options.pools)
+    pools = model_pools(program, options)
+    program = realize_memory_scopes(program, pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
-    return program, buffer_infos(program, options.pools, options.workspace_io)
+    return program, buffer_infos(program, pools, options.workspace_io)
+
+
+def model_pools(program: Program, options: CompileOptions) -> list[PoolSpec]:
+    """The pools given, plus a default state pool when the model has state and none was given."""
+    return with_state_pool(options.pools, bool(program.state_buffers))
 
 
 def with_problem_count(exc: ModelError, model_path: str | Path) -> ModelError:

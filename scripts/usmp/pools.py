@@ -2,10 +2,13 @@
 
     --pool NAME:KIND[:size=BYTES][:align=N][:targets=a+b][:region=LABEL]
 
-KIND is `workspace` (read-write: tensors, scratch, I/O in the workspace) or
-`constant` (read-only: weights and derived constants). Pools are tried in the
-order given; a buffer falls back to the next pool of its kind when the first
-is full. Without --pool: one unlimited workspace pool and one constant pool.
+KIND is `workspace` (read-write: tensors, scratch, I/O in the workspace),
+`constant` (read-only: weights and derived constants) or `state` (read-write,
+kept from one run() to the next: the variables of stateful models). Pools are
+tried in the order given; a buffer falls back to the next pool of its kind
+when the first is full. Without --pool: one unlimited workspace pool and one
+constant pool; a model with state also gets an unlimited `state` pool when
+no state pool is given.
 """
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from dataclasses import dataclass
 from usmp.errors import UsmpError
 from usmp.planner.problem import PoolInfo
 
-POOL_KINDS = ("workspace", "constant")
+POOL_KINDS = ("workspace", "constant", "state")
+REQUIRED_KINDS = ("workspace", "constant")  # a state pool is needed only by a model with state
 DEFAULT_TARGETS = ("c",)  # the portable C kernels
 _SIZE = re.compile(r"^(\d+)\s*([kKmM]?)$")
 
@@ -49,7 +53,7 @@ def parse_pool(text: str) -> PoolSpec:
     where = f"--pool {text}"
     parts = text.split(":")
     if len(parts) < 2:
-        raise UsmpError(f"{where}: expected NAME:KIND[:size=BYTES][:align=N] (KIND: workspace or constant)")
+        raise UsmpError(f"{where}: expected NAME:KIND[:size=BYTES][:align=N] (KIND: workspace, constant or state)")
     name, kind, settings = parts[0], parts[1], parts[2:]
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise UsmpError(f"{where}: pool name '{name}' must be a C identifier (letters, digits, _)")
@@ -85,6 +89,16 @@ def check_pools(pools: list[PoolSpec]) -> None:
     for name in names:
         if names.count(name) > 1:
             raise UsmpError(f"pool '{name}' is given twice")
-    for kind in POOL_KINDS:
+    for kind in REQUIRED_KINDS:
         if not any(p.kind == kind for p in pools):
             raise UsmpError(f"no {kind} pool: give one with --pool NAME:{kind}")
+
+
+def with_state_pool(pools: list[PoolSpec], has_state: bool) -> list[PoolSpec]:
+    """The pools a model is planned in: a model with state and no state pool gets a default one."""
+    if not has_state or any(p.kind == "state" for p in pools):
+        return pools
+    names = {p.name for p in pools}
+    name = "state" if "state" not in names else next(f"state{n}" for n in range(2, len(names) + 3)
+                                                     if f"state{n}" not in names)
+    return [*pools, PoolSpec(name, "state")]

@@ -172,6 +172,10 @@ def _check_function(compiled: Compiled, inputs: list[IoView], outputs: list[IoVi
             lines.append(f"static {io.c_type} output_{k}[{io.num_elements}] __attribute__((aligned(4)));")
         lines.append("")
     lines += [f"{_check_signature(compiled)}", "{", "\tint32_t mismatches = 0;", "\tuint32_t i;"]
+    if compiled.program.init_ops:  # a model with state: the reference is the first step of a fresh stream
+        argument = ("pools" if layout.user_pools else f"&usmp_{name}_pools") if layout.workspace_io else \
+            ("pools" if layout.user_pools else "")
+        lines += ["", f"\tif (usmp_{name}_reset({argument}) != 0) {{", "\t\treturn -1;", "\t}"]
     if layout.workspace_io:
         pools = "pools" if layout.user_pools else f"&usmp_{name}_pools"
         lines += [f"\tstruct usmp_{name}_inputs inputs = usmp_{name}_map_inputs({pools});",

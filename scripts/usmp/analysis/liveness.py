@@ -3,7 +3,8 @@
 Step k is the k-th lowered operator. A buffer is live from the first step
 that touches it to the last; an operator's inputs, outputs and scratch are
 live together at its step, so they never share memory. Model inputs are
-live from the start and outputs until the end; constants always.
+live from the start and outputs until the end; constants and state (kept
+from one inference to the next) always.
 """
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ def live_intervals(program: Program) -> dict[str, tuple[int, int]]:
     for name, buffer in program.buffers.items():
         used = steps[name] or [0]
         first, last = min(used), max(used)
-        if buffer.kind in ("input", "constant"):
+        if buffer.kind in ("input", "constant", "state"):
             first = 0
-        if buffer.kind in ("output", "constant"):
+        if buffer.kind in ("output", "constant", "state"):
             last = last_step
         intervals[name] = (first, last)
     return intervals

@@ -26,7 +26,9 @@ def op_target(op: LoweredOp) -> str:
 
 
 def pool_kind(buffer: Buffer) -> str:
-    return "constant" if buffer.is_constant else "workspace"
+    if buffer.kind in ("constant", "state"):
+        return buffer.kind
+    return "workspace"
 
 
 def candidate_pools(targets: set[str], kind: str, pools: list[PoolSpec]) -> tuple[str, ...]:
@@ -57,6 +59,9 @@ def realize_memory_scopes(program: Program, pools: list[PoolSpec]) -> Program:
         buffer = buffers[name]
         if buffer.is_constant:
             raise PlanError(f"constant '{name}' is read by targets {sorted(targets[name])}, but no constant pool "
+                            f"is accessible to all of them")
+        if buffer.kind == "state":  # a copy would lose the update: state stays in one place
+            raise PlanError(f"state '{name}' is used by targets {sorted(targets[name])}, but no state pool "
                             f"is accessible to all of them")
         ops, next_index = _split(name, buffer, buffers, ops, pools, next_index)
     return replace(program, buffers=buffers, ops=ops)

@@ -70,26 +70,8 @@ def _environment() -> jinja2.Environment:
 def emit_library(program: Program, layout: Layout, source: str, guards: bool = False) -> dict[str, str]:
     """File name -> contents of the generated library (guards: see codegen/guards.py)."""
     name = program.name
-    ops = []
-    for op in program.ops:
-        params = []
-        calls = []
-        for k, call in enumerate(op.calls):
-            params_name = None
-            if call.params_type:
-                params_name = f"{op.function_name}_params" + (f"_{k}" if len(op.calls) > 1 else "")
-                params.append(dict(name=params_name, type=call.params_type,
-                                   fields=[(f, _param_literal(op, f, v)) for f, v in call.params.items()]))
-            calls.append(dict(function=call.function, params=params_name, args=call.args))
-        ops.append(dict(
-            function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls,
-            parameters=[
-                dict(name=a.name, decl=f"{'' if a.writable else 'const '}{program.buffers[a.buffer].c_type} *{a.name}",
-                     buffer=a.buffer, address=address_of(program, layout, a.buffer, a.writable))
-                for a in op.args
-            ],
-            guards=op_guards(program, layout.placements, op) if guards else [],
-        ))
+    ops = [_op_view(program, layout, op, guards) for op in program.ops]
+    init_ops = [_op_view(program, layout, op, False) for op in program.init_ops]
     constant_pools = []
     for pool in layout.pools:
         if pool.spec.kind != "constant":
@@ -105,12 +87,15 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         # A pool in a NOLOAD memory region (e.g. a TCM) is filled from its flash image by init().
         section = getattr(pool.spec, "section", None)
         constant_pools.append(dict(pool=pool, rows=_annotated_rows(bytes(image), marks), section=section))
+    copied = [cp for cp in constant_pools if cp["section"]]  # filled by init(): see zephyr/placement.py
     context = dict(
         name=name, NAME=name.upper(), version=__version__, source=source,
         inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"),
-        pools=layout.pools, workspace_pools=[p for p in layout.pools if p.spec.kind == "workspace"],
-        constant_pools=constant_pools, copied_pools=[cp for cp in constant_pools if cp["section"]],
-        ops=ops, layout=layout,
+        pools=layout.pools, workspace_pools=layout.writable_pools,
+        constant_pools=constant_pools, ops=ops, init_ops=init_ops, layout=layout,
+        state_pools=[p for p in layout.pools if p.spec.kind == "state"], stateful=bool(program.init_ops),
+        copied_pools=copied, needs_init=bool(program.init_ops or copied),
+        pools_argument=layout.user_pools or layout.workspace_io,
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
     )
@@ -121,6 +106,28 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         f"{name}_constants.c": env.get_template("constants.c.j2").render(context),
         "CMakeLists.txt": env.get_template("CMakeLists.txt.j2").render(context),
     }
+
+
+def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
+    """What the templates need of one lowered operator: its function, parameters and call arguments."""
+    params = []
+    calls = []
+    for k, call in enumerate(op.calls):
+        params_name = None
+        if call.params_type:
+            params_name = f"{op.function_name}_params" + (f"_{k}" if len(op.calls) > 1 else "")
+            params.append(dict(name=params_name, type=call.params_type,
+                               fields=[(f, _param_literal(op, f, v)) for f, v in call.params.items()]))
+        calls.append(dict(function=call.function, params=params_name, args=call.args))
+    return dict(
+        function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls,
+        parameters=[
+            dict(name=a.name, decl=f"{'' if a.writable else 'const '}{program.buffers[a.buffer].c_type} *{a.name}",
+                 buffer=a.buffer, address=address_of(program, layout, a.buffer, a.writable))
+            for a in op.args
+        ],
+        guards=op_guards(program, layout.placements, op) if guards else [],
+    )
 
 
 def _param_literal(op, field: str, value) -> str:

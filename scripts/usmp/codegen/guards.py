@@ -34,7 +34,7 @@ def op_guards(program: Program, placements: dict[str, tuple[str, int]], op: Lowe
     guards, seen = [], set()
     for arg in op.args:
         buffer = program.buffers[arg.buffer]
-        if not arg.writable or arg.buffer in seen or arg.buffer not in placements or buffer.is_constant:
+        if not arg.writable or arg.buffer in seen or arg.buffer not in placements or buffer.kind in ("constant", "state"):
             continue
         seen.add(arg.buffer)
         pool, offset = placements[arg.buffer]

@@ -30,6 +30,11 @@ class Layout:
     def pool(self, name: str) -> PoolLayout:
         return next(p for p in self.pools if p.spec.name == name)
 
+    @property
+    def writable_pools(self) -> list[PoolLayout]:
+        """Workspace and state pools: the members of the pools struct, the RAM the library needs."""
+        return [p for p in self.pools if p.spec.kind in ("workspace", "state")]
+
 
 def make_layout(program: Program, pools: list[PoolSpec], result: PlanResult, workspace_io: bool,
                 user_pools: bool) -> Layout:

@@ -17,9 +17,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pool", action="append", default=[], metavar="SPEC",
-        help="a memory pool NAME:KIND[:size=BYTES][:align=N][:targets=T1+T2][:region=LABEL], KIND workspace "
-             "or constant; "
-             "repeat for several, in priority order (default: workspace:workspace and constants:constant)")
+        help="a memory pool NAME:KIND[:size=BYTES][:align=N][:targets=T1+T2][:region=LABEL], KIND workspace, "
+             "constant or state (variables kept between runs); repeat for several, in priority order "
+             "(default: workspace:workspace and constants:constant, plus state:state for a model with state)")
     parser.add_argument("--algorithm", default="auto",
                         help="planning algorithm: a name (see `usmp plan`) or package.module:function (default: auto)")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",

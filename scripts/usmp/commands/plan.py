@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
-from usmp.compiler import aligned_pools, analyse_model
+from usmp.compiler import aligned_pools, analyse_model, model_pools
 from usmp.errors import PlanError
 from usmp.planner import plan
 from usmp.planner.registry import COMPARED
@@ -30,7 +30,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     options = zephyr_compile_options(args, compile_options(args))
     program, buffers = analyse_model(args.model, options)
-    specs = aligned_pools(options.pools, buffers)
+    specs = aligned_pools(model_pools(program, options), buffers)
     pools = [p.info() for p in specs]
     result = plan(buffers, pools, options.algorithm, options.time_limit, options.progress)
     document = plan_document(program, buffers, result, specs)
@@ -42,6 +42,7 @@ def run(args) -> int:
     print(f"{program.name}: {len(buffers)} buffers over {len(program.ops)} steps; "
           f"algorithm {result.algorithm}: workspace {document['workspace_bytes']} B "
           f"(lower bound {document['lower_bound_bytes']} B), constants {document['constant_bytes']} B"
+          + (f", state {document['state_bytes']} B" if document["state_bytes"] else "")
           + (", optimal (proven)" if result.optimal_proven else ""))
     print()
     print(pools_table(document))

@@ -2,6 +2,9 @@
 
 On a Cortex-M target the model runs in QEMU; --stats and --json report what
 it costs there (flash and RAM by part, stack, instructions per inference).
+--steps N runs a sequence: each input file holds N inputs stacked on a new
+leading axis, a model with state is initialised once and run N times in
+order, and each output file holds the N outputs stacked the same way.
 """
 from __future__ import annotations
 
@@ -25,6 +28,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--input", action="append", default=[], metavar="IN.npy",
                         help="one .npy file per model input, in order")
     parser.add_argument("--output-dir", required=True, help="where output_0.npy, output_1.npy, ... go")
+    parser.add_argument("--steps", type=int, default=None, metavar="N",
+                        help="run a sequence of N inferences (state carried from one to the next); each --input "
+                             "holds N inputs stacked on a leading axis, and each output file N outputs")
     parser.add_argument("--target", default="host",
                         help=f"where to run: {', '.join(TARGETS)} (default: host); "
                              "cortex-m0 is an emulated BBC micro:bit (256 KB flash, 16 KB RAM), "
@@ -45,18 +51,20 @@ def run(args) -> int:
         raise UsmpError(f"--stats and --json need a Cortex-M target ({', '.join(CORTEX_M_TARGETS)})")
     if args.sanitize and on_cortex_m:
         raise UsmpError("--sanitize works only with --target host")
+    if args.steps is not None and args.steps < 1:
+        raise UsmpError(f"--steps {args.steps}: expected a positive number of inferences")
     compiled = compile_model(args.model, compile_options(args))
-    inputs = load_inputs(compiled.program, args.input)
+    inputs = load_inputs(compiled.program, args.input, args.steps)
     report = None
     if on_cortex_m:
         from usmp.runner.cortex_m import run_cortex_m
 
-        result = run_cortex_m(compiled, inputs, args.target, count=args.stats or args.json)
+        result = run_cortex_m(compiled, inputs, args.target, count=args.stats or args.json, steps=args.steps)
         outputs, report = result.outputs, result.report
     else:
         from usmp.runner.host import run_host
 
-        outputs = run_host(compiled, inputs, sanitize=args.sanitize)
+        outputs = run_host(compiled, inputs, sanitize=args.sanitize, steps=args.steps)
     # With --json, stdout carries the JSON object only.
     progress = sys.stderr if args.json else sys.stdout
     for path in save_outputs(outputs, Path(args.output_dir)):

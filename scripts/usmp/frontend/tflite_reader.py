@@ -16,18 +16,18 @@ import tflite
 
 from usmp.errors import ModelError, UsmpError
 from usmp.frontend.float16 import fold_float16_weights
+from usmp.frontend.subgraphs import attach_init_graphs
 from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, numpy_dtype
 
 _TENSOR_TYPES = {
     getattr(tflite.TensorType, name): name.lower()
-    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
+    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL", "RESOURCE")
 }
 # Types read only as constant data (float16 weights: see frontend/float16.py).
 CONSTANT_ONLY_TYPES = {"float16"}
 _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OPCODE_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 _OPTIONS_NAMES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
-_STATEFUL_OPS = {"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
 
 # TFLite Micro's shapes hold at most 6 dimensions (it has no heap for more).
 MAX_RANK = 6
@@ -85,10 +85,31 @@ class _Reader:
     def graph(self) -> Graph:
         model = self.model
         count = model.SubgraphsLength()
-        if count != 1:
-            raise self.fail(f"the model has {count} subgraphs; only models with one subgraph are supported")
-        subgraph = model.Subgraphs(0)
+        if count < 1:
+            raise self.fail("the model has no subgraphs")
         opcodes = [self._opcode_name(model.OperatorCodes(i)) for i in range(model.OperatorCodesLength())]
+        main = self._subgraph(0, opcodes)
+        if not main.operators:
+            raise self.fail("the model has no operators")
+        if not main.outputs:
+            raise self.fail("the model has no outputs")
+        for index in main.inputs:
+            if main.tensors[index].is_constant:
+                raise self.fail(f"model input tensor {index} '{main.tensors[index].name}' is a constant")
+            if main.tensors[index].is_variable:  # state lives in the library, never in the caller's arrays
+                raise self.fail(f"model input tensor {index} '{main.tensors[index].name}' is a variable tensor")
+        self._check_io(main.tensors, main.operators, main.inputs, main.outputs)
+        self._check_empty(main.tensors, main.operators, main.inputs + main.outputs)
+        return attach_init_graphs(main, count, lambda i: self._checked_subgraph(i, opcodes), self.fail)
+
+    def _checked_subgraph(self, number: int, opcodes: list[str]) -> Graph:
+        graph = self._subgraph(number, opcodes)
+        self._check_io(graph.tensors, graph.operators, graph.inputs, graph.outputs)
+        self._check_empty(graph.tensors, graph.operators, graph.inputs + graph.outputs)
+        return graph
+
+    def _subgraph(self, number: int, opcodes: list[str]) -> Graph:
+        subgraph = self.model.Subgraphs(number)
         tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
         operators = [
             self._operator(subgraph.Operators(i), i, opcodes, len(tensors))
@@ -96,15 +117,6 @@ class _Reader:
         ]
         inputs = self._tensor_list(subgraph.InputsAsNumpy(), subgraph.InputsLength(), len(tensors), "model inputs")
         outputs = self._tensor_list(subgraph.OutputsAsNumpy(), subgraph.OutputsLength(), len(tensors), "model outputs")
-        if not operators:
-            raise self.fail("the model has no operators")
-        if not outputs:
-            raise self.fail("the model has no outputs")
-        for index in inputs:
-            if tensors[index].is_constant:
-                raise self.fail(f"model input tensor {index} '{tensors[index].name}' is a constant")
-        self._check_io(tensors, operators, inputs, outputs)
-        self._check_empty(tensors, operators, inputs + outputs)
         return Graph(self.name, tensors, operators, inputs, outputs)
 
     def _check_io(self, tensors, operators, inputs, outputs) -> None:
@@ -164,12 +176,10 @@ class _Reader:
         type_code = t.Type()
         if type_code not in _TENSOR_TYPES:
             type_name = _TENSOR_TYPE_NAMES.get(type_code, str(type_code))
-            if type_name in ("RESOURCE", "VARIANT"):
-                raise self.fail(f"{where} is a {type_name} tensor: resource variables are not supported")
+            if type_name == "VARIANT":
+                raise self.fail(f"{where} is a VARIANT tensor, which is not supported")
             raise self.fail(f"{where} has type {type_name}, which is not supported")
         dtype = _TENSOR_TYPES[type_code]
-        if t.IsVariable():
-            raise self.fail(f"{where} is a variable tensor: resource variables and state are not supported")
         shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else shape
         if any(d < 0 for d in shape) or any(d < 0 for d in signature[1:]) or len(signature) != len(shape):
@@ -185,7 +195,7 @@ class _Reader:
         if dtype in CONSTANT_ONLY_TYPES and data is None:
             raise self.fail(f"{where} has type {dtype.upper()} and is not a constant; {dtype} is supported only "
                             f"for constant weights that DEQUANTIZE expands, not for activations")
-        return Tensor(index, name, shape, dtype, self._quantization(t), data)
+        return Tensor(index, name, shape, dtype, self._quantization(t), data, is_variable=bool(t.IsVariable()))
 
     def _quantization(self, t) -> Quantization | None:
         """Taken as written: only the kernel that uses a scale or zero point knows what it needs.
@@ -228,8 +238,6 @@ class _Reader:
         if not 0 <= code_index < len(opcodes):
             raise self.fail(f"operator {index} uses opcode {code_index}, but the model has {len(opcodes)}")
         opcode = opcodes[code_index]
-        if opcode in _STATEFUL_OPS:
-            raise self.fail(f"operator {index} ({opcode}) uses resource variables, which are not supported")
         inputs = [int(v) for v in op.InputsAsNumpy()] if op.InputsLength() else []
         outputs = [int(v) for v in op.OutputsAsNumpy()] if op.OutputsLength() else []
         for v in inputs + outputs:

@@ -20,6 +20,7 @@ DTYPES = {
     "int32": (np.int32, "int32_t", 4),
     "int64": (np.int64, "int64_t", 8),
     "bool": (np.bool_, "uint8_t", 1),
+    "resource": (np.int32, "int32_t", 4),  # a resource variable's handle (VAR_HANDLE); never a buffer
 }
 
 
@@ -64,6 +65,7 @@ class Tensor:
     dtype: str
     quant: Quantization | None = None
     data: np.ndarray | None = None  # set for constant tensors, already shaped
+    is_variable: bool = False  # state kept across inferences (SVDF, LSTM), see usmp/state
 
     @property
     def is_constant(self) -> bool:
@@ -94,6 +96,8 @@ class Graph:
     operators: list[Operator]
     inputs: list[int]
     outputs: list[int]
+    # Subgraphs CALL_ONCE runs before the first inference (tf.Variable initialisers), by subgraph index.
+    init_graphs: dict[int, "Graph"] = field(default_factory=dict)
 
     def tensor(self, index: int) -> Tensor:
         return self.tensors[index]

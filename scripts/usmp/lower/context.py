@@ -2,6 +2,15 @@
 
 An op lowering reads tensors, writes tensors, derives constants and declares
 scratch, all through this context; it never allocates anything itself.
+
+State kept from one inference to the next lives in buffers of kind "state"
+(see usmp/state): `ctx.variable(handle)` is a resource variable's buffer and
+`ctx.state(tensor)` a variable tensor's (`is_variable`, e.g. the state input
+of SVDF or UNIDIRECTIONAL_SEQUENCE_LSTM). Both are writable: a kernel reads
+the old state from the buffer and writes the new state back into it, in
+place. `ctx.read(tensor)` of a variable tensor gives the same buffer
+read-only. The buffer's initial contents (zero points, initialiser values)
+are set by the generated init() and reset(), never by a lowering.
 """
 from __future__ import annotations
 
@@ -13,6 +22,8 @@ import numpy as np
 from usmp.errors import ModelError
 from usmp.ir.graph import Graph, Operator, Tensor, c_type
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp
+from usmp.state import StatePlan
+from usmp.state.variables import variable_tensor_image
 
 _C_TYPES = {
     np.dtype(np.int8): "int8_t",
@@ -32,8 +43,10 @@ class Ref:
 
 
 class LowerContext:
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, state: StatePlan | None = None):
         self.graph = graph
+        self.state_plan = state or StatePlan()
+        self._variable_buffers: dict[int, str] = {}
         self.buffers: dict[str, Buffer] = {}
         self.tensor_buffers: dict[int, str] = {}
         self.ops: list[LoweredOp] = []
@@ -41,6 +54,10 @@ class LowerContext:
         self._current: Operator | None = None
         self._calls: list[KernelCall] = []
         self._args: list[Arg] = []
+        for tensor_index, variable in self.state_plan.shared.items():  # views of and values computed into state
+            name = self._variable_buffer(variable)
+            self.tensor_buffers[tensor_index] = name
+            self.buffers[name].tensors.append(tensor_index)
 
     # -- what the operator is ------------------------------------------------
     def tensor(self, index: int) -> Tensor:
@@ -62,6 +79,19 @@ class LowerContext:
         tensor = self.tensor(tensor_index)
         if tensor.is_constant:
             raise self.fail(f"output tensor {tensor_index} '{tensor.name}' is a constant")
+        return Ref(self._tensor_buffer(tensor_index), writable=True)
+
+    def variable(self, handle_index: int) -> Ref:
+        """The state buffer of the resource variable a VAR_HANDLE tensor names (read and update)."""
+        if handle_index not in self.state_plan.handles:
+            raise self.fail(f"tensor {handle_index} '{self.tensor(handle_index).name}' is not a variable handle")
+        return Ref(self._variable_buffer(self.state_plan.handles[handle_index]), writable=True)
+
+    def state(self, tensor_index: int) -> Ref:
+        """A variable tensor's state buffer, to read the old state and write the new one in place."""
+        tensor = self.tensor(tensor_index)
+        if not tensor.is_variable:
+            raise self.fail(f"tensor {tensor_index} '{tensor.name}' is not a variable tensor")
         return Ref(self._tensor_buffer(tensor_index), writable=True)
 
     def constant(self, what: str, array: np.ndarray, alignment: int = MIN_ALIGNMENT) -> Ref:
@@ -96,7 +126,7 @@ class LowerContext:
         in_name = self._tensor_buffer(input_index)
         source = self.buffers[in_name]
         is_output = output_index in self.graph.outputs
-        if is_output and source.kind in ("input", "output", "constant"):
+        if is_output and source.kind in ("input", "output", "constant", "state"):
             return False
         if output_index in self.tensor_buffers:
             return False
@@ -149,7 +179,9 @@ class LowerContext:
         if index in self.tensor_buffers:
             return self.tensor_buffers[index]
         tensor = self.tensor(index)
-        if tensor.is_constant:
+        if tensor.is_variable:
+            kind, data = "state", variable_tensor_image(tensor)
+        elif tensor.is_constant:
             kind, data = "constant", tensor.data.tobytes()
         elif index in self.graph.inputs:
             kind, data = "input", None
@@ -171,6 +203,15 @@ class LowerContext:
         )
         self.tensor_buffers[index] = name
         return name
+
+    def _variable_buffer(self, variable: int) -> str:
+        if variable not in self._variable_buffers:
+            v = self.state_plan.variables[variable]
+            name = self._unique(v.name)
+            self.buffers[name] = Buffer(name, "state", max(v.nbytes, 1), MIN_ALIGNMENT, c_type(v.dtype),
+                                        data=v.initial_image())
+            self._variable_buffers[variable] = name
+        return self._variable_buffers[variable]
 
     def _unique(self, base: str) -> str:
         name, n = base, 1

@@ -6,6 +6,9 @@ from usmp.ir.graph import Graph, Operator
 from usmp.lower.context import LowerContext
 from usmp.lower.ops import lowering_for, supported_opcodes
 from usmp.lower.program import Program
+from usmp.state import resolve_state
+from usmp.state.init_code import lower_init
+from usmp.state.variables import VARIABLE_OPCODES
 
 
 def check_supported(graph: Graph) -> None:
@@ -22,6 +25,8 @@ def unsupported_reason(op: Operator) -> str | None:
     if lowering_for(op.opcode) is None:
         kind = "custom operator" if op.opcode.startswith("CUSTOM:") else "operator"
         return f"operator {op.index}: {kind} {op.opcode.removeprefix('CUSTOM:')} is not supported"
+    if op.opcode in VARIABLE_OPCODES:  # checked by the state stage
+        return None
     if op.inputs[:1] in ([], [None]) or not op.outputs:  # every supported operator reads and writes a tensor
         return (f"operator {op.index} ({op.opcode}) has {len(op.inputs)} inputs and {len(op.outputs)} "
                 f"outputs; its first input and output are required")
@@ -30,7 +35,7 @@ def unsupported_reason(op: Operator) -> str | None:
 
 def lower_graph(graph: Graph) -> Program:
     check_supported(graph)
-    ctx = LowerContext(graph)
+    ctx = LowerContext(graph, resolve_state(graph))
     # Model I/O buffers exist even if no operator touches them (e.g. an unused input).
     for index in graph.inputs:
         ctx.read(index)
@@ -46,5 +51,7 @@ def lower_graph(graph: Graph) -> Program:
     inputs = [ctx.tensor_buffers[i] for i in graph.inputs]
     outputs = [ctx.tensor_buffers[i] for i in graph.outputs]
     keep = used | set(inputs) | set(outputs)
+    init_ops = lower_init(ctx, [name for name, b in ctx.buffers.items() if name in keep and b.kind == "state"])
+    keep |= {arg.buffer for op in init_ops for arg in op.args}
     buffers = {name: b for name, b in ctx.buffers.items() if name in keep}
-    return Program(graph.name, graph, buffers, ctx.ops, inputs, outputs)
+    return Program(graph.name, graph, buffers, ctx.ops, inputs, outputs, init_ops)

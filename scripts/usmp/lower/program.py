@@ -11,7 +11,7 @@ from typing import Any
 
 from usmp.ir.graph import Graph
 
-BUFFER_KINDS = ("input", "output", "tensor", "scratch", "constant")
+BUFFER_KINDS = ("input", "output", "tensor", "scratch", "constant", "state")
 
 # Every buffer is at least word aligned: a Cortex-M0 faults on unaligned words.
 MIN_ALIGNMENT = 4
@@ -24,7 +24,7 @@ class Buffer:
     size: int  # bytes
     alignment: int
     c_type: str  # element type the kernels see, e.g. "int8_t"
-    data: bytes | None = None  # contents of a constant buffer
+    data: bytes | None = None  # contents of a constant buffer; initial contents of a state buffer
     tensors: list[int] = field(default_factory=list)  # graph tensors stored here (views share one)
     io_index: int | None = None  # position among model inputs/outputs
 
@@ -80,3 +80,8 @@ class Program:
     ops: list[LoweredOp]  # in schedule order
     inputs: list[str]  # buffer per model input
     outputs: list[str]  # buffer per model output
+    init_ops: list[LoweredOp] = field(default_factory=list)  # set the state buffers' initial contents
+
+    @property
+    def state_buffers(self) -> list[str]:
+        return [name for name, b in self.buffers.items() if b.kind == "state"]

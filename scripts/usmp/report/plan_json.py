@@ -11,6 +11,7 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools)
     kinds = {p.name: p.kind for p in pools}
     workspace = [p.name for p in pools if p.kind == "workspace"]
     constant = [p.name for p in pools if p.kind == "constant"]
+    state = [p.name for p in pools if p.kind == "state"]
     rows = []
     for info in sorted(buffers, key=lambda b: (result.placements[b.name][0], result.placements[b.name][1], b.name)):
         pool, offset = result.placements[info.name]
@@ -25,6 +26,7 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools)
         "lower_bound_bytes": sum(result.lower_bounds.get(name, 0) for name in workspace),
         "workspace_bytes": sum(result.pool_sizes.get(name, 0) for name in workspace),
         "constant_bytes": sum(result.pool_sizes.get(name, 0) for name in constant),
+        "state_bytes": sum(result.pool_sizes.get(name, 0) for name in state),
         "optimal_proven": result.optimal_proven,
         "steps": len(program.ops),
         "pools": [{

@@ -11,7 +11,7 @@ WIDTH = 900
 PANEL_HEIGHT = 320
 MARGIN = 60
 COLOURS = {"tensor": "#4e79a7", "scratch": "#f28e2b", "input": "#59a14f", "output": "#e15759",
-           "constant": "#9c755f"}
+           "constant": "#9c755f", "state": "#b07aa1"}
 
 
 def plan_svg(document: dict) -> str:

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from usmp.codegen.emit import _environment, io_views
+from usmp.codegen.emit import _environment
 from usmp.compiler import Compiled
 from usmp.errors import ToolError, UsmpError
 from usmp.paths import KERNELS_INCLUDE_DIR, TEMPLATES_DIR
 from usmp.runner.elf_stats import ImageUsage, read_image_usage
 from usmp.runner.host import cache_root, harness_source, kernel_sources
-from usmp.runner.io_files import output_arrays
+from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
 from usmp.runner.qemu import count_instructions, run_qemu
 
 CC = "arm-none-eabi-gcc"
@@ -231,9 +231,7 @@ def _inspect(compiled: Compiled, target: CortexMTarget, build_dir: Path) -> Cort
         elif len(fields) == 3:
             symbols[fields[2]] = (int(fields[0], 16), 0)
     pools = {}
-    for pool in compiled.layout.pools:
-        if pool.spec.kind != "workspace":
-            continue
+    for pool in compiled.layout.writable_pools:
         symbol = symbols.get(pool.c_symbol) or symbols.get(f"harness_pool_{pool.spec.name}")
         pools[pool.spec.name] = symbol[1] if symbol else pool.size
     markers = tuple(symbols[m][0] & ~1 for m in ("usmp_bm_inference_begin", "usmp_bm_inference_end"))
@@ -260,16 +258,27 @@ _STATS = re.compile(r"usmp-stats: stack=(\d+) heap=(\d+) stack_overflow=(\d)")
 
 
 def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str = "cortex-m0",
-                 count: bool = False, timeout: float = 600) -> CortexMRun:
-    """Run one inference on the emulated board; count=True also counts its instructions."""
+                 count: bool = False, timeout: float = 600, steps: int | None = None,
+                 reset_before: int | None = None) -> CortexMRun:
+    """Run one inference on the emulated board; count=True also counts its instructions.
+
+    With steps, a sequence as in run_host; the report measures the first inference.
+    """
+    if steps is not None and not compiled.program.init_ops:
+        reports = []
+
+        def one(step_inputs):
+            run = run_cortex_m(compiled, step_inputs, target_name, count and not reports, timeout)
+            reports.append(run.report)
+            return run.outputs
+
+        return CortexMRun(step_by_step(one, inputs, steps), reports[0])
     target = target_named(target_name)
     build = build_cortex_m(compiled, target)
     check_fits(build, compiled.program.name)
-    views = io_views(compiled.program, "outputs")
     with tempfile.TemporaryDirectory(prefix="usmp-qemu-") as work:
         work_dir = Path(work)
-        for i, array in enumerate(inputs):
-            (work_dir / f"input_{i}.bin").write_bytes(np.ascontiguousarray(array).tobytes())
+        write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
         trace = work_dir / "qemu-trace.log" if count else None
         done = run_qemu(target.machine, build.elf, work_dir, timeout, trace)
         messages = [l for l in done.stdout.splitlines() if l.strip() and not l.startswith("usmp-stats:")]
@@ -283,9 +292,9 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
         if overflow:
             raise UsmpError(f"the inference overflowed the stack on {target.name}: it used all {stack} bytes "
                             f"left between the heap and main's stack frame")
-        raw = [(work_dir / f"output_{i}.bin").read_bytes() for i in range(len(views))]
+        outputs = read_harness_outputs(compiled.program, steps, work_dir)
         instructions = count_instructions(trace, *build.markers) if count else None
-    return CortexMRun(output_arrays(compiled.program, raw), make_report(build, stack, heap, instructions))
+    return CortexMRun(outputs, make_report(build, stack, heap, instructions))
 
 
 def make_report(build: CortexMBuild, stack: int, heap: int, instructions: int | None) -> dict:

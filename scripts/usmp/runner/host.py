@@ -19,7 +19,7 @@ from usmp.codegen.emit import _environment, io_views
 from usmp.compiler import Compiled
 from usmp.errors import ToolError, UsmpError
 from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
-from usmp.runner.io_files import output_arrays
+from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
 
 WARNING_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
@@ -34,7 +34,7 @@ def harness_source(compiled: Compiled) -> str:
     context = dict(
         name=program.name, NAME=program.name.upper(), version=__import__("usmp").__version__,
         inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"), layout=layout,
-        workspace_pools=[p for p in layout.pools if p.spec.kind == "workspace"],
+        workspace_pools=layout.writable_pools, stateful=bool(program.init_ops),
         copied_pools=[p for p in layout.pools if p.spec.kind == "constant" and getattr(p.spec, "section", None)],
     )
     return _environment().get_template("harness_main.c.j2").render(context)
@@ -114,13 +114,19 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
     return executable
 
 
-def run_host(compiled: Compiled, inputs: list[np.ndarray], sanitize: bool = False, timeout: float = 120) -> list[np.ndarray]:
+def run_host(compiled: Compiled, inputs: list[np.ndarray], sanitize: bool = False, timeout: float = 120,
+             steps: int | None = None, reset_before: int | None = None) -> list[np.ndarray]:
+    """One inference; with steps, a sequence (inputs and outputs stacked on a leading axis of that many).
+
+    A model with state is initialised once and then runs the steps in order
+    (with reset() called before step reset_before, if given).
+    """
+    if steps is not None and not compiled.program.init_ops:
+        return step_by_step(lambda one: run_host(compiled, one, sanitize, timeout), inputs, steps)
     executable = build_host(compiled, sanitize=sanitize)
-    views = io_views(compiled.program, "outputs")
     with tempfile.TemporaryDirectory(prefix="usmp-run-") as work:
         work_dir = Path(work)
-        for i, array in enumerate(inputs):
-            (work_dir / f"input_{i}.bin").write_bytes(np.ascontiguousarray(array).tobytes())
+        write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
         try:
             done = subprocess.run([str(executable)], cwd=work_dir, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -128,5 +134,4 @@ def run_host(compiled: Compiled, inputs: list[np.ndarray], sanitize: bool = Fals
         if done.returncode != 0:
             detail = (done.stdout + done.stderr).strip().splitlines()
             raise UsmpError(f"the compiled model failed (exit {done.returncode}): {detail[0] if detail else 'no output'}")
-        raw = [(work_dir / f"output_{i}.bin").read_bytes() for i in range(len(views))]
-    return output_arrays(compiled.program, raw)
+        return read_harness_outputs(compiled.program, steps, work_dir)

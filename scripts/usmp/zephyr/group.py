@@ -6,6 +6,10 @@ workspace pool, sized by the C preprocessor to the largest of the members'
 USMP_<MODEL>_<POOL>_POOL_SIZE macros, so the build sizes it and nobody
 computes a maximum by hand; plus a ready pools struct per model. Pools keep
 their devicetree placement (section) and the largest member alignment.
+
+State is never shared: a member with state (its header defines
+USMP_<MODEL>_<POOL>_POOL_SIZE for a state pool) gets its own state array,
+in the state pool's section, inside its pools struct.
 """
 from __future__ import annotations
 
@@ -60,10 +64,20 @@ def group_files(group: str, models: list[str], pools: list[PlacedPool], guard_wo
         source.append(f"static uint8_t usmp_group_{group}_{pool.name}_pool[{P}_BYTES_ + GUARD_BYTES_ + 4] "
                       f"__attribute__(({section}aligned(USMP_GROUP_{G}_{P}_POOL_ALIGN)));")
     source.append("")
+    state = [p for p in pools if p.kind == "state"] or [PlacedPool("state", "state")]  # or the default one
     for m in models:
+        for pool in state:
+            macro = f"USMP_{m.upper()}_{pool.name.upper()}_POOL"
+            section = f'section("{pool.section}"), ' if pool.section else ""
+            source += [f"#ifdef {macro}_SIZE",
+                       f"static uint8_t usmp_group_{group}_{m}_{pool.name}_pool[{macro}_SIZE + 4] "
+                       f"__attribute__(({section}aligned({macro}_ALIGN)));", "#endif"]
         source.append(f"struct usmp_{m}_workspace_pools usmp_group_{group}_{m}_pools = {{")
         for pool in workspace:
             source.append(f"\t.{pool.name} = usmp_group_{group}_{pool.name}_pool,")
+        for pool in state:
+            source += [f"#ifdef USMP_{m.upper()}_{pool.name.upper()}_POOL_SIZE",
+                       f"\t.{pool.name} = usmp_group_{group}_{m}_{pool.name}_pool,", "#endif"]
         source += ["};", ""]
     source += [f"void usmp_group_{group}_arm_guards(void)", "{", "\tint32_t i;", ""]
     for pool in workspace:

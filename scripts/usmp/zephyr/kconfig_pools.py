@@ -76,6 +76,8 @@ def _pool(config: KconfigValues, slot: int) -> PoolRequest | None:
         kind = "constant"
     elif config.flag(f"{prefix}_KIND_WORKSPACE"):
         kind = "workspace"
+    elif config.flag(f"{prefix}_KIND_STATE"):
+        kind = "state"
     else:
         kind = default_kind
     name = config.string(f"{prefix}_NAME", default_name)

@@ -4,13 +4,13 @@ Zephyr's Cortex-M linker script gives every node with a
 `zephyr,memory-region = "NAME"` property a MEMORY region and a NOLOAD output
 section `NAME`. A pool in such a region is declared with
 `__attribute__((section("NAME")))`. The section is NOLOAD: nothing there is
-initialised by the loader, so a constant pool placed in one (constants in a
-tightly coupled memory) keeps its image in flash and the generated
-usmp_<name>_init() copies it in before the first run — the same code on every
-Zephyr release, unlike code relocation, whose region names and Kconfig differ
-between them. A pool whose region is the chosen `zephyr,sram` (or
-`zephyr,flash` for constants) stays plain .bss (or .rodata) and the region
-only bounds its size.
+initialised by the loader. A state pool is given its values by the generated
+usmp_<name>_init(); a constant pool placed in one (constants in a tightly
+coupled memory) keeps its image in flash and init() copies it in before the
+first run: the same code on every Zephyr release, unlike code relocation,
+whose region names and Kconfig differ between them. A pool whose region is the
+chosen `zephyr,sram` (or `zephyr,flash` for constants) stays plain .bss (or
+.rodata) and the region only bounds its size.
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def place_pool(request: PoolRequest, tree: Devicetree | None) -> PlacedPool:
 
 
 def _section(request: PoolRequest, region: MemoryRegion, tree: Devicetree, where: str) -> str | None:
-    default = tree.chosen_region("zephyr,sram" if request.kind == "workspace" else "zephyr,flash")
+    default = tree.chosen_region("zephyr,flash" if request.kind == "constant" else "zephyr,sram")
     if default is not None and default.path == region.path:
         return None  # the region the linker uses anyway
     if not region.linker_name:
