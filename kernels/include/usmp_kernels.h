@@ -19,6 +19,7 @@
 #include "usmp_kernels/softmax.h"
 #include "usmp_kernels/quantize.h"
 #include "usmp_kernels/reduce.h"
+#include "usmp_kernels/arg_min_max.h"
 #include "usmp_kernels/shape_ops.h"
 
 #endif /* USMP_KERNELS_H */
