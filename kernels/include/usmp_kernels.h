@@ -20,6 +20,7 @@
 #include "usmp_kernels/quantize.h"
 #include "usmp_kernels/reduce.h"
 #include "usmp_kernels/arg_min_max.h"
+#include "usmp_kernels/cumsum.h"
 #include "usmp_kernels/shape_ops.h"
 
 #endif /* USMP_KERNELS_H */
