@@ -22,6 +22,7 @@
 #include "usmp_kernels/arg_min_max.h"
 #include "usmp_kernels/cumsum.h"
 #include "usmp_kernels/log_softmax.h"
+#include "usmp_kernels/l2.h"
 #include "usmp_kernels/shape_ops.h"
 
 #endif /* USMP_KERNELS_H */
