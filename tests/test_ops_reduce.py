@@ -224,9 +224,11 @@ def test_int8_l2_normalization_of_every_int8_value(tmp_path, zero_point):
 
 def test_int8_l2_normalization_of_a_sum_of_squares_above_2_to_the_29(tmp_path):
     """The inverse square root's pre-scaling loop (sums >= 2^29) runs only on long rows."""
-    path = l2_norm_model(tmp_path, (2, 8400), "int8", (0.02, 0))
+    path = l2_norm_model(tmp_path, (3, 9000), "int8", (0.02, 127))
     rng = np.random.default_rng(9)
-    rows = np.stack([np.full(8400, -128), rng.integers(-128, 128, 8400)]).astype(np.int8)
+    spread = np.concatenate([np.full(8300, -128), np.resize(EVERY_INT8, 700)])  # outputs 0 and +-1 around the norm
+    rows = np.stack([np.full(9000, -128), spread, rng.permutation(spread)]).astype(np.int8)
+    assert int(((rows.astype(np.int64) - 127) ** 2).sum(axis=1).min()) >= 1 << 29
     assert_matches_reference(path, [rows])
 
 
