@@ -1,4 +1,4 @@
-"""SUM, MEAN, REDUCE_MAX, REDUCE_MIN, ARG_MAX, ARG_MIN, CUMSUM, L2_NORMALIZATION, L2_POOL_2D, LOG_SOFTMAX:
+"""SUM, MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, ARG_MAX, ARG_MIN, CUMSUM, L2_NORMALIZATION, L2_POOL_2D, LOG_SOFTMAX:
 every int8 value through each operator against TFLite Micro, for several quantizations; ties,
 NaN and infinities; wrapping sums; the kernels' sqrt and log; rejections; no float in the
 integer kernels. (tests/test_bit_exact.py runs the models of tests/models/make_reduce_models.py.)
@@ -127,6 +127,15 @@ def test_float_reduce_max_min_special_values(tmp_path, opcode):
     expected = reference_outputs(path, [x])[0]
     got = run_host(compile_model(path), [x])[0]
     assert np.array_equal(expected, got, equal_nan=True) and np.array_equal(np.signbit(expected), np.signbit(got))
+
+
+def test_reduce_all_of_every_pattern_of_eight_bools(tmp_path):
+    patterns = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(bool)  # 256 x 8: every pattern once
+    assert_matches_reference(reduction_model(tmp_path, "REDUCE_ALL", (256, 8), [1], "bool"), [patterns])
+    cube = patterns.reshape(256, 2, 2, 2)
+    for axes in ([1, 3], [0], [0, 1, 2, 3]):
+        assert_matches_reference(reduction_model(tmp_path, "REDUCE_ALL", (256, 2, 2, 2), axes, "bool", keep_dims=True),
+                                 [cube])
 
 
 # -- ARG_MAX, ARG_MIN ------------------------------------------------------------------

@@ -1,4 +1,4 @@
-/* MEAN, SUM, REDUCE_MAX and REDUCE_MIN kernels (see usmp_kernels/reduce.h). */
+/* MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL kernels (see usmp_kernels/reduce.h). */
 #include <float.h>
 
 #include "usmp_kernels.h"
@@ -92,3 +92,13 @@ USMP_DEFINE_REDUCE_EXTREME(usmp_reduce_max_f32, float, -FLT_MAX, >)
 USMP_DEFINE_REDUCE_EXTREME(usmp_reduce_min_f32, float, FLT_MAX, <)
 USMP_DEFINE_REDUCE_EXTREME(usmp_reduce_max_s8, int8_t, INT8_MIN, >)
 USMP_DEFINE_REDUCE_EXTREME(usmp_reduce_min_s8, int8_t, INT8_MAX, <)
+
+void usmp_reduce_all_b8(const struct usmp_reduce_params *p, const uint8_t *input, uint8_t *output)
+{
+	int32_t k;
+
+	for (k = 0; k < p->num_outputs; k++) {
+		output[k] = 1;
+	}
+	REDUCE_WALK(p, i, o, output[o] = (uint8_t)(output[o] && input[i]));
+}

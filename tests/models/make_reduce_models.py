@@ -1,5 +1,5 @@
-"""Make the SUM/REDUCE_MAX/REDUCE_MIN/ARG_MAX/ARG_MIN/CUMSUM/L2_NORMALIZATION/L2_POOL_2D/
-LOG_SOFTMAX (and int16 MEAN) test models.
+"""Make the SUM/REDUCE_MAX/REDUCE_MIN/REDUCE_ALL/ARG_MAX/ARG_MIN/CUMSUM/L2_NORMALIZATION/
+L2_POOL_2D/LOG_SOFTMAX (and int16 MEAN) test models.
 
 Run with a Python that has TensorFlow (offline, fixed seeds):
 
@@ -130,8 +130,8 @@ def reduced_shape(shape, axes, keep_dims):
     return tuple(d for k, d in enumerate(shape) if k not in axes)
 
 
-# Hand-built quantized reductions: int16 (the converter's 16x8 mode is another helper's),
-# saturating sums, a left-shifting rescale, zero points at the limits.
+# Hand-built reductions: int16 (the converter's 16x8 mode is another helper's), saturating
+# sums, a left-shifting rescale, zero points at the limits; bool REDUCE_ALL.
 # name -> (opcode, input shape, axes, keep_dims, dtype, input (scale, zero point), output (scale, zero point))
 REDUCTION_CASES = {
     "sum_int8_saturating": ("SUM", (1, 64, 4), [1], False, "int8", (0.05, 3), (0.05, -2)),
@@ -143,6 +143,8 @@ REDUCTION_CASES = {
     "mean_int16_channels_keepdims": ("MEAN", (1, 3, 4, 6), [3], True, "int16", (0.003, 0), (0.002, 0)),
     "reduce_max_int8_limits": ("REDUCE_MAX", (2, 3, 40), [0, 2], True, "int8", (0.07, -128), (0.07, -128)),
     "reduce_min_int8_every_axis": ("REDUCE_MIN", (2, 3, 4), [0, 1, 2], False, "int8", (0.1, 5), (0.1, 5)),
+    "reduce_all_axis1": ("REDUCE_ALL", (3, 2, 4), [1], False, "bool", None, None),
+    "reduce_all_axes_0_2_keepdims": ("REDUCE_ALL", (2, 3, 2), [0, 2], True, "bool", None, None),
 }
 
 # int8 CUMSUM: name -> (shape, axis, exclusive, reverse, input q, output q)

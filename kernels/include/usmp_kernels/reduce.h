@@ -1,5 +1,5 @@
 /*
- * USMP kernels: MEAN, SUM, REDUCE_MAX and REDUCE_MIN over any set of axes.
+ * USMP kernels: MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL over any set of axes.
  *
  * The input is read once in row-major order; each element is folded into the
  * output it reduces into, at out_step-weighted coordinates (out_step is 0
@@ -60,5 +60,8 @@ void usmp_reduce_max_f32(const struct usmp_reduce_params *p, const float *input,
 void usmp_reduce_min_f32(const struct usmp_reduce_params *p, const float *input, float *output);
 void usmp_reduce_max_s8(const struct usmp_reduce_params *p, const int8_t *input, int8_t *output);
 void usmp_reduce_min_s8(const struct usmp_reduce_params *p, const int8_t *input, int8_t *output);
+
+/* Logical AND of bools (one byte each, 0 or 1); 1 for an output no input reaches. */
+void usmp_reduce_all_b8(const struct usmp_reduce_params *p, const uint8_t *input, uint8_t *output);
 
 #endif /* USMP_KERNELS_REDUCE_H */

@@ -1,6 +1,6 @@
-"""MEAN, SUM, REDUCE_MAX, REDUCE_MIN over constant axes; keep_dims only changes the output shape.
+"""MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL over constant axes; keep_dims only changes the output shape.
 
-All four are one walk (usmp_kernels/reduce.h): the input in row-major order,
+All five are one walk (usmp_kernels/reduce.h): the input in row-major order,
 each element folded into the output it reduces into, which is TFLite's order.
 Quantized MEAN and SUM (int8, int16) follow TFLite Micro's integer path: sum
 the raw inputs into int32 accumulators (planned scratch, one per output),
@@ -8,7 +8,7 @@ subtract zero_point * n, and rescale with input_scale / output_scale; MEAN's
 multiplier is also pre-divided by n with TFLite's shift-then-divide trick.
 float32 MEAN sums in the reference's order and divides by n. REDUCE_MAX and
 REDUCE_MIN compare raw values, so int8 needs one quantization on both sides
-(TFLite Micro refuses anything else too).
+(TFLite Micro refuses anything else too). REDUCE_ALL is a logical AND of bools.
 """
 from __future__ import annotations
 
@@ -107,3 +107,10 @@ def lower_reduce_extreme(op, ctx):
                            f"({q_out.scale:g}, {q_out.zero_point}) differ; only equal ones are supported")
     function = f"usmp_{op.opcode.lower()}_{SUFFIX[dtype]}"
     ctx.call(function, "usmp_reduce_params", walk, input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))
+
+
+@lowering("REDUCE_ALL")
+def lower_reduce_all(op, ctx):
+    _operands(op, ctx, "bool")
+    walk, _ = reduction_walk(op, ctx)
+    ctx.call("usmp_reduce_all_b8", "usmp_reduce_params", walk, input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))
