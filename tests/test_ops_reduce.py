@@ -59,7 +59,8 @@ def write_model(tmp_path, tensors, op, name="model"):
 def reduction_model(tmp_path, opcode, shape, axes, dtype="int8", in_q=None, out_q=None, keep_dims=False):
     axes_mod = [a % len(shape) for a in axes]
     out_shape = tuple((1 if k in axes_mod else d) for k, d in enumerate(shape) if keep_dims or k not in axes_mod)
-    tensors = [tensor("input", shape, dtype, in_q), tensor("axes", (len(axes),), "int32", data=np.array(axes, np.int32)),
+    tensors = [tensor("input", shape, dtype, in_q),
+               tensor("axes", (len(axes),), "int32", data=np.array(axes, np.int32)),
                tensor("output", out_shape, dtype, out_q)]
     return write_model(tmp_path, tensors, Op(getattr(OPS, opcode), [0, 1], [2],
                                              options=options("Reducer", KeepDims=keep_dims)))
@@ -195,7 +196,7 @@ def cumsum_model(tmp_path, shape, axis, dtype="int8", in_q=None, out_q=None, exc
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("in_q,out_q", [((0.05, 3), (0.3, -5)), ((0.02, -128), (0.5, 0)), ((0.1, 127), (0.1, 127))])
 def test_int8_cumsum_of_every_int8_value(tmp_path, exclusive, reverse, in_q, out_q):
-    """Lines of all 256 values: sums saturate the output and, past 16 extreme values, wrap int32 as the reference's do."""
+    """Lines of all 256 values: sums saturate the output and, past 16 extreme values, wrap int32 as the reference's."""
     rows = every_int8_rows(3, seed=6)
     path = cumsum_model(tmp_path, (3, 256), 1, "int8", in_q, out_q, exclusive, reverse)
     assert_matches_reference(path, [rows])
@@ -367,7 +368,8 @@ def test_int8_reduce_max_with_two_quantizations_is_refused(tmp_path):
      r"operator 0 \(ARG_MAX\): tensor 2 'output' has type int16; supported here: int32, int64"),
     (lambda p: cumsum_model(p, (2, 3), 1, "int8", (0.1, 0), (1e-9, 0)),
      r"operator 0 \(CUMSUM\): the output rescale factor [\d.e+]+ is outside \(0, 1\)"),
-    (lambda p: write_model(p, [tensor("input", (1, 4, 4, 2), "int8", (0.1, 0)), tensor("output", (1, 2, 2, 2), "int8", (0.1, 0))],
+    (lambda p: write_model(p, [tensor("input", (1, 4, 4, 2), "int8", (0.1, 0)),
+                               tensor("output", (1, 2, 2, 2), "int8", (0.1, 0))],
                            Op(OPS.L2_POOL_2D, [0], [1], options=options("Pool2D", Padding=1, StrideH=2, StrideW=2,
                                                                          FilterHeight=2, FilterWidth=2))),
      r"operator 0 \(L2_POOL_2D\): tensor 0 'input' has type int8; supported here: float32"),

@@ -176,7 +176,8 @@ def write_hand_built() -> list[str]:
     op_codes = tflite.BuiltinOperator
     written = []
     for name, (opcode, shape, axes, keep, dtype, q_in, q_out) in REDUCTION_CASES.items():
-        sub = tb.Sub([quantized("input", shape, dtype, q_in), tb.T("axes", (len(axes),), "int32", data=np.array(axes, np.int32)),
+        sub = tb.Sub([quantized("input", shape, dtype, q_in),
+                      tb.T("axes", (len(axes),), "int32", data=np.array(axes, np.int32)),
                       quantized("output", reduced_shape(shape, axes, keep), dtype, q_out)],
                      [tb.Op(getattr(op_codes, opcode), [0, 1], [2], options=reducer_options(keep))], [0], [2])
         written.append(_write(name, tb.build([sub])))

@@ -72,6 +72,10 @@ def _operands(op, ctx, *dtypes: str) -> str:
     return dtype
 
 
+def _quantizations(op, ctx):
+    return require_quantized(ctx, ctx.tensor(op.inputs[0])), require_quantized(ctx, ctx.tensor(op.outputs[0]))
+
+
 @lowering("MEAN", "SUM")
 def lower_mean_sum(op, ctx):
     dtype = _operands(op, ctx, "int8", "int16", "float32")
@@ -84,7 +88,7 @@ def lower_mean_sum(op, ctx):
         else:
             ctx.call("usmp_sum_f32", "usmp_reduce_params", walk, **refs, output=ctx.write(op.outputs[0]))
         return
-    q_in, q_out = require_quantized(ctx, ctx.tensor(op.inputs[0])), require_quantized(ctx, ctx.tensor(op.outputs[0]))
+    q_in, q_out = _quantizations(op, ctx)
     if op.opcode == "MEAN":
         multiplier, shift = mean_multiplier(q_in.scale, q_out.scale, n)
     else:
@@ -101,7 +105,7 @@ def lower_reduce_extreme(op, ctx):
     dtype = _operands(op, ctx, "int8", "float32")
     walk, _ = reduction_walk(op, ctx)
     if dtype == "int8":
-        q_in, q_out = require_quantized(ctx, ctx.tensor(op.inputs[0])), require_quantized(ctx, ctx.tensor(op.outputs[0]))
+        q_in, q_out = _quantizations(op, ctx)
         if (np.float32(q_in.scale), q_in.zero_point) != (np.float32(q_out.scale), q_out.zero_point):
             raise ctx.fail(f"int8 input quantization ({q_in.scale:g}, {q_in.zero_point}) and output quantization "
                            f"({q_out.scale:g}, {q_out.zero_point}) differ; only equal ones are supported")
@@ -113,4 +117,5 @@ def lower_reduce_extreme(op, ctx):
 def lower_reduce_all(op, ctx):
     _operands(op, ctx, "bool")
     walk, _ = reduction_walk(op, ctx)
-    ctx.call("usmp_reduce_all_b8", "usmp_reduce_params", walk, input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))
+    ctx.call("usmp_reduce_all_b8", "usmp_reduce_params", walk,
+             input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))
