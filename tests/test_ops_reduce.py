@@ -330,12 +330,12 @@ def test_sqrtf_is_correctly_rounded(sqrt_and_log):
     assert np.array_equal(got.astype(np.float32), np.sqrt(POSITIVE_FLOATS))
 
 
-def test_logf_within_one_ulp(sqrt_and_log):
+def test_logf_within_two_ulp(sqrt_and_log):
     _, got = sqrt_and_log(POSITIVE_FLOATS)
     exact = np.log(POSITIVE_FLOATS.astype(np.float64))
     spacing = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
     nonzero = exact != 0
-    assert (np.abs(got - exact)[nonzero] / spacing[nonzero]).max() <= 1.0
+    assert (np.abs(got - exact)[nonzero] / spacing[nonzero]).max() <= 2.0
     assert got[~nonzero].tolist() == [0.0] * int((~nonzero).sum())
 
 
