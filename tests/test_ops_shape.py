@@ -17,7 +17,7 @@ from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.ir.graph import Graph, Operator, Quantization, Tensor
 from usmp.lower import lower_graph
-from usmp.lower.ops.mean import mean_multiplier
+from usmp.lower.ops.reduce import mean_multiplier
 from usmp.lower.ops.nd_copy import collapse
 from usmp.lower.ops.strided_slice import slice_axes
 from usmp.runner.host import run_host

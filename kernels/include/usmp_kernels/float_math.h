@@ -1,7 +1,7 @@
 /*
- * exp and tanh for the float32 kernels, so the library needs no libm.
+ * exp, tanh, sqrt and log for the float32 kernels, so the library needs no libm.
  *
- * Zephyr's default minimal libc has no expf/tanhf, and a libm costs flash on
+ * Zephyr's default minimal libc has no expf/tanhf/logf, and a libm costs flash on
  * a Cortex-M0. These stay within a few ULP of the C library's results.
  */
 #ifndef USMP_KERNELS_FLOAT_MATH_H
@@ -9,6 +9,8 @@
 
 float usmp_expf(float x);
 float usmp_tanhf(float x);
+float usmp_sqrtf(float x);
+float usmp_logf(float x);
 
 /* C's fmodf (exact) and floor on double, for FLOOR_MOD and FLOOR_DIV. */
 float usmp_fmodf(float x, float y);
