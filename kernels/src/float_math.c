@@ -91,3 +91,218 @@ float usmp_tanhf(float x)
 	t = e / (e + 2.0f);
 	return x < 0.0f ? -t : t;
 }
+
+/*
+ * exp(x) - 1 without cancellation near 0 (ELU): with x = k ln 2 + r as in
+ * usmp_expf, it is 2^k * (exp(r) - 1) + (2^k - 1), both parts nearly exact.
+ */
+float usmp_expm1f(float x)
+{
+	int32_t k;
+	float r;
+	float p;
+	float scale;
+
+	if (x != x) {
+		return x;
+	}
+	if (x < -20.0f) { /* exp(-20) is below half an ULP of 1 */
+		return -1.0f;
+	}
+	if (x > 80.0f) { /* the - 1 no longer matters */
+		return usmp_expf(x);
+	}
+	k = (int32_t)(x * LOG2E + (x >= 0.0f ? 0.5f : -0.5f));
+	r = (x - (float)k * LN2_HI) - (float)k * LN2_LO;
+	p = expm1_small(r);
+	if (k == 0) {
+		return p;
+	}
+	scale = power_of_two(k);
+	return scale * p + (scale - 1.0f);
+}
+
+static uint32_t to_bits(float f)
+{
+	union {
+		uint32_t u;
+		float f;
+	} v;
+
+	v.f = f;
+	return v.u;
+}
+
+#define FLOAT_NAN 0x7fc00000u
+#define FLOAT_INF 0x7f800000u
+
+/*
+ * Correctly rounded square root, one result bit at a time on the integer
+ * mantissa (shifts, adds and compares only: no division, no 64-bit words).
+ */
+float usmp_sqrtf(float x)
+{
+	uint32_t bits = to_bits(x);
+	int32_t exponent = (int32_t)((bits >> 23) & 0xffu);
+	uint32_t mantissa = bits & 0x7fffffu;
+	uint32_t root = 0;
+	uint32_t bit;
+	uint32_t rest;
+
+	if ((bits & 0x7fffffffu) == 0) {
+		return x; /* +0 or -0 */
+	}
+	if (bits & 0x80000000u) {
+		return from_bits(FLOAT_NAN); /* negative, or -NaN */
+	}
+	if (exponent == 0xff) {
+		return x; /* +inf or NaN */
+	}
+	if (exponent == 0) { /* subnormal: normalize */
+		exponent = 1;
+		while ((mantissa & 0x800000u) == 0) {
+			mantissa <<= 1;
+			exponent--;
+		}
+	} else {
+		mantissa |= 0x800000u;
+	}
+	exponent -= 127;
+	if (exponent & 1) { /* make the exponent even: value = mantissa * 2^(exponent - 23) */
+		mantissa <<= 1;
+		exponent--;
+	}
+	/* rest holds mantissa * 2 so that the root comes out with 25 bits (24 plus a rounding bit) */
+	rest = mantissa << 1;
+	for (bit = 1u << 24; bit != 0; bit >>= 1) {
+		const uint32_t trial = root + bit;
+
+		if (rest >= trial) {
+			rest -= trial;
+			root = trial + bit;
+		}
+		rest <<= 1;
+	}
+	/* root is twice the 25-bit root; its last bit is the rounding bit */
+	root >>= 1;
+	if ((root & 1u) && (rest != 0 || (root & 2u))) {
+		root += 2u; /* above the half way point, or exactly on it with an odd result */
+	}
+	root >>= 1;
+	return from_bits((uint32_t)((exponent / 2 + 126) << 23) + root);
+}
+
+#define SQRT_HALF 0.70710678118654752f
+
+/* log(x) = k ln 2 + log(m) with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh((m - 1) / (m + 1)). */
+float usmp_logf(float x)
+{
+	uint32_t bits = to_bits(x);
+	int32_t k = 0;
+	float m;
+	float s;
+	float z;
+	float series;
+
+	if (x != x) {
+		return x;
+	}
+	if (x < 0.0f) {
+		return from_bits(FLOAT_NAN);
+	}
+	if (x == 0.0f) {
+		return -from_bits(FLOAT_INF);
+	}
+	if (bits == FLOAT_INF) {
+		return x;
+	}
+	if ((bits >> 23) == 0) { /* subnormal: scale up by 2^25 */
+		bits = to_bits(x * 33554432.0f);
+		k = -25;
+	}
+	k += (int32_t)(bits >> 23) - 127;
+	m = from_bits((bits & 0x7fffffu) | 0x3f800000u); /* [1, 2) */
+	if (m > 2.0f * SQRT_HALF) {
+		m *= 0.5f;
+		k++;
+	}
+	s = (m - 1.0f) / (m + 1.0f);
+	z = s * s;
+	series = z * (1.0f / 3.0f + z * (1.0f / 5.0f + z * (1.0f / 7.0f + z * (1.0f / 9.0f + z * (1.0f / 11.0f)))));
+	return (float)k * LN2_HI + ((float)k * LN2_LO + (2.0f * s + 2.0f * s * series));
+}
+
+/*
+ * pi/2 in four parts: the first three have 8 significant bits, so k times each
+ * is exact for |k| < 2^16, and x - k pi/2 loses nothing up to |x| = 2^16 pi/2
+ * (about 1e5).
+ */
+#define PIO2_1 1.5703125f
+#define PIO2_2 4.825592041015625e-04f
+#define PIO2_3 1.2665987014770508e-06f
+#define PIO2_4 9.92093629470503e-10f
+#define TWO_OVER_PI 0.636619772367581343f
+
+/* sin(r) and cos(r) for |r| <= pi/4 (a little beyond is fine): Taylor polynomials. */
+static float sin_small(float r)
+{
+	const float z = r * r;
+
+	return r + r * z * (-1.0f / 6.0f + z * (1.0f / 120.0f + z * (-1.0f / 5040.0f + z * (1.0f / 362880.0f))));
+}
+
+static float cos_small(float r)
+{
+	const float z = r * r;
+
+	return 1.0f + z * (-0.5f + z * (1.0f / 24.0f + z * (-1.0f / 720.0f + z * (1.0f / 40320.0f +
+										  z * (-1.0f / 3628800.0f)))));
+}
+
+#define HUGE_QUOTIENT 1073741824.0f /* 2^30: above 2^24 a float quotient is a multiple of 4 already */
+
+static float clamp_unit(float v)
+{
+	return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
+}
+
+/* sin(x + quadrant pi/2), with x reduced to r in [-pi/4, pi/4] first. */
+static float sin_quadrant(float x, int32_t quadrant)
+{
+	const float quotient = x * TWO_OVER_PI;
+	float k = quotient;
+	float r;
+	int32_t q = quadrant;
+
+	if (x != x || to_bits(x < 0.0f ? -x : x) == FLOAT_INF) {
+		return from_bits(FLOAT_NAN);
+	}
+	if (quotient < HUGE_QUOTIENT && quotient > -HUGE_QUOTIENT) {
+		const int32_t nearest = (int32_t)(quotient + (quotient >= 0.0f ? 0.5f : -0.5f));
+
+		k = (float)nearest;
+		q = (int32_t)(((uint32_t)nearest + (uint32_t)quadrant) & 3u);
+	}
+	r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+	r -= k * PIO2_4;
+	switch (q & 3) {
+	case 0:
+		return clamp_unit(sin_small(r));
+	case 1:
+		return clamp_unit(cos_small(r));
+	case 2:
+		return clamp_unit(-sin_small(r));
+	default:
+		return clamp_unit(-cos_small(r));
+	}
+}
+
+float usmp_sinf(float x)
+{
+	return sin_quadrant(x, 0);
+}
+
+float usmp_cosf(float x)
+{
+	return sin_quadrant(x, 1);
+}
