@@ -20,5 +20,7 @@
 #include "usmp_kernels/quantize.h"
 #include "usmp_kernels/reduce.h"
 #include "usmp_kernels/shape_ops.h"
+#include "usmp_kernels/unary.h"
+#include "usmp_kernels/cast.h"
 
 #endif /* USMP_KERNELS_H */
