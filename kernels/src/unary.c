@@ -179,12 +179,13 @@ void usmp_logical_not_b8(const struct usmp_bytes_params *p, const uint8_t *input
 	}
 }
 
-void usmp_zero_fill(const struct usmp_bytes_params *p, const uint8_t *input, uint8_t *output)
+void usmp_zero_fill(const struct usmp_bytes_params *p, const void *input, void *output)
 {
+	uint8_t *bytes = (uint8_t *)output;
 	int32_t i;
 
 	(void)input;
 	for (i = 0; i < p->size; i++) {
-		output[i] = 0;
+		bytes[i] = 0;
 	}
 }

@@ -68,7 +68,10 @@ struct usmp_bytes_params {
 /* LOGICAL_NOT on bool bytes (0 or 1). */
 void usmp_logical_not_b8(const struct usmp_bytes_params *p, const uint8_t *input, uint8_t *output);
 
-/* ZEROS_LIKE: all bytes of the output zero (0, 0.0f and false are all-zero bits). The input is not read. */
-void usmp_zero_fill(const struct usmp_bytes_params *p, const uint8_t *input, uint8_t *output);
+/*
+ * ZEROS_LIKE: all bytes of the output zero (0, 0.0f and false are all-zero
+ * bits), whatever its type. The input is not read.
+ */
+void usmp_zero_fill(const struct usmp_bytes_params *p, const void *input, void *output);
 
 #endif /* USMP_KERNELS_UNARY_H */
