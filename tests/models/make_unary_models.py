@@ -80,11 +80,12 @@ def built_models():
                  ("int8", "int16"), ("int16", "int8"), ("int16", "float32"), ("int32", "float32"),
                  ("int32", "int8"), ("bool", "float32"), ("bool", "int32")]:
         models.append((f"cast_{_short(a)}_{_short(b)}", *one(ops.CAST, a, b)))
-    # in place: ABS overwrites the ELU result that dies there
+    # in place: ABS overwrites the ELU result that dies there (the last ELU writes the model output)
     q = dict(scales=[0.03], zero_points=[-5])
     models.append(("elu_abs_chain_int8", [T("input", shape, "int8", **q), T("elu", shape, "int8", **q),
-                                          T("output", shape, "int8", scales=[0.02], zero_points=[-128])],
-                   [Op(ops.ELU, [0], [1]), Op(ops.ABS, [1], [2])]))
+                                          T("abs", shape, "int8", scales=[0.02], zero_points=[-128]),
+                                          T("output", shape, "int8", scales=[0.02], zero_points=[-10])],
+                   [Op(ops.ELU, [0], [1]), Op(ops.ABS, [1], [2]), Op(ops.ELU, [2], [3])]))
     # in place: the CAST's output feeds ABS, and the int16 ABS result dies into a second ABS
     models.append(("cast_abs_chain_int16", [T("input", shape, "float32"), T("cast", shape, "int16"),
                                             T("abs", shape, "int16"), T("output", shape, "int16")],
