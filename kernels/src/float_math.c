@@ -233,7 +233,7 @@ float usmp_logf(float x)
 }
 
 /*
- * pi/2 in four parts: the first three have 8 significant bits, so k times each
+ * pi/2 in four parts (Cody-Waite): the first three have 8 significant bits, so k times each
  * is exact for |k| < 2^16, and x - k pi/2 loses nothing up to |x| = 2^16 pi/2
  * (about 1e5).
  */
@@ -259,41 +259,109 @@ static float cos_small(float r)
 										  z * (-1.0f / 3628800.0f)))));
 }
 
-#define HUGE_QUOTIENT 1073741824.0f /* 2^30: above 2^24 a float quotient is a multiple of 4 already */
+/* 2/pi in binary, 32 bits a word: 2/pi = 0.a2f9836e 4e441529 ... (hexadecimal fraction). */
+static const uint32_t TWO_OVER_PI_BITS[7] = {
+	0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu,
+};
 
-static float clamp_unit(float v)
+#define LARGE_ARGUMENT 65536.0f /* from here on, x * 2/pi can reach 2^16: Cody-Waite is no longer exact */
+#define PIO2 1.57079632679489662f
+
+/* 32 bits of the 160-bit number p (p[0] most significant word) starting at bit `low`. */
+static uint32_t bits_at(const uint32_t p[5], int32_t low)
 {
-	return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
+	const int32_t word = low / 32;
+	const int32_t offset = low % 32;
+	const uint32_t lower = p[4 - word];
+	const uint32_t upper = word < 4 ? p[3 - word] : 0u;
+
+	return offset == 0 ? lower : (lower >> offset) | (upper << (32 - offset));
+}
+
+/*
+ * Payne-Hanek reduction of a finite |x| >= 2^16: x = m 2^e with an integer
+ * mantissa m, and m times the 128 bits of 2/pi that matter at this exponent
+ * (the earlier ones only add multiples of 4, the later ones less than 2^-70)
+ * gives x * 2/pi mod 4 exactly: its integer part is the quadrant, its fraction
+ * times pi/2 is r, in [-pi/4, pi/4].
+ */
+static float reduce_large(uint32_t bits, int32_t *quadrant)
+{
+	const uint32_t m = (bits & 0x7fffffu) | 0x800000u;
+	const int32_t e = (int32_t)((bits >> 23) & 0xffu) - 150;
+	const int32_t first = e < 34 ? 0 : (e - 2) / 32;
+	const int32_t point = 32 * first + 128 - e; /* bits below the binary point of the product */
+	uint32_t p[5];
+	uint64_t carry = 0;
+	uint64_t fraction;
+	int32_t t;
+	int32_t zeros = 0;
+	int negative = 0;
+	float r;
+
+	for (t = 3; t >= 0; t--) {
+		const uint64_t product = (uint64_t)m * TWO_OVER_PI_BITS[first + t] + carry;
+
+		p[t + 1] = (uint32_t)product;
+		carry = product >> 32;
+	}
+	p[0] = (uint32_t)carry;
+	*quadrant = (int32_t)(bits_at(p, point) & 3u);
+	fraction = ((uint64_t)bits_at(p, point - 32) << 32) | bits_at(p, point - 64);
+	if (fraction >> 63) { /* above one half: the next quadrant, minus the rest */
+		*quadrant = (*quadrant + 1) & 3;
+		fraction = ~fraction + 1u;
+		negative = 1;
+	}
+	if (fraction == 0u) {
+		return 0.0f;
+	}
+	while (!(fraction >> 63)) {
+		fraction <<= 1;
+		zeros++;
+	}
+	r = (float)(uint32_t)(fraction >> 32) * power_of_two(-32) * power_of_two(-zeros) * PIO2;
+	return negative ? -r : r;
 }
 
 /* sin(x + quadrant pi/2), with x reduced to r in [-pi/4, pi/4] first. */
 static float sin_quadrant(float x, int32_t quadrant)
 {
-	const float quotient = x * TWO_OVER_PI;
-	float k = quotient;
+	const uint32_t magnitude_bits = to_bits(x) & 0x7fffffffu;
 	float r;
-	int32_t q = quadrant;
+	int32_t q;
 
-	if (x != x || to_bits(x < 0.0f ? -x : x) == FLOAT_INF) {
-		return from_bits(FLOAT_NAN);
+	if (magnitude_bits >= FLOAT_INF) {
+		return from_bits(FLOAT_NAN); /* inf or NaN */
 	}
-	if (quotient < HUGE_QUOTIENT && quotient > -HUGE_QUOTIENT) {
+	if (from_bits(magnitude_bits) < LARGE_ARGUMENT) {
+		const float quotient = x * TWO_OVER_PI;
 		const int32_t nearest = (int32_t)(quotient + (quotient >= 0.0f ? 0.5f : -0.5f));
+		const float k = (float)nearest;
 
-		k = (float)nearest;
+		r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+		r -= k * PIO2_4;
 		q = (int32_t)(((uint32_t)nearest + (uint32_t)quadrant) & 3u);
+	} else {
+		/* reduce |x|; for negative x, sin(x + a) = -sin(|x| - a) and cos is even */
+		int32_t k;
+
+		r = reduce_large(magnitude_bits, &k);
+		if (x < 0.0f) {
+			r = -r;
+			k = -k;
+		}
+		q = (int32_t)(((uint32_t)k + (uint32_t)quadrant) & 3u);
 	}
-	r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
-	r -= k * PIO2_4;
-	switch (q & 3) {
+	switch (q) {
 	case 0:
-		return clamp_unit(sin_small(r));
+		return sin_small(r);
 	case 1:
-		return clamp_unit(cos_small(r));
+		return cos_small(r);
 	case 2:
-		return clamp_unit(-sin_small(r));
+		return -sin_small(r);
 	default:
-		return clamp_unit(-cos_small(r));
+		return -cos_small(r);
 	}
 }
 

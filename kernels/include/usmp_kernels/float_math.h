@@ -4,8 +4,8 @@
  *
  * Zephyr's default minimal libc has no expf/tanhf, and a libm costs flash on
  * a Cortex-M0. These stay within a few ULP of the C library's results
- * (usmp_sqrtf is correctly rounded; usmp_sinf/usmp_cosf reduce their argument
- * exactly up to |x| = 1e5 and lose accuracy beyond).
+ * (usmp_sqrtf is correctly rounded; usmp_sinf/usmp_cosf reduce any finite
+ * argument exactly).
  */
 #ifndef USMP_KERNELS_FLOAT_MATH_H
 #define USMP_KERNELS_FLOAT_MATH_H
