@@ -36,7 +36,7 @@ def abs_multiplier(input_scale: float, output_scale: float) -> tuple[bool, int, 
     return True, multiplier, shift
 
 
-def abs_table(q_in, q_out) -> np.ndarray:
+def abs_table(ctx, q_in, q_out) -> np.ndarray:
     rescale, multiplier, shift = abs_multiplier(q_in.scale, q_out.scale)
 
     def one(value: int) -> int:
@@ -84,7 +84,7 @@ def rsqrt_value(x: int, multiplier: int, shift: int, output_zero_point: int, lo:
     return _clamp(_wrap(scaled + output_zero_point), lo, hi)
 
 
-def rsqrt_table(q_in, q_out) -> np.ndarray:
+def rsqrt_table(ctx, q_in, q_out) -> np.ndarray:
     """Zero, and the negative values on which TFLite Micro stops with an error, give 127."""
     multiplier, shift = rsqrt_multiplier(q_in.scale, q_out.scale)
 
@@ -95,7 +95,7 @@ def rsqrt_table(q_in, q_out) -> np.ndarray:
     return _table(one(v) for v in EVERY_INT8)
 
 
-def elu_table(q_in, q_out) -> np.ndarray:
+def elu_table(ctx, q_in, q_out) -> np.ndarray:
     """TFLite Micro fills ELU's table in float: dequantize, exp(x) - 1 below zero, requantize."""
     scale, inverse = np.float32(q_in.scale), np.float32(1.0) / np.float32(q_out.scale)
 
@@ -143,9 +143,9 @@ def hard_swish_table(ctx, q_in, q_out) -> np.ndarray:
     """TFLite's int16 fixed-point HARD_SWISH: x * relu6(x + 3) / 6, per int8 value."""
     hires_scale = np.float32(1.0 / 128.0) * np.float32(q_in.scale)
     out_multiplier, out_exponent = _int16_multiplier(float(hires_scale / np.float32(q_out.scale)))
-    if out_exponent > 0:
-        raise ctx.fail(f"input scale {q_in.scale:g} / output scale {q_out.scale:g} is above the 128 "
-                       f"the int8 kernel supports")
+    if out_exponent > 0:  # TFLite Micro's Prepare refuses it too
+        raise ctx.fail(f"input scale {q_in.scale:g} / output scale {q_out.scale:g} is "
+                       f"{q_in.scale / q_out.scale:g}, above the 128 the int8 kernel supports")
     relu_multiplier, relu_exponent = _int16_multiplier(float(hires_scale / np.float32(3.0 / 32768.0)))
 
     def one(value: int) -> int:

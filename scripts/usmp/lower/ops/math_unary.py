@@ -17,10 +17,7 @@ from usmp.lower.ops.lut_unary import (
 )
 
 FLOAT_ONLY = ("NEG", "CEIL", "FLOOR", "ROUND", "SQRT", "SQUARE", "EXP", "LOG", "SIN", "COS")
-INT8_TABLES = {"ABS": lambda ctx, q_in, q_out: abs_table(q_in, q_out),
-               "RSQRT": lambda ctx, q_in, q_out: rsqrt_table(q_in, q_out),
-               "ELU": lambda ctx, q_in, q_out: elu_table(q_in, q_out),
-               "HARD_SWISH": hard_swish_table}
+INT8_TABLES = {"ABS": abs_table, "RSQRT": rsqrt_table, "ELU": elu_table, "HARD_SWISH": hard_swish_table}
 INT16_OPS = ("ABS", "RSQRT")
 
 
