@@ -1,5 +1,5 @@
 /*
- * exp, tanh, sqrt, log, sin and cos for the float32 kernels, so the library
+ * exp, expm1, tanh, sqrt, log, sin and cos for the float32 kernels, so the library
  * needs no libm.
  *
  * Zephyr's default minimal libc has no expf/tanhf, and a libm costs flash on
