@@ -103,8 +103,10 @@ def elu_table(ctx, q_in, q_out) -> np.ndarray:
         real = scale * np.float32(value - q_in.zero_point)
         if real < 0:
             real = np.float32(math.exp(float(real))) - np.float32(1.0)  # expf, correctly rounded
-        rescaled = round_half_away(float(np.float32(real * inverse)))
-        return _clamp(int(np.float32(rescaled) + np.float32(q_out.zero_point)))
+        product = float(np.float32(real * inverse))
+        if not math.isfinite(product):  # absurd output scales: saturate, as the int32 conversion does on Arm
+            return INT8_MAX if product > 0 else INT8_MIN
+        return _clamp(int(np.float32(round_half_away(product)) + np.float32(q_out.zero_point)))
 
     with np.errstate(over="ignore"):
         return _table(one(v) for v in EVERY_INT8)
