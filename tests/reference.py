@@ -65,5 +65,5 @@ def outputs_match(expected: np.ndarray, got: np.ndarray) -> bool:
     if expected.dtype != got.dtype or expected.shape != got.shape:
         return False
     if expected.dtype == np.float32:
-        return bool(np.allclose(got, expected, rtol=1e-5, atol=1e-6))
+        return bool(np.allclose(got, expected, rtol=1e-5, atol=1e-6, equal_nan=True))  # SQRT, LOG of negatives
     return bool(np.array_equal(expected, got))

@@ -47,7 +47,7 @@ def fc_with_extra_op(opcode: int, custom: str | None = None) -> bytes:
 
 
 def test_unsupported_builtin_names_type_and_index(tmp_path):
-    compile_bytes(tmp_path, fc_with_extra_op(OP.EXP), "operator 1", "EXP", "not supported")
+    compile_bytes(tmp_path, fc_with_extra_op(OP.LSH_PROJECTION), "operator 1", "LSH_PROJECTION", "not supported")
 
 
 def test_custom_operator_names_its_code_and_index(tmp_path):
@@ -122,7 +122,7 @@ def test_failed_compile_leaves_existing_output_untouched(tmp_path):
     out.mkdir()
     (out / "keep.h").write_text("mine")
     model = tmp_path / "bad.tflite"
-    model.write_bytes(fc_with_extra_op(OP.EXP))
-    assert_clean_error(usmp("compile", str(model), "-o", str(out)), "EXP")
+    model.write_bytes(fc_with_extra_op(OP.LSH_PROJECTION))
+    assert_clean_error(usmp("compile", str(model), "-o", str(out)), "LSH_PROJECTION")
     assert sorted(p.name for p in out.iterdir()) == ["keep.h"]
     assert (out / "keep.h").read_text() == "mine"

@@ -31,5 +31,7 @@
 #include "usmp_kernels/prelu.h"
 #include "usmp_kernels/add_n.h"
 #include "usmp_kernels/state.h"
+#include "usmp_kernels/unary.h"
+#include "usmp_kernels/cast.h"
 
 #endif /* USMP_KERNELS_H */
