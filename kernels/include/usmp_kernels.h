@@ -20,5 +20,6 @@
 #include "usmp_kernels/quantize.h"
 #include "usmp_kernels/reduce.h"
 #include "usmp_kernels/shape_ops.h"
+#include "usmp_kernels/resize.h"
 
 #endif /* USMP_KERNELS_H */

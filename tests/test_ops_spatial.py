@@ -1,0 +1,131 @@
+"""RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, TRANSPOSE_CONV, BATCH_MATMUL against TFLite Micro.
+
+Hand-built one-operator models sweep the options and shapes the converter
+rarely emits (align_corners, half_pixel_centers, shrinking, odd strides,
+VALID transposed convolutions with outputs cut short, broadcast batches);
+tests/models/make_spatial_models.py makes the converter's versions.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tflite
+
+from reference import outputs_match, reference_outputs
+from tflite_builder import Op, Sub, T, build
+from usmp.compiler import compile_model
+from usmp.errors import ModelError
+from usmp.runner.host import run_host
+
+OPS = tflite.BuiltinOperator
+RNG = np.random.default_rng(2024)
+
+
+def assert_matches_reference(path, inputs, sanitize=False):
+    expected = reference_outputs(path, inputs)
+    got = run_host(compile_model(path), inputs, sanitize=sanitize)
+    assert len(got) == len(expected)
+    for e, g in zip(expected, got):
+        if not outputs_match(e, g):
+            wrong = np.flatnonzero(e.ravel() != g.ravel())
+            pytest.fail(f"{path.name}: {len(wrong)} of {e.size} differ, first at {wrong[:5]}: "
+                        f"expected {e.ravel()[wrong[:5]]}, got {g.ravel()[wrong[:5]]}")
+
+
+def options(kind: str, **fields):
+    """Builtin options for tflite_builder.Op: e.g. options("ResizeBilinear", AlignCorners=True)."""
+    def write(builder):
+        getattr(tflite, f"{kind}OptionsStart")(builder)
+        for name, value in fields.items():
+            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
+        return getattr(tflite, f"{kind}OptionsEnd")(builder)
+
+    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
+
+
+def random_values(dtype, shape):
+    if dtype == "float32":
+        return RNG.uniform(-3, 3, shape).astype(np.float32)
+    info = np.iinfo(dtype)
+    return RNG.integers(int(info.min), int(info.max) + 1, shape).astype(dtype)
+
+
+QUANT = {"int8": ([0.05], [3]), "int16": ([0.001], [0]), "float32": (None, None)}
+
+
+# -- RESIZE ----------------------------------------------------------------------------------
+
+def resize_model(tmp_path, opcode, dtype, in_shape, size, align=False, half=False, out_q=None):
+    scales, zps = QUANT[dtype]
+    out_scales, out_zps = out_q if out_q else (scales, zps)
+    kind = "ResizeBilinear" if opcode == "RESIZE_BILINEAR" else "ResizeNearestNeighbor"
+    out_shape = (in_shape[0], size[0], size[1], in_shape[3])
+    sub = Sub([T("input", in_shape, dtype, scales=scales, zero_points=zps),
+               T("size", (2,), "int32", data=np.array(size, np.int32)),
+               T("output", out_shape, dtype, scales=out_scales, zero_points=out_zps)],
+              [Op(getattr(OPS, opcode), [0, 1], [2],
+                  options=options(kind, AlignCorners=align, HalfPixelCenters=half))], [0], [2])
+    path = tmp_path / f"{opcode.lower()}_{dtype}.tflite"
+    path.write_bytes(build([sub]))
+    return path
+
+
+RESIZE_SHAPES = [((1, 3, 4, 2), (7, 9)), ((2, 5, 3, 3), (2, 8)), ((1, 4, 4, 1), (4, 4)), ((1, 6, 7, 2), (3, 2)),
+                 ((1, 1, 5, 2), (3, 1)), ((1, 2, 2, 3), (1, 5))]
+RESIZE_FLAGS = [(False, False), (True, False), (False, True)]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
+@pytest.mark.parametrize("align,half", RESIZE_FLAGS + [(True, True)])
+@pytest.mark.parametrize("in_shape,size", RESIZE_SHAPES)
+def test_resize_nearest(tmp_path, dtype, align, half, in_shape, size):
+    path = resize_model(tmp_path, "RESIZE_NEAREST_NEIGHBOR", dtype, in_shape, size, align, half)
+    assert_matches_reference(path, [random_values(dtype, in_shape)])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("align,half", RESIZE_FLAGS)
+@pytest.mark.parametrize("in_shape,size", RESIZE_SHAPES)
+def test_resize_bilinear(tmp_path, dtype, align, half, in_shape, size):
+    path = resize_model(tmp_path, "RESIZE_BILINEAR", dtype, in_shape, size, align, half)
+    assert_matches_reference(path, [random_values(dtype, in_shape)])
+
+
+EVERY_PAIR = np.stack([np.broadcast_to(np.arange(-128, 128)[:, None], (256, 256)),
+                       np.broadcast_to(np.arange(-128, 128)[None, :], (256, 256))], axis=1)  # [a, side, b]
+
+
+@pytest.mark.parametrize("align,half,width", [(True, False, 3), (False, False, 5), (False, True, 4),
+                                              (False, True, 7)])
+def test_resize_bilinear_int8_every_pair(tmp_path, align, half, width):
+    """Every pair of int8 neighbours blended at several fractions (exact halves among them)."""
+    values = EVERY_PAIR.reshape(1, 256, 2, 256).astype(np.int8)
+    path = resize_model(tmp_path, "RESIZE_BILINEAR", "int8", values.shape, (256, width), align, half)
+    assert_matches_reference(path, [values])
+
+
+@pytest.mark.parametrize("opcode", ["RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"])
+def test_resize_sanitizers_clean(tmp_path, opcode):
+    path = resize_model(tmp_path, opcode, "int8", (2, 5, 3, 3), (7, 4), half=True)
+    assert_matches_reference(path, [random_values("int8", (2, 5, 3, 3))], sanitize=True)
+
+
+def test_resize_requantizing_is_a_one_line_error(tmp_path):
+    path = resize_model(tmp_path, "RESIZE_BILINEAR", "int8", (1, 2, 2, 1), (4, 4), out_q=([0.1], [3]))
+    with pytest.raises(ModelError, match=r"operator 0 \(RESIZE_BILINEAR\): int8 resizing needs the same scale"):
+        compile_model(path)
+
+
+def test_resize_bilinear_align_and_half_is_a_one_line_error(tmp_path):
+    path = resize_model(tmp_path, "RESIZE_BILINEAR", "float32", (1, 2, 2, 1), (4, 4), align=True, half=True)
+    with pytest.raises(ModelError, match=r"align_corners and half_pixel_centers cannot both be set"):
+        compile_model(path)
+
+
+def test_resize_size_must_be_constant(tmp_path):
+    sub = Sub([T("input", (1, 2, 2, 1), "float32"), T("size", (2,), "int32"), T("output", (1, 4, 4, 1), "float32")],
+              [Op(OPS.RESIZE_NEAREST_NEIGHBOR, [0, 1], [2])], [0, 1], [2])
+    path = tmp_path / "dynamic_size.tflite"
+    path.write_bytes(build([sub]))
+    with pytest.raises(ModelError, match=r"operator 0 \(RESIZE_NEAREST_NEIGHBOR\): input 1 .* must be a constant"):
+        compile_model(path)
