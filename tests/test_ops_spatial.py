@@ -129,3 +129,88 @@ def test_resize_size_must_be_constant(tmp_path):
     path.write_bytes(build([sub]))
     with pytest.raises(ModelError, match=r"operator 0 \(RESIZE_NEAREST_NEIGHBOR\): input 1 .* must be a constant"):
         compile_model(path)
+
+
+# -- TRANSPOSE_CONV ---------------------------------------------------------------------------
+
+SAME, VALID = 0, 1
+
+
+def transpose_conv_model(tmp_path, dtype, in_shape, out_hw, filter_hw, out_ch, strides, padding, bias=True,
+                         activation=0, per_channel=True, in_q=None, out_q=None):
+    """input -> TRANSPOSE_CONV -> output, random filter and bias from a fixed seed."""
+    rng = np.random.default_rng(sum(in_shape) * 31 + out_ch)
+    batches, _, _, in_ch = in_shape
+    filter_shape = (out_ch, *filter_hw, in_ch)
+    out_shape = (batches, *out_hw, out_ch)
+    if dtype == "float32":
+        filt = T("filter", filter_shape, "float32", data=rng.uniform(-1, 1, filter_shape).astype(np.float32))
+        bias_t = T("bias", (out_ch,), "float32", data=rng.uniform(-1, 1, out_ch).astype(np.float32))
+        in_t, out_t = T("input", in_shape, "float32"), T("output", out_shape, "float32")
+    else:
+        w_scales = list(rng.uniform(0.002, 0.02, out_ch)) if per_channel else [0.01]
+        filt = T("filter", filter_shape, "int8", data=rng.integers(-127, 128, filter_shape).astype(np.int8),
+                 scales=w_scales, zero_points=[0] * len(w_scales), axis=0)
+        in_scale, in_zp = in_q or ((0.05, -7) if dtype == "int8" else (0.0005, 0))
+        out_scale, out_zp = out_q or ((0.1, 5) if dtype == "int8" else (0.002, 0))
+        bias_dtype = "int32" if dtype == "int8" else "int64"
+        bias_scales = [in_scale * s for s in w_scales]
+        bias_t = T("bias", (out_ch,), bias_dtype, data=rng.integers(-3000, 3000, out_ch).astype(bias_dtype),
+                   scales=bias_scales, zero_points=[0] * len(bias_scales))
+        in_t = T("input", in_shape, dtype, scales=[in_scale], zero_points=[in_zp])
+        out_t = T("output", out_shape, dtype, scales=[out_scale], zero_points=[out_zp])
+    tensors = [T("output_shape", (4,), "int32", data=np.array(out_shape, np.int32)), filt, in_t, out_t]
+    inputs = [0, 1, 2]
+    if bias:
+        tensors.append(bias_t)
+        inputs.append(4)
+    op = Op(OPS.TRANSPOSE_CONV, inputs, [3], options=options(
+        "TransposeConv", Padding=padding, StrideW=strides[1], StrideH=strides[0], FusedActivationFunction=activation))
+    path = tmp_path / f"transpose_conv_{dtype}.tflite"
+    path.write_bytes(build([Sub(tensors, [op], [2], [3])]))
+    return path
+
+
+def same_out(size, stride):
+    return size * stride
+
+
+def valid_out(size, stride, taps):
+    return (size - 1) * stride + taps
+
+
+TCONV_CASES = [  # in_shape, out_hw, filter_hw, out_ch, strides, padding
+    ((1, 3, 4, 2), (6, 8), (3, 3), 3, (2, 2), SAME),
+    ((1, 3, 4, 2), (7, 9), (3, 3), 3, (2, 2), VALID),
+    ((2, 4, 3, 3), (4, 3), (3, 2), 2, (1, 1), SAME),
+    ((1, 4, 3, 3), (6, 5), (3, 3), 4, (1, 1), VALID),
+    ((1, 2, 3, 4), (6, 9), (2, 4), 2, (3, 3), SAME),
+    ((1, 2, 3, 4), (7, 8), (4, 2), 3, (3, 2), VALID),
+    ((1, 3, 3, 1), (5, 5), (5, 5), 2, (2, 2), SAME),  # SAME padding larger than the stride
+    ((1, 3, 3, 2), (4, 5), (3, 3), 2, (2, 2), VALID),  # output shorter than VALID would make it
+    ((1, 2, 2, 2), (2, 2), (3, 3), 1, (1, 1), VALID),  # filter taller than the output
+]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
+@pytest.mark.parametrize("case", TCONV_CASES, ids=lambda c: "x".join(map(str, c[0])) + f"_s{c[4][0]}{c[4][1]}_p{c[5]}")
+def test_transpose_conv(tmp_path, dtype, case):
+    in_shape, out_hw, filter_hw, out_ch, strides, padding = case
+    path = transpose_conv_model(tmp_path, dtype, in_shape, out_hw, filter_hw, out_ch, strides, padding)
+    for _ in range(3):
+        assert_matches_reference(path, [random_values(dtype, in_shape)])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
+@pytest.mark.parametrize("activation", [0, 1, 2, 3])
+@pytest.mark.parametrize("bias,per_channel", [(True, True), (False, True), (True, False)])
+def test_transpose_conv_options(tmp_path, dtype, activation, bias, per_channel):
+    path = transpose_conv_model(tmp_path, dtype, (1, 3, 3, 2), (6, 6), (3, 3), 3, (2, 2), SAME, bias=bias,
+                                activation=activation, per_channel=per_channel)
+    assert_matches_reference(path, [random_values(dtype, (1, 3, 3, 2))])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+def test_transpose_conv_sanitizers_clean(tmp_path, dtype):
+    path = transpose_conv_model(tmp_path, dtype, (2, 3, 2, 3), (7, 5), (3, 3), 2, (2, 2), VALID)
+    assert_matches_reference(path, [random_values(dtype, (2, 3, 2, 3))], sanitize=True)

@@ -21,5 +21,7 @@
 #include "usmp_kernels/reduce.h"
 #include "usmp_kernels/shape_ops.h"
 #include "usmp_kernels/resize.h"
+#include "usmp_kernels/batch_matmul.h"
+#include "usmp_kernels/transpose_conv.h"
 
 #endif /* USMP_KERNELS_H */
