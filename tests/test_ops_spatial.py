@@ -214,3 +214,93 @@ def test_transpose_conv_options(tmp_path, dtype, activation, bias, per_channel):
 def test_transpose_conv_sanitizers_clean(tmp_path, dtype):
     path = transpose_conv_model(tmp_path, dtype, (2, 3, 2, 3), (7, 5), (3, 3), 2, (2, 2), VALID)
     assert_matches_reference(path, [random_values(dtype, (2, 3, 2, 3))], sanitize=True)
+
+
+# -- BATCH_MATMUL -----------------------------------------------------------------------------
+
+MATMUL_Q = {"int8": (([0.05], [-3]), ([0.02], [4]), ([0.3], [-2])),
+            "int16": (([0.001], [0]), ([0.002], [0]), ([0.01], [0]))}
+
+
+def batch_matmul_model(tmp_path, dtype, lhs_shape, rhs_shape, out_shape, adj_x=False, adj_y=False,
+                       constant_rhs=False, constant_lhs=False, quant=None):
+    rng = np.random.default_rng(len(lhs_shape) * 97 + sum(rhs_shape))
+    q = quant or MATMUL_Q.get(dtype, ((None, None),) * 3)
+    names = ("lhs", "rhs", "output")
+    tensors = []
+    for name, shape, (scales, zps), constant in zip(names, (lhs_shape, rhs_shape, out_shape), q,
+                                                    (constant_lhs, constant_rhs, False)):
+        data = random_values(dtype, shape) if constant else None
+        if constant and dtype != "float32":
+            info = np.iinfo(dtype)
+            data = rng.integers(int(info.min), int(info.max) + 1, shape).astype(dtype)
+        tensors.append(T(name, shape, dtype, data=data, scales=scales, zero_points=zps))
+    inputs = [i for i, c in enumerate((constant_lhs, constant_rhs)) if not c]
+    op = Op(OPS.BATCH_MATMUL, [0, 1], [2], options=options("BatchMatMul", AdjX=adj_x, AdjY=adj_y))
+    path = tmp_path / f"batch_matmul_{dtype}.tflite"
+    path.write_bytes(build([Sub(tensors, [op], inputs, [2])]))
+    return path, [(lhs_shape, rhs_shape)[i] for i in inputs]
+
+
+MATMUL_CASES = [  # lhs, rhs, out, adj_x, adj_y
+    ((3, 4), (4, 5), (3, 5), False, False),
+    ((2, 3, 4), (2, 4, 5), (2, 3, 5), False, False),
+    ((2, 4, 3), (2, 4, 5), (2, 3, 5), True, False),
+    ((2, 3, 4), (2, 5, 4), (2, 3, 5), False, True),
+    ((2, 4, 3), (2, 5, 4), (2, 3, 5), True, True),
+    ((2, 1, 3, 4), (1, 3, 4, 2), (2, 3, 3, 2), False, False),  # both operands broadcast
+    ((3, 2, 6), (6, 3), (3, 2, 3), False, False),  # rank-2 rhs against batches
+    ((1, 2, 2, 3, 4), (2, 1, 4, 3), (1, 2, 2, 3, 3), False, False),  # rank 5
+    ((2, 2, 1, 5), (5, 1), (2, 2, 1, 1), False, False),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
+@pytest.mark.parametrize("case", MATMUL_CASES, ids=lambda c: f"{c[0]}x{c[1]}_{int(c[3])}{int(c[4])}")
+@pytest.mark.parametrize("constant", ["none", "rhs", "lhs"])
+def test_batch_matmul(tmp_path, dtype, case, constant):
+    lhs, rhs, out, adj_x, adj_y = case
+    path, input_shapes = batch_matmul_model(tmp_path, dtype, lhs, rhs, out, adj_x, adj_y,
+                                            constant_rhs=constant == "rhs", constant_lhs=constant == "lhs")
+    for _ in range(3):
+        assert_matches_reference(path, [random_values(dtype, s) for s in input_shapes])
+
+
+def test_batch_matmul_int8_every_pair(tmp_path):
+    """[256, 1] x [1, 256]: every pair of int8 values, rescaled with zero points on both sides."""
+    path, _ = batch_matmul_model(tmp_path, "int8", (256, 1), (1, 256), (256, 256),
+                                 quant=(([0.05], [-3]), ([0.02], [4]), ([0.06], [-2])))
+    every = np.arange(-128, 128, dtype=np.int8)
+    assert_matches_reference(path, [every.reshape(256, 1), every.reshape(1, 256)])
+
+
+def test_batch_matmul_int16_extremes(tmp_path):
+    """Long int16 sums of extreme values: past 32 bits before the 64-bit rescale."""
+    path, _ = batch_matmul_model(tmp_path, "int16", (2, 3, 64), (2, 64, 2), (2, 3, 2),
+                                 quant=(([0.001], [0]), ([0.002], [0]), ([40.0], [0])))
+    lhs = np.full((2, 3, 64), -32768, np.int16)
+    lhs[1] = 32767
+    rhs = np.full((2, 64, 2), -32768, np.int16)
+    rhs[:, :, 1] = 32767
+    assert_matches_reference(path, [lhs, rhs])
+    assert_matches_reference(path, [random_values("int16", (2, 3, 64)), random_values("int16", (2, 64, 2))])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
+def test_batch_matmul_sanitizers_clean(tmp_path, dtype):
+    path, shapes = batch_matmul_model(tmp_path, dtype, (2, 1, 3, 4), (1, 3, 4, 2), (2, 3, 3, 2), adj_x=False,
+                                      adj_y=False, constant_rhs=True)
+    assert_matches_reference(path, [random_values(dtype, s) for s in shapes], sanitize=True)
+
+
+def test_batch_matmul_int16_zero_point_is_a_one_line_error(tmp_path):
+    path, _ = batch_matmul_model(tmp_path, "int16", (3, 4), (4, 5), (3, 5),
+                                 quant=(([0.001], [1]), ([0.002], [0]), ([0.01], [0])))
+    with pytest.raises(ModelError, match=r"operator 0 \(BATCH_MATMUL\): int16 tensor 'lhs' has zero point 1"):
+        compile_model(path)
+
+
+def test_batch_matmul_depth_mismatch_is_a_one_line_error(tmp_path):
+    path, _ = batch_matmul_model(tmp_path, "float32", (3, 4), (5, 5), (3, 5))
+    with pytest.raises(ModelError, match=r"operator 0 \(BATCH_MATMUL\): lhs \[3, 4\] .* disagree on the summed"):
+        compile_model(path)
