@@ -7,14 +7,18 @@ tests/models/make_spatial_models.py makes the converter's versions.
 """
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
 import tflite
 
 from reference import outputs_match, reference_outputs
+from test_ops_elementwise import ARM_GCC, ARM_OBJDUMP, call_graph, is_float_routine, reachable
 from tflite_builder import Op, Sub, T, build
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
+from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
 from usmp.runner.host import run_host
 
 OPS = tflite.BuiltinOperator
@@ -303,4 +307,47 @@ def test_batch_matmul_int16_zero_point_is_a_one_line_error(tmp_path):
 def test_batch_matmul_depth_mismatch_is_a_one_line_error(tmp_path):
     path, _ = batch_matmul_model(tmp_path, "float32", (3, 4), (5, 5), (3, 5))
     with pytest.raises(ModelError, match=r"operator 0 \(BATCH_MATMUL\): lhs \[3, 4\] .* disagree on the summed"):
+        compile_model(path)
+
+
+# -- Cortex-M0 safety ----------------------------------------------------------------------
+
+@pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
+@pytest.mark.parametrize("source", ["resize.c", "transpose_conv.c", "batch_matmul.c"])
+def test_integer_kernels_use_no_float_and_no_64bit_division(tmp_path, source):
+    obj = tmp_path / "kernel.o"
+    subprocess.run([ARM_GCC, "-mcpu=cortex-m0", "-mthumb", "-Os", "-std=c99", "-Wall", "-Wextra", "-Werror",
+                    "-ffunction-sections", f"-I{KERNELS_INCLUDE_DIR}", "-c", str(KERNELS_SRC_DIR / source),
+                    "-o", str(obj)], check=True)
+    graph = call_graph(obj)
+    kernels = [f for f in graph if f.startswith("usmp_") and f.endswith(("_s8", "_s16"))]
+    assert kernels, f"no integer kernels found in {source}"
+    for kernel in kernels:
+        used = reachable(graph, kernel)
+        assert not [s for s in used if is_float_routine(s)], f"{kernel} uses floating point: {sorted(used)}"
+        assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod"}, f"{kernel} uses 64-bit division"
+
+
+@pytest.mark.parametrize("in_q,out_q,message", [
+    ((0.0005, 2), None, r"int16 tensor 'input' has zero point 2; 16x8 needs 0"),
+    (None, (0.002, -1), r"int16 tensor 'output' has zero point -1; 16x8 needs 0"),
+])
+def test_transpose_conv_int16_zero_point_is_a_one_line_error(tmp_path, in_q, out_q, message):
+    path = transpose_conv_model(tmp_path, "int16", (1, 2, 2, 1), (4, 4), (3, 3), 1, (2, 2), SAME, in_q=in_q,
+                                out_q=out_q)
+    with pytest.raises(ModelError, match=r"operator 0 \(TRANSPOSE_CONV\): " + message) as info:
+        compile_model(path)
+    assert "\n" not in str(info.value)
+
+
+def test_transpose_conv_channel_mismatch_is_a_one_line_error(tmp_path):
+    sub = Sub([T("output_shape", (4,), "int32", data=np.array([1, 4, 4, 5], np.int32)),
+               T("filter", (2, 3, 3, 3), "float32", data=np.zeros((2, 3, 3, 3), np.float32)),
+               T("input", (1, 2, 2, 3), "float32"), T("output", (1, 4, 4, 5), "float32")],
+              [Op(OPS.TRANSPOSE_CONV, [0, 1, 2], [3], options=options("TransposeConv", Padding=SAME, StrideW=2,
+                                                                       StrideH=2))], [2], [3])
+    path = tmp_path / "mismatch.tflite"
+    path.write_bytes(build([sub]))
+    with pytest.raises(ModelError, match=r"operator 0 \(TRANSPOSE_CONV\): input \[1, 2, 2, 3\], filter "
+                                         r"\[2, 3, 3, 3\] and output \[1, 4, 4, 5\] do not agree"):
         compile_model(path)
