@@ -31,7 +31,7 @@ def _c_div(a: int, b: int) -> int:
 
 def _operands(op, ctx, *dtypes: str):
     """(input, output, dtype, geometry params, align_corners, half_pixel_centers)."""
-    if len(op.inputs) != 2:
+    if len(op.inputs) != 2 or op.inputs[0] is None:
         raise ctx.fail("needs an input and a size tensor")
     inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
     dtype = require_dtype(ctx, inp, *dtypes)

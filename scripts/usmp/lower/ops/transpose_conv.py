@@ -51,13 +51,15 @@ def tap_table(out_size: int, in_size: int, stride: int, taps: int, pad: int, in_
     """Per output index: (first input offset, its filter tap offset, count) of the inputs that reach it.
 
     Input i reaches output o through tap o + pad - i * stride when that lies in
-    [0, taps); those inputs are consecutive, listed from the lowest.
+    [0, taps): i from floor((o + pad - taps) / stride) + 1 to floor((o + pad) / stride),
+    within the input; listed from the lowest.
     """
     table = []
     for o in range(out_size):
-        inputs = [i for i in range(in_size) if 0 <= o + pad - i * stride < taps]
-        if inputs:
-            table += [inputs[0] * in_step, (o + pad - inputs[0] * stride) * tap_step, len(inputs)]
+        first = max((o + pad - taps) // stride + 1, 0)
+        last = min((o + pad) // stride, in_size - 1)
+        if first <= last:
+            table += [first * in_step, (o + pad - first * stride) * tap_step, last - first + 1]
         else:
             table += [0, 0, 0]
     return table
