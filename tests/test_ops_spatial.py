@@ -214,6 +214,15 @@ def test_transpose_conv_options(tmp_path, dtype, activation, bias, per_channel):
     assert_matches_reference(path, [random_values(dtype, (1, 3, 3, 2))])
 
 
+@pytest.mark.parametrize("in_q,out_q", [((0.05, -128), (0.1, 127)), ((0.02, 127), (0.3, -128)),
+                                        ((0.004, 0), (0.5, 0))])
+def test_transpose_conv_int8_zero_points(tmp_path, in_q, out_q):
+    path = transpose_conv_model(tmp_path, "int8", (1, 3, 3, 4), (7, 7), (3, 3), 3, (2, 2), VALID, in_q=in_q,
+                                out_q=out_q, per_channel=False)
+    for _ in range(3):
+        assert_matches_reference(path, [random_values("int8", (1, 3, 3, 4))])
+
+
 @pytest.mark.parametrize("dtype", ["int8", "int16"])
 def test_transpose_conv_sanitizers_clean(tmp_path, dtype):
     path = transpose_conv_model(tmp_path, dtype, (2, 3, 2, 3), (7, 5), (3, 3), 2, (2, 2), VALID)
@@ -256,6 +265,7 @@ MATMUL_CASES = [  # lhs, rhs, out, adj_x, adj_y
     ((3, 2, 6), (6, 3), (3, 2, 3), False, False),  # rank-2 rhs against batches
     ((1, 2, 2, 3, 4), (2, 1, 4, 3), (1, 2, 2, 3, 3), False, False),  # rank 5
     ((2, 2, 1, 5), (5, 1), (2, 2, 1, 1), False, False),
+    ((4, 3), (2, 4, 5), (2, 3, 5), True, False),  # rank-2 lhs against batches
 ]
 
 
@@ -276,6 +286,15 @@ def test_batch_matmul_int8_every_pair(tmp_path):
                                  quant=(([0.05], [-3]), ([0.02], [4]), ([0.06], [-2])))
     every = np.arange(-128, 128, dtype=np.int8)
     assert_matches_reference(path, [every.reshape(256, 1), every.reshape(1, 256)])
+
+
+@pytest.mark.parametrize("zero_points", [(-128, 127, -128), (127, -128, 127), (0, -128, 5)])
+def test_batch_matmul_int8_zero_points(tmp_path, zero_points):
+    zl, zr, zo = zero_points
+    path, shapes = batch_matmul_model(tmp_path, "int8", (2, 3, 7), (2, 7, 4), (2, 3, 4),
+                                      quant=(([0.05], [zl]), ([0.02], [zr]), ([0.9], [zo])))
+    for _ in range(3):
+        assert_matches_reference(path, [random_values("int8", s) for s in shapes])
 
 
 def test_batch_matmul_int16_extremes(tmp_path):
