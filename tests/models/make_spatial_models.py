@@ -89,7 +89,8 @@ def convert_16x8(build, input_shapes, name: str, seed: int) -> Path:
 
     tf.keras.utils.set_random_seed(seed)
     # Named in order: the calibrator feeds the inputs sorted by name.
-    inputs = [tf.keras.Input(shape=tuple(s[1:]), batch_size=s[0], name=f"input_{i}") for i, s in enumerate(input_shapes)]
+    inputs = [tf.keras.Input(shape=tuple(s[1:]), batch_size=s[0], name=f"input_{i}")
+              for i, s in enumerate(input_shapes)]
     model = tf.keras.Model(inputs=inputs, outputs=build(*inputs))
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     rng = np.random.default_rng(seed)

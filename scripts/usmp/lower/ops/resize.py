@@ -17,13 +17,14 @@ import math
 
 import numpy as np
 
+from usmp.lower.fixed_point import round_half_away
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_constant, require_dtype, require_quantized
 
 ONE_10 = 1 << 10  # 1.0 in the int8 bilinear fixed point
 
 
-def _c_div(a: int, b: int) -> int:
+def c_div(a: int, b: int) -> int:
     """C's integer division: truncates towards zero."""
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
@@ -82,10 +83,6 @@ def nearest_indices(in_size: int, out_size: int, align: bool, half: bool) -> lis
     return result
 
 
-def round_half_away(x: float) -> int:
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
-
-
 @lowering("RESIZE_NEAREST_NEIGHBOR")
 def lower_resize_nearest(op, ctx):
     inp, out, dtype, params, align, half = _operands(op, ctx, "int8", "int16", "float32")
@@ -117,14 +114,14 @@ def bilinear_f32(in_size: int, out_size: int, align: bool, half: bool) -> list[t
 def bilinear_int(in_size: int, out_size: int, align: bool, half: bool) -> list[tuple[int, int, int]]:
     """(first index, second index, d in 1/1024 steps) per output index: TFLite's integer values."""
     if align and out_size > 1:
-        scale = _c_div(ONE_10 * (in_size - 1) + (out_size - 1) // 2, out_size - 1)
+        scale = c_div(ONE_10 * (in_size - 1) + (out_size - 1) // 2, out_size - 1)
     else:
-        scale = _c_div(ONE_10 * in_size + out_size // 2, out_size)
+        scale = c_div(ONE_10 * in_size + out_size // 2, out_size)
     result = []
     for i in range(out_size):
-        position = i * scale + _c_div(scale, 2) - (1 << 9) if half else i * scale
-        lower = max(_c_div(position, ONE_10), 0)
-        upper = min(_c_div(position + ONE_10 - 1, ONE_10), in_size - 1)
+        position = i * scale + c_div(scale, 2) - (1 << 9) if half else i * scale
+        lower = max(c_div(position, ONE_10), 0)
+        upper = min(c_div(position + ONE_10 - 1, ONE_10), in_size - 1)
         result.append((lower, upper, position - ONE_10 * lower))
     return result
 

@@ -22,12 +22,8 @@ from usmp.lower.ops.common import (
     float_activation, optional_input, per_channel_requantization, require_constant, require_dtype,
     require_quantized,
 )
+from usmp.lower.ops.resize import c_div
 from usmp.lower.ops.window import PADDING_SAME, PADDING_VALID
-
-
-def _c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 def tflm_padding(padding: int, strides: tuple[int, int], sizes: tuple[int, int],
@@ -36,9 +32,9 @@ def tflm_padding(padding: int, strides: tuple[int, int], sizes: tuple[int, int],
     outs = []
     for stride, size, taps in zip(strides, sizes, filters):
         if padding == PADDING_SAME:
-            out = _c_div(size + stride - 1, stride)
+            out = c_div(size + stride - 1, stride)
         else:
-            out = _c_div(size + stride - taps, stride)
+            out = c_div(size + stride - taps, stride)
         if out < 0:
             return 0, 0
         outs.append(out)
