@@ -1,7 +1,7 @@
 /* TRANSPOSE_CONV kernels (see usmp_kernels/transpose_conv.h for the gather and the tap tables). */
 #include "usmp_kernels.h"
 
-/* The in-image taps of one output pixel: where they start and how many rows and columns. */
+/* The in-image taps of one output pixel: where they start, how many rows, and columns per row. */
 struct tconv_taps {
 	int32_t x0; /* input element of the first tap */
 	int32_t w0; /* filter element of the first tap (in output channel 0) */
@@ -25,26 +25,20 @@ void usmp_transpose_conv_s8(const struct usmp_transpose_conv_s8_params *p, const
 	const int32_t x_row_step = p->in_w * p->in_ch;
 	const int32_t step = p->per_channel ? 1 : 0;
 	struct tconv_taps t;
-	int32_t b, oy, ox, oc, r, c;
+	int32_t b, oy, ox, oc, r, run;
 
 	for (b = 0; b < p->batches; b++) {
 		for (oy = 0; oy < p->out_h; oy++) {
 			for (ox = 0; ox < p->out_w; ox++) {
 				tconv_pixel_taps(&t, taps + 3 * oy, col_taps + 3 * ox);
+				run = t.cols * p->in_ch;
 				for (oc = 0; oc < p->out_ch; oc++) {
 					const int8_t *x_row = input + t.x0;
 					const int8_t *w_row = filter + oc * p->filter_size + t.w0;
 					int32_t acc = 0;
 
 					for (r = 0; r < t.rows; r++) {
-						const int8_t *x = x_row;
-						const int8_t *w = w_row;
-
-						for (c = 0; c < t.cols; c++) {
-							acc += usmp_dot_offset_s8(x, w, p->in_ch, p->input_offset);
-							x += p->in_ch;
-							w += p->w_col_step;
-						}
+						acc += usmp_dot_offset_s8(x_row, w_row, run, p->input_offset);
 						x_row += x_row_step;
 						w_row += p->w_row_step;
 					}
@@ -66,12 +60,13 @@ void usmp_transpose_conv_s16(const struct usmp_transpose_conv_s16_params *p, con
 	const int32_t x_row_step = p->in_w * p->in_ch;
 	const int32_t step = p->per_channel ? 1 : 0;
 	struct tconv_taps t;
-	int32_t b, oy, ox, oc, r, c, k;
+	int32_t b, oy, ox, oc, r, k, run;
 
 	for (b = 0; b < p->batches; b++) {
 		for (oy = 0; oy < p->out_h; oy++) {
 			for (ox = 0; ox < p->out_w; ox++) {
 				tconv_pixel_taps(&t, taps + 3 * oy, col_taps + 3 * ox);
+				run = t.cols * p->in_ch;
 				for (oc = 0; oc < p->out_ch; oc++) {
 					const int16_t *x_row = input + t.x0;
 					const int8_t *w_row = filter + oc * p->filter_size + t.w0;
@@ -79,15 +74,8 @@ void usmp_transpose_conv_s16(const struct usmp_transpose_conv_s16_params *p, con
 					int32_t scaled;
 
 					for (r = 0; r < t.rows; r++) {
-						const int16_t *x = x_row;
-						const int8_t *w = w_row;
-
-						for (c = 0; c < t.cols; c++) {
-							for (k = 0; k < p->in_ch; k++) {
-								acc += (int32_t)x[k] * (int32_t)w[k];
-							}
-							x += p->in_ch;
-							w += p->w_col_step;
+						for (k = 0; k < run; k++) {
+							acc += (int32_t)x_row[k] * (int32_t)w_row[k];
 						}
 						x_row += x_row_step;
 						w_row += p->w_row_step;
@@ -107,27 +95,21 @@ void usmp_transpose_conv_f32(const struct usmp_transpose_conv_f32_params *p, con
 	const int32_t *col_taps = taps + 3 * p->out_h;
 	const int32_t x_row_step = p->in_w * p->in_ch;
 	struct tconv_taps t;
-	int32_t b, oy, ox, oc, r, c, k;
+	int32_t b, oy, ox, oc, r, k, run;
 
 	for (b = 0; b < p->batches; b++) {
 		for (oy = 0; oy < p->out_h; oy++) {
 			for (ox = 0; ox < p->out_w; ox++) {
 				tconv_pixel_taps(&t, taps + 3 * oy, col_taps + 3 * ox);
+				run = t.cols * p->in_ch;
 				for (oc = 0; oc < p->out_ch; oc++) {
 					const float *x_row = input + t.x0;
 					const float *w_row = filter + oc * p->filter_size + t.w0;
 					float acc = 0.0f;
 
 					for (r = 0; r < t.rows; r++) {
-						const float *x = x_row;
-						const float *w = w_row;
-
-						for (c = 0; c < t.cols; c++) {
-							for (k = 0; k < p->in_ch; k++) {
-								acc += x[k] * w[k];
-							}
-							x += p->in_ch;
-							w += p->w_col_step;
+						for (k = 0; k < run; k++) {
+							acc += x_row[k] * w_row[k];
 						}
 						x_row += x_row_step;
 						w_row += p->w_row_step;

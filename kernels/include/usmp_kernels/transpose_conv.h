@@ -13,8 +13,11 @@
  * computed by the compiler: `taps` holds per output row (offset of the first
  * input row in elements, offset of its filter row in elements, number of
  * rows), then the same per output column. Each further input row is one input
- * row on and stride_h filter rows back (w_row_step), each further column one
- * pixel on and stride_w filter columns back (w_col_step).
+ * row on and stride_h filter rows back (w_row_step). Each further input column
+ * is stride_w filter columns back; the compiler reorders the columns of every
+ * filter row (by tap mod stride_w, descending) so that those taps are
+ * contiguous, and one input row's contribution is a single dot product of
+ * columns * in_ch elements.
  */
 #ifndef USMP_KERNELS_TRANSPOSE_CONV_H
 #define USMP_KERNELS_TRANSPOSE_CONV_H
@@ -31,7 +34,6 @@ struct usmp_transpose_conv_s8_params {
 	int32_t out_ch;
 	int32_t filter_size; /* filter_h * filter_w * in_ch: one output channel's filter */
 	int32_t w_row_step;  /* -stride_h * filter_w * in_ch */
-	int32_t w_col_step;  /* -stride_w * in_ch */
 	int32_t input_offset; /* minus the input zero point */
 	int32_t output_offset;
 	int32_t act_min;
@@ -54,7 +56,6 @@ struct usmp_transpose_conv_s16_params {
 	int32_t out_ch;
 	int32_t filter_size;
 	int32_t w_row_step;
-	int32_t w_col_step;
 	int32_t act_min;
 	int32_t act_max;
 	int32_t per_channel;
@@ -80,7 +81,6 @@ struct usmp_transpose_conv_f32_params {
 	int32_t out_ch;
 	int32_t filter_size;
 	int32_t w_row_step;
-	int32_t w_col_step;
 	float act_min;
 	float act_max;
 };

@@ -4,7 +4,9 @@ The output tensor's shape is the geometry, as in TFLite Micro (which does not
 read the output_shape input either). Padding is TFLite's padding of a
 convolution whose *input* is this operator's output. The kernels gather; the
 table of which input rows and columns (and filter taps) reach each output row
-and column is computed here (see kernels/include/usmp_kernels/transpose_conv.h).
+and column is computed here, and the filter's columns are reordered so that
+the taps one input row contributes are contiguous (see
+kernels/include/usmp_kernels/transpose_conv.h).
 
 Types as TFLite Micro: float32; int8 with an int8 filter quantized per
 channel or per tensor (symmetric) and an int32 bias; int16 activations with
@@ -42,23 +44,28 @@ def tflm_padding(padding: int, strides: tuple[int, int], sizes: tuple[int, int],
                  for out, stride, size, taps in zip(outs, strides, sizes, filters))
 
 
-def tap_table(out_size: int, in_size: int, stride: int, taps: int, pad: int, in_step: int,
-              tap_step: int) -> list[int]:
-    """Per output index: (first input offset, its filter tap offset, count) of the inputs that reach it.
+def tap_runs(out_size: int, in_size: int, stride: int, taps: int, pad: int) -> list[tuple[int, int, int]]:
+    """Per output index: (first input, its filter tap, count) of the inputs that reach it.
 
     Input i reaches output o through tap o + pad - i * stride when that lies in
     [0, taps): i from floor((o + pad - taps) / stride) + 1 to floor((o + pad) / stride),
-    within the input; listed from the lowest.
+    within the input; listed from the lowest, so the taps go down by `stride`.
     """
-    table = []
+    runs = []
     for o in range(out_size):
         first = max((o + pad - taps) // stride + 1, 0)
         last = min((o + pad) // stride, in_size - 1)
-        if first <= last:
-            table += [first * in_step, (o + pad - first * stride) * tap_step, last - first + 1]
-        else:
-            table += [0, 0, 0]
-    return table
+        runs.append((first, o + pad - first * stride, last - first + 1) if first <= last else (0, 0, 0))
+    return runs
+
+
+def column_order(taps: int, stride: int) -> list[int]:
+    """The filter columns of one filter row in the kernel's order: by phase (tap mod stride), descending.
+
+    An output column's taps are one phase, visited from the highest as the
+    input column rises, so in this order they are one contiguous run.
+    """
+    return [tap for phase in range(min(stride, taps)) for tap in reversed(range(phase, taps, stride))]
 
 
 @lowering("TRANSPOSE_CONV")
@@ -83,15 +90,18 @@ def lower_transpose_conv(op, ctx):
         raise ctx.fail(f"strides ({stride_h}, {stride_w}) and filter size {filter_h}x{filter_w} must be >= 1")
     out_h, out_w = out.shape[1], out.shape[2]
     pad_top, pad_left = tflm_padding(padding, (stride_h, stride_w), (out_h, out_w), (filter_h, filter_w))
-    taps = tap_table(out_h, in_h, stride_h, filter_h, pad_top, in_w * in_ch, filter_w * in_ch)
-    taps += tap_table(out_w, in_w, stride_w, filter_w, pad_left, in_ch, in_ch)
+    order = column_order(filter_w, stride_w)
+    position = {tap: k for k, tap in enumerate(order)}
+    taps = [v for first, tap, count in tap_runs(out_h, in_h, stride_h, filter_h, pad_top)
+            for v in (first * in_w * in_ch, tap * filter_w * in_ch, count)]
+    taps += [v for first, tap, count in tap_runs(out_w, in_w, stride_w, filter_w, pad_left)
+             for v in (first * in_ch, position[tap] * in_ch if count else 0, count)]
     params = dict(batches=batches, in_h=in_h, in_w=in_w, in_ch=in_ch, out_h=out_h, out_w=out_w, out_ch=out_ch,
-                  filter_size=filter_h * filter_w * in_ch, w_row_step=-stride_h * filter_w * in_ch,
-                  w_col_step=-stride_w * in_ch)
+                  filter_size=filter_h * filter_w * in_ch, w_row_step=-stride_h * filter_w * in_ch)
     dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     require_dtype(ctx, out, dtype)
     require_dtype(ctx, weights, "float32" if dtype == "float32" else "int8")
-    refs = dict(input=ctx.read(op.inputs[2]), filter=ctx.read(op.inputs[1]),
+    refs = dict(input=ctx.read(op.inputs[2]), filter=ctx.constant("filter", weights.data[:, :, order, :]),
                 taps=ctx.constant("taps", np.array(taps, np.int32)))
     bias_index = optional_input(op, 3)
     bias = require_constant(ctx, op, 3) if bias_index is not None else None
