@@ -370,3 +370,17 @@ def test_transpose_conv_channel_mismatch_is_a_one_line_error(tmp_path):
     with pytest.raises(ModelError, match=r"operator 0 \(TRANSPOSE_CONV\): input \[1, 2, 2, 3\], filter "
                                          r"\[2, 3, 3, 3\] and output \[1, 4, 4, 5\] do not agree"):
         compile_model(path)
+
+
+def test_resize_bilinear_int8_past_the_edge(tmp_path):
+    """2x1 -> 65x55 without flags: TFLite's rounded 10-bit scales put output row 64 and column 54
+    past the input (TFLite reads outside it there); here they repeat the edge, the rest is TFLite's."""
+    scale_h, scale_w = (1024 * 2 + 65 // 2) // 65, (1024 * 1 + 55 // 2) // 55
+    assert 64 * scale_h >= 1024 * 2 and 54 * scale_w >= 1024 and 63 * scale_h < 1024 * 2 and 53 * scale_w < 1024
+    path = resize_model(tmp_path, "RESIZE_BILINEAR", "int8", (1, 2, 1, 4), (65, 55))
+    values = random_values("int8", (1, 2, 1, 4))
+    got = run_host(compile_model(path), [values], sanitize=True)[0]
+    expected = reference_outputs(path, [values])[0]
+    assert np.array_equal(got[0, :64, :54], expected[0, :64, :54])
+    assert np.array_equal(got[0, 64], np.broadcast_to(values[0, 1, 0], (55, 4)))
+    assert np.array_equal(got[0, :, 54], got[0, :, 53])

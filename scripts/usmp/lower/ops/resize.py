@@ -7,7 +7,10 @@ arithmetic, into constant tables the kernels look up:
 - bilinear float32: the sample position in float, its floor and ceiling and
   the blend weights 1 - d and d, as float;
 - bilinear int8: the position in 1/1024 steps from a scale rounded to that
-  grid, with C's truncating division.
+  grid, with C's truncating division. (For some large upscales without
+  align_corners or half_pixel_centers that rounding puts the last samples
+  past the input, where TFLite Micro reads outside the input; there both
+  samples are the last row or column, so the output repeats the edge.)
 Integer outputs blend the stored values, as TFLite does, so the output must
 share the input's scale and zero point.
 """
@@ -122,7 +125,9 @@ def bilinear_int(in_size: int, out_size: int, align: bool, half: bool) -> list[t
         position = i * scale + c_div(scale, 2) - (1 << 9) if half else i * scale
         lower = max(c_div(position, ONE_10), 0)
         upper = min(c_div(position + ONE_10 - 1, ONE_10), in_size - 1)
-        result.append((lower, upper, position - ONE_10 * lower))
+        # The rounded scale can put the last samples of a large upscale past the input, where
+        # TFLite reads outside the row or tensor; here both samples are then the last one.
+        result.append((min(lower, in_size - 1), upper, position - ONE_10 * lower))
     return result
 
 
