@@ -193,6 +193,8 @@ TCONV_CASES = [  # in_shape, out_hw, filter_hw, out_ch, strides, padding
     ((1, 3, 3, 1), (5, 5), (5, 5), 2, (2, 2), SAME),  # SAME padding larger than the stride
     ((1, 3, 3, 2), (4, 5), (3, 3), 2, (2, 2), VALID),  # output shorter than VALID would make it
     ((1, 2, 2, 2), (2, 2), (3, 3), 1, (1, 1), VALID),  # filter taller than the output
+    ((1, 3, 3, 2), (9, 9), (2, 2), 2, (3, 3), SAME),  # stride beyond the filter: some outputs get no taps
+    ((1, 3, 2, 3), (6, 4), (1, 1), 2, (2, 2), VALID),
 ]
 
 
@@ -203,6 +205,23 @@ def test_transpose_conv(tmp_path, dtype, case):
     path = transpose_conv_model(tmp_path, dtype, in_shape, out_hw, filter_hw, out_ch, strides, padding)
     for _ in range(3):
         assert_matches_reference(path, [random_values(dtype, in_shape)])
+
+
+@pytest.mark.parametrize("out_size,in_size,stride,taps,pad", [
+    (8, 4, 2, 3, 0), (7, 3, 2, 3, 0), (9, 3, 3, 2, 0), (5, 3, 2, 5, 2), (2, 2, 1, 3, 0), (6, 3, 3, 1, 0), (4, 4, 1, 2, 1),
+])
+def test_tap_runs_and_column_order_match_a_plain_scatter(out_size, in_size, stride, taps, pad):
+    from usmp.lower.ops.transpose_conv import column_order, tap_runs
+
+    order = column_order(taps, stride)
+    assert sorted(order) == list(range(taps))
+    for o, (first, tap, count) in enumerate(tap_runs(out_size, in_size, stride, taps, pad)):
+        reaching = [(i, o + pad - i * stride) for i in range(in_size) if 0 <= o + pad - i * stride < taps]
+        assert count == len(reaching)
+        if reaching:
+            assert (first, tap) == reaching[0]
+            start = order.index(tap)
+            assert order[start:start + count] == [t for _, t in reaching]
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
