@@ -208,7 +208,8 @@ def test_transpose_conv(tmp_path, dtype, case):
 
 
 @pytest.mark.parametrize("out_size,in_size,stride,taps,pad", [
-    (8, 4, 2, 3, 0), (7, 3, 2, 3, 0), (9, 3, 3, 2, 0), (5, 3, 2, 5, 2), (2, 2, 1, 3, 0), (6, 3, 3, 1, 0), (4, 4, 1, 2, 1),
+    (8, 4, 2, 3, 0), (7, 3, 2, 3, 0), (9, 3, 3, 2, 0), (5, 3, 2, 5, 2), (2, 2, 1, 3, 0), (6, 3, 3, 1, 0),
+    (4, 4, 1, 2, 1),
 ])
 def test_tap_runs_and_column_order_match_a_plain_scatter(out_size, in_size, stride, taps, pad):
     from usmp.lower.ops.transpose_conv import column_order, tap_runs
