@@ -141,7 +141,7 @@ SAME, VALID = 0, 1
 
 
 def transpose_conv_model(tmp_path, dtype, in_shape, out_hw, filter_hw, out_ch, strides, padding, bias=True,
-                         activation=0, per_channel=True, in_q=None, out_q=None):
+                         activation=0, per_channel=True, in_q=None, out_q=None, bias_dtype=None):
     """input -> TRANSPOSE_CONV -> output, random filter and bias from a fixed seed."""
     rng = np.random.default_rng(sum(in_shape) * 31 + out_ch)
     batches, _, _, in_ch = in_shape
@@ -157,7 +157,7 @@ def transpose_conv_model(tmp_path, dtype, in_shape, out_hw, filter_hw, out_ch, s
                  scales=w_scales, zero_points=[0] * len(w_scales), axis=0)
         in_scale, in_zp = in_q or ((0.05, -7) if dtype == "int8" else (0.0005, 0))
         out_scale, out_zp = out_q or ((0.1, 5) if dtype == "int8" else (0.002, 0))
-        bias_dtype = "int32" if dtype == "int8" else "int64"
+        bias_dtype = bias_dtype or ("int32" if dtype == "int8" else "int64")
         bias_scales = [in_scale * s for s in w_scales]
         bias_t = T("bias", (out_ch,), bias_dtype, data=rng.integers(-3000, 3000, out_ch).astype(bias_dtype),
                    scales=bias_scales, zero_points=[0] * len(bias_scales))
@@ -241,6 +241,13 @@ def test_transpose_conv_int8_zero_points(tmp_path, in_q, out_q):
                                 out_q=out_q, per_channel=False)
     for _ in range(3):
         assert_matches_reference(path, [random_values("int8", (1, 3, 3, 4))])
+
+
+def test_transpose_conv_16x8_with_int16_bias(tmp_path):
+    """TFLite Micro widens an int16 bias to int64 for the 16x8 kernel; so does the compiler."""
+    path = transpose_conv_model(tmp_path, "int16", (1, 3, 3, 2), (6, 6), (3, 3), 3, (2, 2), SAME, bias_dtype="int16")
+    for _ in range(3):
+        assert_matches_reference(path, [random_values("int16", (1, 3, 3, 2))])
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16"])
