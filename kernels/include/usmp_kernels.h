@@ -33,5 +33,8 @@
 #include "usmp_kernels/state.h"
 #include "usmp_kernels/unary.h"
 #include "usmp_kernels/cast.h"
+#include "usmp_kernels/resize.h"
+#include "usmp_kernels/batch_matmul.h"
+#include "usmp_kernels/transpose_conv.h"
 
 #endif /* USMP_KERNELS_H */
