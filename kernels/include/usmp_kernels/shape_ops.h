@@ -1,6 +1,7 @@
 /*
- * USMP kernels: data movement for RESHAPE/SQUEEZE copies, CONCATENATION, PAD,
- * TRANSPOSE and STRIDED_SLICE.
+ * USMP kernels: data movement (RESHAPE/SQUEEZE copies, CONCATENATION, PAD,
+ * MIRROR_PAD, TRANSPOSE, STRIDED_SLICE, SPLIT, PACK, TILE, the space/batch/depth
+ * rearrangements, ...) and GATHER.
  *
  * All of these are one strided N-D copy: the compiler works out, per
  * dimension, how many elements to visit and how far apart they are in the
@@ -24,22 +25,35 @@ struct usmp_copy_nd_params {
 };
 
 /* output[out_offset + sum idx*out_step] = input[in_offset + sum idx*in_step] over all idx < count. */
-void usmp_copy_nd_s8(const struct usmp_copy_nd_params *p, const int8_t *input, int8_t *output);
-void usmp_copy_nd_f32(const struct usmp_copy_nd_params *p, const float *input, float *output);
+void usmp_copy_nd_x8(const struct usmp_copy_nd_params *p, const void *input, void *output);
+void usmp_copy_nd_x16(const struct usmp_copy_nd_params *p, const void *input, void *output);
+void usmp_copy_nd_x32(const struct usmp_copy_nd_params *p, const void *input, void *output);
 
-struct usmp_fill_s8_params {
+struct usmp_fill_params {
 	int32_t count;
-	int32_t value;
+	int32_t pattern; /* the element's bits (a float's IEEE pattern), in the low bits */
 };
 
-struct usmp_fill_f32_params {
-	int32_t count;
-	float value;
+/* output[0..count) = pattern (PAD's border before the input is copied in). */
+void usmp_fill_x8(const struct usmp_fill_params *p, void *output);
+void usmp_fill_x16(const struct usmp_fill_params *p, void *output);
+void usmp_fill_x32(const struct usmp_fill_params *p, void *output);
+
+struct usmp_gather_params {
+	int32_t batch;     /* product of the batch_dims leading dimensions */
+	int32_t outer;     /* product of the dimensions between them and the axis */
+	int32_t axis_size; /* input extent along the axis */
+	int32_t count;     /* indices per batch */
+	int32_t inner;     /* elements per gathered slice (dimensions after the axis) */
 };
 
-/* output[0..count) = value (PAD's border before the input is copied in). */
-void usmp_fill_s8(const struct usmp_fill_s8_params *p, int8_t *output);
-void usmp_fill_f32(const struct usmp_fill_f32_params *p, float *output);
+/*
+ * GATHER with int32 indices: output[b][o][k][:] = input[b][o][indices[b][k]][:].
+ * An index outside [0, axis_size) yields a zero slice.
+ */
+void usmp_gather_x8(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
+void usmp_gather_x16(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
+void usmp_gather_x32(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
 
 /* 1 when no dimension of count is empty. */
 static inline int32_t usmp_nd_nonempty(const int32_t *count)

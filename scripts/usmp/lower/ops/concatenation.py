@@ -1,7 +1,7 @@
 """CONCATENATION along any axis: one strided copy per input into its slab of the output.
 
-TFLite Micro copies bytes and does not requantize: int8 inputs must share the
-output's scale and zero point, and no fused activation is allowed. Both are
+TFLite Micro copies bytes and does not requantize: int8 and int16 inputs must
+share the output's scale and zero point, and no fused activation is allowed. Both are
 rejected here with the same rule, so no model compiles that TFLM refuses.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ def lower_concatenation(op, ctx):
         require_dtype(ctx, inp, dtype)
         if len(inp.shape) != rank or any(a != b for d, (a, b) in enumerate(zip(inp.shape, out.shape)) if d != axis):
             raise ctx.fail(f"input {k} shape {list(inp.shape)} does not fit output shape {list(out.shape)} on axis {axis}")
-        if dtype == "int8":
+        if dtype in ("int8", "int16"):
             _require_same_quantization(ctx, k, inp, out)
         slabs.append((index, inp, position))
         position += inp.shape[axis]
@@ -55,6 +55,6 @@ def _require_same_quantization(ctx, k, inp, out):
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
     if np.float32(q_in.scale) != np.float32(q_out.scale) or q_in.zero_point != q_out.zero_point:
         raise ctx.fail(
-            f"int8 input {k} '{inp.name}' (scale {q_in.scale:g}, zero point {q_in.zero_point}) is quantized "
+            f"{inp.dtype} input {k} '{inp.name}' (scale {q_in.scale:g}, zero point {q_in.zero_point}) is quantized "
             f"differently from the output (scale {q_out.scale:g}, zero point {q_out.zero_point}); "
             "TFLite Micro does not requantize in CONCATENATION")

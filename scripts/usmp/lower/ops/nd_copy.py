@@ -1,18 +1,22 @@
 """Shared by the data-movement lowerings: describe a copy as a strided N-D walk.
 
-CONCATENATION, PAD, TRANSPOSE, STRIDED_SLICE and a refused RESHAPE view all
-become calls of usmp_copy_nd_*: per dimension a count and the element steps
-in input and output, worked out here so the kernel never divides. Dimensions
-that are contiguous in both tensors are merged, so most copies need one or
-two loops.
+CONCATENATION, PAD, TRANSPOSE, STRIDED_SLICE, SPLIT, PACK, TILE, ... and a
+refused RESHAPE view all become calls of usmp_copy_nd_x*: per dimension a
+count and the element steps in input and output, worked out here so the
+kernel never divides. Dimensions that are contiguous in both tensors are
+merged, so most copies need one or two loops. The kernels go by element
+width, so every type TFLite Micro moves shares them.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from usmp.ir.graph import element_size, numpy_dtype
 from usmp.lower.context import LowerContext, Ref
 from usmp.lower.ops.common import require_dtype
 
 ND_DIMS = 6  # USMP_ND_DIMS in usmp_kernels/shape_ops.h
-KERNEL_SUFFIX = {"int8": "s8", "float32": "f32"}
+MOVABLE = ("int8", "uint8", "bool", "int16", "int32", "float32")  # element types the copy kernels move
 
 
 def row_major_steps(shape) -> list[int]:
@@ -49,10 +53,10 @@ def pad_dims(values: list[int], fill: int) -> list[int]:
     return [fill] * (ND_DIMS - len(values)) + list(values)
 
 
-def copy_operands(ctx: LowerContext, op) -> tuple:
-    """Input, output and element type of an operator that only moves int8 or float32 elements."""
+def copy_operands(ctx: LowerContext, op, allowed=("int8", "int16", "float32")) -> tuple:
+    """Input, output and element type of an operator that only moves elements (types as TFLite Micro allows)."""
     inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
-    dtype = require_dtype(ctx, inp, "int8", "float32")
+    dtype = require_dtype(ctx, inp, *allowed)
     require_dtype(ctx, out, dtype)
     if len(inp.shape) > ND_DIMS:
         raise ctx.fail(f"input has {len(inp.shape)} dimensions; at most {ND_DIMS} are supported")
@@ -60,9 +64,10 @@ def copy_operands(ctx: LowerContext, op) -> tuple:
 
 
 def kernel_suffix(ctx: LowerContext, dtype: str) -> str:
-    if dtype not in KERNEL_SUFFIX:
-        raise ctx.fail(f"tensors of type {dtype} are not supported here (supported: int8, float32)")
-    return KERNEL_SUFFIX[dtype]
+    """x8, x16 or x32: the kernels are chosen by element width."""
+    if dtype not in MOVABLE:
+        raise ctx.fail(f"tensors of type {dtype} are not supported here (supported: {', '.join(MOVABLE)})")
+    return f"x{8 * element_size(dtype)}"
 
 
 def copy_nd(ctx: LowerContext, dtype: str, count, in_steps, out_steps, input: Ref, output: Ref,
@@ -84,10 +89,16 @@ def copy_whole(ctx: LowerContext, dtype: str, num_elements: int, input: Ref, out
     copy_nd(ctx, dtype, [num_elements], [1], [1], input, output)
 
 
+def bit_pattern(dtype: str, value) -> int:
+    """The element's bits as a signed 32-bit number (a float's IEEE pattern), for usmp_fill_x*."""
+    raw = np.asarray(value).astype(numpy_dtype(dtype)).reshape(1)
+    unsigned = int(np.frombuffer(raw.tobytes(), dtype=f"<u{raw.itemsize}")[0])
+    return unsigned - (1 << 32) if unsigned >= 1 << 31 else unsigned
+
+
 def fill(ctx: LowerContext, dtype: str, num_elements: int, value, output: Ref) -> None:
     suffix = kernel_suffix(ctx, dtype)
     if num_elements == 0:
         return
-    ctx.call(f"usmp_fill_{suffix}", f"usmp_fill_{suffix}_params",
-             dict(count=int(num_elements), value=int(value) if dtype == "int8" else float(value)),
+    ctx.call(f"usmp_fill_{suffix}", "usmp_fill_params", dict(count=int(num_elements), pattern=bit_pattern(dtype, value)),
              output=output)

@@ -1,8 +1,9 @@
 """PAD and PADV2: fill the output with the pad value, then copy the input into its interior.
 
-The pad value is what TFLite Micro uses: 0 for float PAD, the output zero
-point for int8 PAD (real 0), and the raw constant_values element for PADV2
-(int8: it must carry the output's quantization, as TFLM requires).
+The pad value is what TFLite Micro uses: 0 for float and int32 PAD, the
+output zero point for int8 and int16 PAD (real 0; int16 is symmetric, so 0),
+and the raw constant_values element for PADV2 (quantized: it must carry the
+output's quantization, as TFLM requires).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from usmp.lower.ops.nd_copy import copy_nd, copy_operands, fill, row_major_steps
 
 @lowering("PAD", "PADV2")
 def lower_pad(op, ctx):
-    inp, out, dtype = copy_operands(ctx, op)
+    inp, out, dtype = copy_operands(ctx, op, ("int8", "int16", "int32", "float32"))
     rank = len(inp.shape)
     paddings = require_constant(ctx, op, 1)
     require_dtype(ctx, paddings, "int32", "int64")  # float paddings would be cast without a word
@@ -41,12 +42,12 @@ def lower_pad(op, ctx):
 def _pad_value(op, ctx, dtype, out):
     constant_index = optional_input(op, 2)
     if constant_index is None:
-        return require_quantized(ctx, out).zero_point if dtype == "int8" else 0.0
+        return require_quantized(ctx, out).zero_point if dtype in ("int8", "int16") else 0
     constant = require_constant(ctx, op, 2)
     require_dtype(ctx, constant, dtype)
     if constant.num_elements != 1:
         raise ctx.fail(f"constant_values tensor '{constant.name}' must hold one value, not {constant.num_elements}")
-    if dtype == "int8":
+    if dtype in ("int8", "int16"):
         q_c, q_out = require_quantized(ctx, constant), require_quantized(ctx, out)
         if np.float32(q_c.scale) != np.float32(q_out.scale) or q_c.zero_point != q_out.zero_point:
             raise ctx.fail(f"constant_values tensor '{constant.name}' must have the output's scale and zero point")

@@ -52,7 +52,7 @@ def slice_axes(shape, begin, end, strides, begin_mask: int, end_mask: int, shrin
 
 @lowering("STRIDED_SLICE")
 def lower_strided_slice(op, ctx):
-    inp, out, dtype = copy_operands(ctx, op)
+    inp, out, dtype = copy_operands(ctx, op, ("int8", "int16", "int32", "float32", "bool"))
     o = op.options
     for mask in ("ellipsis_mask", "new_axis_mask"):
         if o.get(mask, 0):
