@@ -1,6 +1,6 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
-    import -> lower (constants, scratch) -> analyse liveness -> plan
+    import -> fold constants -> lower (constants, scratch) -> analyse liveness -> plan
            -> rewrite offsets -> emit C
 """
 from __future__ import annotations
@@ -14,6 +14,7 @@ from usmp.analysis.schedule import reorder_program
 from usmp.analysis.scopes import realize_memory_scopes
 from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.codegen.guards import guarded_buffer_infos
+from usmp.fold import fold_constants
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
 from usmp.planner import BufferInfo, PlanResult, plan
@@ -72,7 +73,7 @@ def aligned_pools(pools: list[PoolSpec], buffers: list[BufferInfo]) -> list[Pool
 def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Program, list[BufferInfo]]:
     """Import, lower and analyse: the program and the buffers the planner sees."""
     check_pools(options.pools)
-    graph = read_tflite(model_path, options.name)
+    graph = fold_constants(read_tflite(model_path, options.name))
     program = lower_graph(graph)
     program = realize_memory_scopes(program, options.pools)
     if options.reorder:

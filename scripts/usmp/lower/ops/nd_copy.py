@@ -16,6 +16,7 @@ from usmp.lower.context import LowerContext, Ref
 from usmp.lower.ops.common import require_dtype
 
 ND_DIMS = 6  # USMP_ND_DIMS in usmp_kernels/shape_ops.h
+MAX_UNROLLED_CALLS = 64  # copies of more than ND_DIMS dimensions: at most this many kernel calls
 MOVABLE = ("int8", "uint8", "bool", "int16", "int32", "float32")  # element types the copy kernels move
 
 
@@ -76,8 +77,18 @@ def copy_nd(ctx: LowerContext, dtype: str, count, in_steps, out_steps, input: Re
     if any(int(c) == 0 for c in count):
         return
     counts, (ins, outs) = collapse(count, in_steps, out_steps)
-    if len(counts) > ND_DIMS:
-        raise ctx.fail(f"needs a {len(counts)}-dimensional copy; at most {ND_DIMS} dimensions are supported")
+    if len(counts) > ND_DIMS:  # the outer dimensions become separate calls, unrolled here
+        outer = counts[:len(counts) - ND_DIMS]
+        calls = 1
+        for c in outer:
+            calls *= c
+        if calls > MAX_UNROLLED_CALLS:
+            raise ctx.fail(f"needs a {len(counts)}-dimensional copy; at most {ND_DIMS} dimensions are supported")
+        for index in np.ndindex(*outer):
+            copy_nd(ctx, dtype, counts[len(outer):], ins[len(outer):], outs[len(outer):], input, output,
+                    in_offset + sum(i * st for i, st in zip(index, ins)),
+                    out_offset + sum(i * st for i, st in zip(index, outs)))
+        return
     ctx.call(f"usmp_copy_nd_{kernel_suffix(ctx, dtype)}", "usmp_copy_nd_params",
              dict(count=pad_dims(counts, 1), in_step=pad_dims(ins, 0), out_step=pad_dims(outs, 0),
                   in_offset=int(in_offset), out_offset=int(out_offset)),

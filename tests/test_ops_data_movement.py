@@ -1,0 +1,188 @@
+"""SPLIT, SPLIT_V, PACK, UNPACK, BROADCAST_TO, FILL, EXPAND_DIMS, SHAPE, GATHER, GATHER_ND, MIRROR_PAD, the
+space/depth/batch rearrangements and TILE, for every element type TFLite Micro moves, against tflite-micro.
+
+Each model is one operator built by hand (tests/tflite_builder.py), so the element types and the quantization
+are chosen freely; int16 tensors are symmetric (zero point 0) as TFLite Micro requires. TILE, which TFLite Micro
+lacks, is checked against numpy.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tflite
+
+from reference import outputs_match, random_inputs, reference_outputs
+from tflite_builder import Op, Sub, T, build
+from usmp.compiler import compile_model
+from usmp.errors import ModelError
+from usmp.runner.host import run_host
+
+OPS = tflite.BuiltinOperator
+QUANT = {"int8": ([0.05], [3]), "int16": ([0.001], [0]), "uint8": ([0.05], [128])}
+RUNS = 3
+
+
+def options(kind: str, **fields):
+    """Builtin options for tflite_builder.Op: e.g. options("Split", NumSplits=2)."""
+    def write(builder):
+        getattr(tflite, f"{kind}OptionsStart")(builder)
+        for name, value in fields.items():
+            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
+        return getattr(tflite, f"{kind}OptionsEnd")(builder)
+
+    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
+
+
+def data(name, shape, dtype):
+    """An activation tensor; quantized types get a fixed quantization shared by every data tensor."""
+    scales, zero_points = QUANT.get(dtype, (None, None))
+    return T(name, tuple(shape), dtype, scales=scales, zero_points=zero_points)
+
+
+def const(name, values, dtype="int32"):
+    array = np.asarray(values, dtype=dtype)
+    return T(name, array.shape, dtype, data=array)
+
+
+def model(tmp_path, name, opcode, tensors, op_inputs, op_outputs, graph_inputs, op_options=None):
+    sub = Sub(tensors, [Op(getattr(OPS, opcode), op_inputs, op_outputs, options=op_options)], graph_inputs,
+              op_outputs)
+    path = tmp_path / f"{name}.tflite"
+    path.write_bytes(build([sub]))
+    return path
+
+
+def check(path, runs=RUNS, seed=0):
+    """Random inputs (and the compiled program) agree with tflite-micro."""
+    compiled = compile_model(path)
+    rng = np.random.default_rng(seed)
+    for _ in range(runs):
+        inputs = random_inputs(compiled.program.graph, rng)
+        expected = reference_outputs(path, inputs)
+        got = run_host(compiled, inputs)
+        assert len(got) == len(expected)
+        for e, g in zip(expected, got):
+            assert outputs_match(e, g), f"{path.name}: expected {e.ravel()[:8]}, got {g.ravel()[:8]}"
+    return compiled
+
+
+def kernel_calls(compiled) -> list[str]:
+    return [call.function for op in compiled.program.ops for call in op.calls]
+
+
+MOVED = ["int8", "int16", "float32"]
+
+
+# -- SPLIT / SPLIT_V / UNPACK ------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", MOVED + ["int32"])
+@pytest.mark.parametrize("shape, axis, parts", [((1, 6, 4), 1, 3), ((2, 3, 4), -1, 2), ((4, 5), 0, 4),
+                                                ((1, 2, 3, 6), 3, 1)])
+def test_split(tmp_path, dtype, shape, axis, parts):
+    out_shape = list(shape)
+    out_shape[axis] //= parts
+    tensors = [const("axis", [axis]), data("input", shape, dtype)]
+    tensors += [data(f"out{k}", out_shape, dtype) for k in range(parts)]
+    outs = list(range(2, 2 + parts))
+    check(model(tmp_path, "split", "SPLIT", tensors, [0, 1], outs, [1], options("Split", NumSplits=parts)))
+
+
+@pytest.mark.parametrize("dtype", MOVED + ["int32"])
+@pytest.mark.parametrize("shape, axis, sizes", [((1, 7, 3), 1, [2, 4, 1]), ((2, 9), -1, [3, -1, 1]),
+                                                ((3, 2, 2), 0, [1, 2])])
+def test_split_v(tmp_path, dtype, shape, axis, sizes):
+    resolved = [s if s >= 0 else shape[axis] - (sum(sizes) + 1) for s in sizes]
+    tensors = [data("input", shape, dtype), const("sizes", sizes), const("axis", [axis])]
+    for k, size in enumerate(resolved):
+        out_shape = list(shape)
+        out_shape[axis] = size
+        tensors.append(data(f"out{k}", out_shape, dtype))
+    outs = list(range(3, 3 + len(sizes)))
+    check(model(tmp_path, "split_v", "SPLIT_V", tensors, [0, 1, 2], outs, [0],
+                options("SplitV", NumSplits=len(sizes))))
+
+
+@pytest.mark.parametrize("dtype", MOVED + ["int32"])
+@pytest.mark.parametrize("shape, axis", [((3, 4), 0), ((2, 3, 4), 1), ((2, 3, 4), -1)])
+def test_unpack(tmp_path, dtype, shape, axis):
+    a = axis % len(shape)
+    out_shape = [d for k, d in enumerate(shape) if k != a]
+    tensors = [data("input", shape, dtype)] + [data(f"out{k}", out_shape, dtype) for k in range(shape[a])]
+    outs = list(range(1, 1 + shape[a]))
+    check(model(tmp_path, "unpack", "UNPACK", tensors, [0], outs, [0], options("Unpack", Num=shape[a], Axis=axis)))
+
+
+@pytest.mark.parametrize("dtype", MOVED + ["int32"])
+@pytest.mark.parametrize("shape, n, axis", [((3, 4), 2, 0), ((2, 3), 3, 1), ((2, 3, 4), 2, -1), ((5,), 3, 1)])
+def test_pack(tmp_path, dtype, shape, n, axis):
+    rank = len(shape) + 1
+    a = axis % rank
+    out_shape = list(shape[:a]) + [n] + list(shape[a:])
+    tensors = [data(f"in{k}", shape, dtype) for k in range(n)] + [data("output", out_shape, dtype)]
+    check(model(tmp_path, "pack", "PACK", tensors, list(range(n)), [n], list(range(n)),
+                options("Pack", ValuesCount=n, Axis=axis)))
+
+
+# -- BROADCAST_TO / FILL / TILE ------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", MOVED + ["int32"])
+@pytest.mark.parametrize("in_shape, out_shape", [((1, 3), (4, 3)), ((3, 1), (2, 3, 5)), ((1,), (2, 2, 3)),
+                                                 ((2, 1, 3, 1), (2, 4, 3, 2)), ((2, 3), (2, 3))])
+def test_broadcast_to(tmp_path, dtype, in_shape, out_shape):
+    tensors = [data("input", in_shape, dtype), const("shape", list(out_shape)), data("output", out_shape, dtype)]
+    check(model(tmp_path, "broadcast_to", "BROADCAST_TO", tensors, [0, 1], [2], [0]))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "float32"])
+def test_fill_with_a_run_time_value(tmp_path, dtype):
+    tensors = [const("dims", [2, 3, 4]), data("value", (), dtype), data("output", (2, 3, 4), dtype)]
+    compiled = check(model(tmp_path, "fill", "FILL", tensors, [0, 1], [2], [1]))
+    assert kernel_calls(compiled) == [f"usmp_copy_nd_x{8 * np.dtype(dtype).itemsize}"]
+
+
+@pytest.mark.parametrize("dtype, value", [("int8", -7), ("int32", 123456789), ("float32", -1.25)])
+def test_fill_with_a_constant_value_is_a_fill(tmp_path, dtype, value):
+    """The FILL's output is a model output, so it is not folded: the fill kernel writes the constant.
+
+    (A second operator copies a model input to a second output: a model needs an input.)
+    """
+    tensors = [const("dims", [3, 5]), const("value", value, dtype), data("output", (3, 5), dtype),
+               data("x", (2,), "int8"), const("x_shape", [2]), data("y", (2,), "int8")]
+    sub = Sub(tensors, [Op(OPS.FILL, [0, 1], [2]), Op(OPS.RESHAPE, [3, 4], [5])], [3], [2, 5])
+    path = tmp_path / "fill_constant.tflite"
+    path.write_bytes(build([sub]))
+    compiled = check(path)
+    assert kernel_calls(compiled)[0] == f"usmp_fill_x{8 * np.dtype(dtype).itemsize}"
+
+
+@pytest.mark.parametrize("dtype", MOVED)
+@pytest.mark.parametrize("shape, multiples", [((2, 3), (3, 2)), ((1, 2, 3), (2, 1, 2)), ((2, 2, 2, 2), (2, 2, 2, 2)),
+                                              ((3,), (1,))])
+def test_tile_against_numpy(tmp_path, dtype, shape, multiples):
+    out_shape = tuple(d * m for d, m in zip(shape, multiples))
+    tensors = [data("input", shape, dtype), const("multiples", list(multiples)), data("output", out_shape, dtype)]
+    compiled = compile_model(model(tmp_path, "tile", "TILE", tensors, [0, 1], [2], [0]))
+    x = random_inputs(compiled.program.graph, np.random.default_rng(2))
+    assert np.array_equal(run_host(compiled, x)[0], np.tile(x[0], multiples))
+
+
+# -- views and SHAPE -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", MOVED)
+def test_expand_dims_is_a_view(tmp_path, dtype):
+    """As the only operator (model input to output) EXPAND_DIMS is one copy, whose axis is never read."""
+    tensors = [data("input", (3, 4), dtype), const("axis", [1]), data("output", (3, 1, 4), dtype)]
+    compiled = check(model(tmp_path, "expand_dims", "EXPAND_DIMS", tensors, [0, 1], [2], [0]))
+    assert len(kernel_calls(compiled)) == 1
+    assert not any(b.kind == "constant" for b in compiled.program.buffers.values())  # the axis is never read
+
+
+def test_shape_as_model_output(tmp_path):
+    tensors = [data("input", (2, 3, 5), "int8"), T("output", (3,), "int32")]
+    path = model(tmp_path, "shape", "SHAPE", tensors, [0], [1], [0], options("Shape", OutType=2))
+    compiled = check(path)
+    x = random_inputs(compiled.program.graph, np.random.default_rng(0))
+    assert run_host(compiled, x)[0].tolist() == [2, 3, 5]
