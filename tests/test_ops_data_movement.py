@@ -186,3 +186,94 @@ def test_shape_as_model_output(tmp_path):
     compiled = check(path)
     x = random_inputs(compiled.program.graph, np.random.default_rng(0))
     assert run_host(compiled, x)[0].tolist() == [2, 3, 5]
+
+
+# -- GATHER / GATHER_ND ------------------------------------------------------------------
+
+
+def check_with_indices(path, make_inputs, runs=RUNS):
+    """Like check(), with inputs from make_inputs(rng) (indices must stay in range for tflite-micro)."""
+    compiled = compile_model(path)
+    rng = np.random.default_rng(5)
+    for _ in range(runs):
+        inputs = make_inputs(rng)
+        for e, g in zip(reference_outputs(path, inputs), run_host(compiled, inputs)):
+            assert outputs_match(e, g), f"{path.name}: expected {e.ravel()[:8]}, got {g.ravel()[:8]}"
+    return compiled
+
+
+def random_data(rng, shape, dtype):
+    if dtype == "float32":
+        return rng.uniform(-3, 3, shape).astype(np.float32)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, shape).astype(dtype)
+
+
+GATHER_CASES = [  # input shape, indices shape, axis, batch_dims
+    ((5, 3), (4,), 0, 0), ((2, 6, 3), (2, 2), 1, 0), ((3, 4), (), 1, 0), ((2, 5, 3), (2, 4), 1, 1),
+    ((2, 3, 4), (3,), -1, 0), ((7,), (2, 3), 0, 0),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("in_shape, idx_shape, axis, batch_dims", GATHER_CASES)
+def test_gather(tmp_path, dtype, in_shape, idx_shape, axis, batch_dims):
+    a = axis % len(in_shape)
+    out_shape = tuple(in_shape[:a]) + tuple(idx_shape[batch_dims:]) + tuple(in_shape[a + 1:])
+    tensors = [data("input", in_shape, dtype), T("indices", idx_shape, "int32"), data("output", out_shape, dtype)]
+    path = model(tmp_path, "gather", "GATHER", tensors, [0, 1], [2], [0, 1],
+                 options("Gather", Axis=axis, BatchDims=batch_dims))
+    check_with_indices(path, lambda rng: [random_data(rng, in_shape, dtype),
+                                          rng.integers(0, in_shape[a], idx_shape).astype(np.int32)])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+def test_gather_with_constant_indices(tmp_path, dtype):
+    """Constant indices (int32 or int64) become a constant the kernel reads; int64 ones are narrowed."""
+    for index_type in ("int32", "int64"):
+        tensors = [data("input", (4, 3), dtype), const("indices", [3, 0, 3, 1], index_type), data("output", (4, 3), dtype)]
+        compiled = compile_model(model(tmp_path, "gather_const", "GATHER", tensors, [0, 1], [2], [0],
+                                       options("Gather", Axis=0)))
+        x = random_data(np.random.default_rng(0), (4, 3), dtype)
+        assert np.array_equal(run_host(compiled, [x])[0], x[[3, 0, 3, 1]])
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32", "int8"])
+def test_gather_out_of_range_indices_give_zero_slices(tmp_path, dtype):
+    """TFLite Micro fails the invoke; the kernel never reads outside the input and writes zeros."""
+    tensors = [data("input", (2, 4, 3), dtype), T("indices", (5,), "int32"), data("output", (2, 5, 3), dtype)]
+    compiled = compile_model(model(tmp_path, "gather_oob", "GATHER", tensors, [0, 1], [2], [0, 1],
+                                   options("Gather", Axis=1)))
+    x = random_data(np.random.default_rng(0), (2, 4, 3), dtype)
+    indices = np.array([1, -1, 4, 3, 2**31 - 1], np.int32)
+    expected = np.zeros((2, 5, 3), dtype)
+    for k, i in enumerate(indices):
+        if 0 <= i < 4:
+            expected[:, k] = x[:, i]
+    assert np.array_equal(run_host(compiled, [x, indices])[0], expected)
+
+
+GATHER_ND_CASES = [((4, 3), (2, 1)), ((4, 3), (5, 2)), ((2, 3, 4), (2, 2, 2)), ((3, 2, 2, 2), (4, 3)), ((6,), (3, 1))]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("in_shape, idx_shape", GATHER_ND_CASES)
+def test_gather_nd(tmp_path, dtype, in_shape, idx_shape):
+    depth = idx_shape[-1]
+    out_shape = tuple(idx_shape[:-1]) + tuple(in_shape[depth:])
+    tensors = [data("input", in_shape, dtype), T("indices", idx_shape, "int32"), data("output", out_shape, dtype)]
+    path = model(tmp_path, "gather_nd", "GATHER_ND", tensors, [0, 1], [2], [0, 1])
+
+    def inputs(rng):
+        tuples = np.stack([rng.integers(0, in_shape[j], idx_shape[:-1]) for j in range(depth)], axis=-1)
+        return [random_data(rng, in_shape, dtype), tuples.astype(np.int32)]
+
+    check_with_indices(path, inputs)
+
+
+def test_gather_nd_out_of_range_tuple_gives_a_zero_slice(tmp_path):
+    tensors = [data("input", (3, 4), "int16"), T("indices", (3, 1), "int32"), data("output", (3, 4), "int16")]
+    compiled = compile_model(model(tmp_path, "gather_nd_oob", "GATHER_ND", tensors, [0, 1], [2], [0, 1]))
+    x = random_data(np.random.default_rng(0), (3, 4), "int16")
+    got = run_host(compiled, [x, np.array([[2], [3], [-1]], np.int32)])[0]
+    assert np.array_equal(got, np.stack([x[2], np.zeros(4, np.int16), np.zeros(4, np.int16)]))

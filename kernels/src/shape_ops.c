@@ -90,3 +90,37 @@ USMP_DEFINE_FILL(32)
 USMP_DEFINE_GATHER(8)
 USMP_DEFINE_GATHER(16)
 USMP_DEFINE_GATHER(32)
+
+/*
+ * GATHER_ND: slice n starts at sum_j indices[n][j] * stride[j]; an index tuple
+ * with any entry outside its extent yields a zero slice (as for GATHER).
+ */
+#define USMP_DEFINE_GATHER_ND(bits)                                                                \
+	void usmp_gather_nd_x##bits(const struct usmp_gather_nd_params *p, const void *input,      \
+				    const int32_t *indices, void *output)                           \
+	{                                                                                          \
+		const uint##bits##_t *in = (const uint##bits##_t *)input;                          \
+		uint##bits##_t *out = (uint##bits##_t *)output;                                    \
+		int32_t n, j, e;                                                                   \
+                                                                                                   \
+		for (n = 0; n < p->count; n++) {                                                   \
+			const int32_t *tuple = indices + n * p->depth;                             \
+			int32_t from = 0;                                                          \
+			int32_t valid = 1;                                                         \
+                                                                                                   \
+			for (j = 0; j < p->depth; j++) {                                           \
+				if (tuple[j] < 0 || tuple[j] >= p->extent[j]) {                    \
+					valid = 0;                                                 \
+				} else {                                                           \
+					from += tuple[j] * p->stride[j];                           \
+				}                                                                  \
+			}                                                                          \
+			for (e = 0; e < p->slice; e++) {                                           \
+				*out++ = valid ? in[from + e] : 0;                                 \
+			}                                                                          \
+		}                                                                                  \
+	}
+
+USMP_DEFINE_GATHER_ND(8)
+USMP_DEFINE_GATHER_ND(16)
+USMP_DEFINE_GATHER_ND(32)

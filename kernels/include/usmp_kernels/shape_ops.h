@@ -55,6 +55,22 @@ void usmp_gather_x8(const struct usmp_gather_params *p, const void *input, const
 void usmp_gather_x16(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
 void usmp_gather_x32(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
 
+struct usmp_gather_nd_params {
+	int32_t count;                /* index tuples */
+	int32_t depth;                /* entries per tuple (leading input dimensions indexed) */
+	int32_t slice;                /* elements per gathered slice */
+	int32_t extent[USMP_ND_DIMS]; /* input extent of each indexed dimension */
+	int32_t stride[USMP_ND_DIMS]; /* input elements between neighbours along it */
+};
+
+/* GATHER_ND with int32 indices: output[n][:] = input[indices[n][0], ..., indices[n][depth - 1]][:]. */
+void usmp_gather_nd_x8(const struct usmp_gather_nd_params *p, const void *input, const int32_t *indices,
+		       void *output);
+void usmp_gather_nd_x16(const struct usmp_gather_nd_params *p, const void *input, const int32_t *indices,
+			void *output);
+void usmp_gather_nd_x32(const struct usmp_gather_nd_params *p, const void *input, const int32_t *indices,
+			void *output);
+
 /* 1 when no dimension of count is empty. */
 static inline int32_t usmp_nd_nonempty(const int32_t *count)
 {
