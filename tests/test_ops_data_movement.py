@@ -71,6 +71,7 @@ def kernel_calls(compiled) -> list[str]:
 
 
 MOVED = ["int8", "int16", "float32"]
+TFLM_ONLY = ["int8", "float32"]  # the types TFLite Micro takes for MIRROR_PAD and the space/depth/batch operators
 
 
 # -- SPLIT / SPLIT_V / UNPACK ------------------------------------------------------
@@ -277,3 +278,67 @@ def test_gather_nd_out_of_range_tuple_gives_a_zero_slice(tmp_path):
     x = random_data(np.random.default_rng(0), (3, 4), "int16")
     got = run_host(compiled, [x, np.array([[2], [3], [-1]], np.int32)])[0]
     assert np.array_equal(got, np.stack([x[2], np.zeros(4, np.int16), np.zeros(4, np.int16)]))
+
+
+# -- MIRROR_PAD and the space/depth/batch rearrangements ------------------------------------
+
+
+@pytest.mark.parametrize("dtype", TFLM_ONLY)
+@pytest.mark.parametrize("mode", [0, 1])
+@pytest.mark.parametrize("shape, pads", [((1, 4, 5, 2), [[0, 0], [2, 1], [1, 3], [0, 1]]), ((3, 4), [[2, 2], [0, 3]]),
+                                         ((2, 3, 4), [[1, 0], [0, 2], [1, 1]])])
+def test_mirror_pad(tmp_path, dtype, mode, shape, pads):
+    if mode == 0 and any(p > d - 1 for d, pair in zip(shape, pads) for p in pair):
+        pytest.skip("REFLECT pads at most size - 1")
+    out_shape = tuple(d + a + b for d, (a, b) in zip(shape, pads))
+    tensors = [data("input", shape, dtype), const("paddings", pads), data("output", out_shape, dtype)]
+    compiled = check(model(tmp_path, "mirror_pad", "MIRROR_PAD", tensors, [0, 1], [2], [0],
+                           options("MirrorPad", Mode=mode)))
+    x = random_inputs(compiled.program.graph, np.random.default_rng(9))
+    assert np.array_equal(run_host(compiled, x)[0], np.pad(x[0], pads, mode="reflect" if mode == 0 else "symmetric"))
+
+
+@pytest.mark.parametrize("dtype", TFLM_ONLY)
+@pytest.mark.parametrize("shape, block", [((1, 2, 3, 8), 2), ((2, 1, 2, 9), 3), ((1, 2, 2, 3), 1)])
+def test_depth_to_space(tmp_path, dtype, shape, block):
+    n, h, w, c = shape
+    out_shape = (n, h * block, w * block, c // block // block)
+    tensors = [data("input", shape, dtype), data("output", out_shape, dtype)]
+    check(model(tmp_path, "d2s", "DEPTH_TO_SPACE", tensors, [0], [1], [0], options("DepthToSpace", BlockSize=block)))
+
+
+@pytest.mark.parametrize("dtype", TFLM_ONLY)
+@pytest.mark.parametrize("shape, block", [((1, 4, 6, 2), 2), ((2, 3, 6, 1), 3)])
+def test_space_to_depth(tmp_path, dtype, shape, block):
+    n, h, w, c = shape
+    out_shape = (n, h // block, w // block, c * block * block)
+    tensors = [data("input", shape, dtype), data("output", out_shape, dtype)]
+    check(model(tmp_path, "s2d", "SPACE_TO_DEPTH", tensors, [0], [1], [0], options("SpaceToDepth", BlockSize=block)))
+
+
+SPACE_BATCH_CASES = [  # input shape, block shape, paddings (SPACE_TO_BATCH_ND) / crops (BATCH_TO_SPACE_ND)
+    ((1, 4, 4, 2), [2, 2], [[0, 0], [0, 0]]), ((2, 3, 5, 1), [2, 3], [[1, 0], [0, 1]]), ((1, 5, 3), [2], [[2, 1]]),
+    ((1, 2, 2, 3), [1, 2], [[0, 1], [1, 1]]),
+]
+
+
+@pytest.mark.parametrize("dtype", TFLM_ONLY)
+@pytest.mark.parametrize("shape, block, pads", SPACE_BATCH_CASES)
+def test_space_to_batch_nd(tmp_path, dtype, shape, block, pads):
+    padded = [d + a + b for d, (a, b) in zip(shape[1:-1], pads)]
+    out_shape = (shape[0] * int(np.prod(block)),) + tuple(p // b for p, b in zip(padded, block)) + (shape[-1],)
+    tensors = [data("input", shape, dtype), const("block", block), const("paddings", pads),
+               data("output", out_shape, dtype)]
+    check(model(tmp_path, "s2b", "SPACE_TO_BATCH_ND", tensors, [0, 1, 2], [3], [0]))
+
+
+@pytest.mark.parametrize("dtype", TFLM_ONLY)
+@pytest.mark.parametrize("shape, block, crops", SPACE_BATCH_CASES)
+def test_batch_to_space_nd(tmp_path, dtype, shape, block, crops):
+    blocks = int(np.prod(block))
+    in_shape = (shape[0] * blocks,) + tuple(shape[1:])
+    spatial = [d * b - a - c for d, b, (a, c) in zip(shape[1:-1], block, crops)]
+    out_shape = (shape[0],) + tuple(spatial) + (shape[-1],)
+    tensors = [data("input", in_shape, dtype), const("block", block), const("crops", crops),
+               data("output", out_shape, dtype)]
+    check(model(tmp_path, "b2s", "BATCH_TO_SPACE_ND", tensors, [0, 1, 2], [3], [0]))
