@@ -48,5 +48,5 @@ def _evaluate(op, tensors, graph: Graph) -> list[np.ndarray] | None:
         typed = result.astype(numpy_dtype(out.dtype))
         if result.dtype != typed.dtype and not np.array_equal(typed, result):
             return None  # a value the output type cannot hold: left to the kernel
-        arrays.append(np.ascontiguousarray(typed))
+        arrays.append(np.array(typed, order="C"))  # (ascontiguousarray would make a scalar 1-D)
     return arrays
