@@ -90,7 +90,8 @@ def one_op_graph(tmp_path, opcode, tensors, inputs, outputs, op_options=None, gr
     """A constant-fed operator whose result feeds a RESHAPE of the model input (so it is not a model output)."""
     extra = len(tensors)
     tensors = tensors + [T("x", (4,), "int32"), T("y", (4,), "int32")]
-    ops = [Op(getattr(OPS, opcode), inputs, outputs, options=op_options), Op(OPS.RESHAPE, [extra, outputs[0]], [extra + 1])]
+    ops = [Op(getattr(OPS, opcode), inputs, outputs, options=op_options),
+           Op(OPS.RESHAPE, [extra, outputs[0]], [extra + 1])]
     path = tmp_path / f"{opcode.lower()}.tflite"
     path.write_bytes(build([Sub(tensors, ops, [extra], [extra + 1])]))
     return read_tflite(path)
@@ -128,14 +129,16 @@ def test_constant_operators_are_folded(tmp_path, opcode, inputs, outputs, opts, 
 NOT_FOLDED = [  # results the kernels decide, or values the output type cannot hold
     ("GATHER", [const("a", [5, 6]), const("i", [2])], [T("o", (1,), "int32")], options("Gather", Axis=0)),
     ("CAST", [const("a", [3e9], "float32")], [T("o", (1,), "int32")], None),
-    ("ADD", [const("a", [2**31 - 1]), const("b", [1])], [T("o", (1,), "int32")], options("Add", FusedActivationFunction=0)),
+    ("ADD", [const("a", [2**31 - 1]), const("b", [1])], [T("o", (1,), "int32")],
+     options("Add", FusedActivationFunction=0)),
     ("ADD", [const("a", [1.5], "float32"), const("b", [1.0], "float32")], [T("o", (1,), "float32")],
      options("Add", FusedActivationFunction=0)),
     ("ADD", [const("a", [1]), const("b", [2])], [T("o", (1,), "int32")], options("Add", FusedActivationFunction=1)),
 ]
 
 
-@pytest.mark.parametrize("opcode, inputs, outputs, opts", NOT_FOLDED, ids=[f"{f[0]}{k}" for k, f in enumerate(NOT_FOLDED)])
+@pytest.mark.parametrize("opcode, inputs, outputs, opts", NOT_FOLDED,
+                         ids=[f"{f[0]}{k}" for k, f in enumerate(NOT_FOLDED)])
 def test_what_is_not_folded(tmp_path, opcode, inputs, outputs, opts):
     n = len(inputs)
     graph = fold_constants(one_op_graph(tmp_path, opcode, inputs + outputs, list(range(n)),

@@ -232,7 +232,8 @@ def test_gather(tmp_path, dtype, in_shape, idx_shape, axis, batch_dims):
 def test_gather_with_constant_indices(tmp_path, dtype):
     """Constant indices (int32 or int64) become a constant the kernel reads; int64 ones are narrowed."""
     for index_type in ("int32", "int64"):
-        tensors = [data("input", (4, 3), dtype), const("indices", [3, 0, 3, 1], index_type), data("output", (4, 3), dtype)]
+        tensors = [data("input", (4, 3), dtype), const("indices", [3, 0, 3, 1], index_type),
+                   data("output", (4, 3), dtype)]
         compiled = compile_model(model(tmp_path, "gather_const", "GATHER", tensors, [0, 1], [2], [0],
                                        options("Gather", Axis=0)))
         x = random_data(np.random.default_rng(0), (4, 3), dtype)
@@ -342,3 +343,109 @@ def test_batch_to_space_nd(tmp_path, dtype, shape, block, crops):
     tensors = [data("input", in_shape, dtype), const("block", block), const("crops", crops),
                data("output", out_shape, dtype)]
     check(model(tmp_path, "b2s", "BATCH_TO_SPACE_ND", tensors, [0, 1, 2], [3], [0]))
+
+
+# -- int16 (and int32) through the existing data-movement operators -----------------------
+
+
+WIDE = ["int16", "int32"]
+
+
+def test_transpose_int32_is_refused_as_in_tflite_micro(tmp_path):
+    tensors = [data("input", (2, 3), "int32"), const("perm", [1, 0]), data("output", (3, 2), "int32")]
+    with pytest.raises(ModelError, match="tensor 0 'input' has type int32"):
+        compile_model(model(tmp_path, "transpose32", "TRANSPOSE", tensors, [0, 1], [2], [0]))
+
+
+@pytest.mark.parametrize("dtype", ["int16"])
+def test_transpose_wide_types(tmp_path, dtype):
+    tensors = [data("input", (2, 3, 4), dtype), const("perm", [2, 0, 1]), data("output", (4, 2, 3), dtype)]
+    check(model(tmp_path, "transpose", "TRANSPOSE", tensors, [0, 1], [2], [0]))
+
+
+@pytest.mark.parametrize("dtype", WIDE)
+def test_strided_slice_wide_types(tmp_path, dtype):
+    tensors = [data("input", (5, 6), dtype), const("begin", [4, 1]), const("end", [0, 6]), const("strides", [-2, 2]),
+               data("output", (2, 3), dtype)]
+    check(model(tmp_path, "strided_slice", "STRIDED_SLICE", tensors, [0, 1, 2, 3], [4], [0],
+                options("StridedSlice", BeginMask=0, EndMask=0)))
+
+
+@pytest.mark.parametrize("dtype", WIDE)
+def test_pad_wide_types(tmp_path, dtype):
+    """int16 PAD pads with the zero point (0: TFLite Micro's int16 is symmetric); int32 with 0."""
+    tensors = [data("input", (2, 3), dtype), const("paddings", [[1, 0], [2, 1]]), data("output", (3, 6), dtype)]
+    compiled = check(model(tmp_path, "pad", "PAD", tensors, [0, 1], [2], [0]))
+    x = random_inputs(compiled.program.graph, np.random.default_rng(3))
+    assert np.array_equal(run_host(compiled, x)[0], np.pad(x[0], [[1, 0], [2, 1]]))
+
+
+def test_padv2_int16_pads_with_the_constant(tmp_path):
+    tensors = [data("input", (2, 3), "int16"), const("paddings", [[0, 1], [1, 1]]),
+               T("value", (), "int16", data=np.array(-1234, np.int16), scales=[0.001], zero_points=[0]),
+               data("output", (3, 5), "int16")]
+    compiled = check(model(tmp_path, "padv2", "PADV2", tensors, [0, 1, 2], [3], [0]))
+    x = random_inputs(compiled.program.graph, np.random.default_rng(4))
+    assert np.array_equal(run_host(compiled, x)[0], np.pad(x[0], [[0, 1], [1, 1]], constant_values=-1234))
+
+
+@pytest.mark.parametrize("dtype", WIDE)
+def test_concatenation_wide_types(tmp_path, dtype):
+    tensors = [data("a", (2, 3), dtype), data("b", (2, 1), dtype), data("c", (2, 2), dtype), data("out", (2, 6), dtype)]
+    check(model(tmp_path, "concat", "CONCATENATION", tensors, [0, 1, 2], [3], [0, 1, 2],
+                options("Concatenation", Axis=-1)))
+
+
+def test_concatenation_int16_needs_equal_scales(tmp_path):
+    tensors = [data("a", (2, 3), "int16"), T("b", (2, 3), "int16", scales=[0.002], zero_points=[0]),
+               data("out", (4, 3), "int16")]
+    path = model(tmp_path, "concat_scales", "CONCATENATION", tensors, [0, 1], [2], [0, 1],
+                 options("Concatenation", Axis=0))
+    with pytest.raises(ModelError, match="int16 input 1 'b'.*does not requantize"):
+        compile_model(path)
+
+
+@pytest.mark.parametrize("opcode", ["RESHAPE", "SQUEEZE"])
+def test_int16_views(tmp_path, opcode):
+    """A view between two int16 copies: no code of its own, and the model still matches."""
+    tensors = [data("input", (1, 3, 4), "int16"), const("perm", [0, 2, 1]), data("t", (1, 4, 3), "int16"),
+               const("shape", [4, 3]), data("v", (4, 3), "int16"), const("perm2", [1, 0]), data("out", (3, 4), "int16")]
+    view_options = options("Squeeze") if opcode == "SQUEEZE" else None  # no dims: every size-1 dimension
+    ops = [Op(OPS.TRANSPOSE, [0, 1], [2]), Op(getattr(OPS, opcode), [2, 3] if opcode == "RESHAPE" else [2], [4],
+                                              options=view_options),
+           Op(OPS.TRANSPOSE, [4, 5], [6])]
+    path = tmp_path / "view16.tflite"
+    path.write_bytes(build([Sub(tensors, ops, [0], [6])]))
+    compiled = check(path)
+    assert [op.opcode for op in compiled.program.ops] == ["TRANSPOSE", "TRANSPOSE"]
+
+
+# -- refusals: one line naming the tensor or option --------------------------------------------
+
+
+def test_types_tflite_micro_refuses_are_refused(tmp_path):
+    tensors = [data("input", (3, 4), "int16"), const("paddings", [[1, 1], [1, 1]]), data("output", (5, 6), "int16")]
+    with pytest.raises(ModelError, match="tensor 0 'input' has type int16"):
+        compile_model(model(tmp_path, "mirror16", "MIRROR_PAD", tensors, [0, 1], [2], [0],
+                            options("MirrorPad", Mode=0)))
+
+
+def test_split_needs_a_constant_axis(tmp_path):
+    tensors = [T("axis", (1,), "int32"), data("input", (4, 2), "int8"), data("a", (2, 2), "int8"),
+               data("b", (2, 2), "int8")]
+    with pytest.raises(ModelError, match=r"input 0 \(tensor 0 'axis'\) must be a constant"):
+        compile_model(model(tmp_path, "split_axis", "SPLIT", tensors, [0, 1], [2, 3], [0, 1],
+                            options("Split", NumSplits=2)))
+
+
+def test_gather_int64_indices_at_run_time_are_refused(tmp_path):
+    tensors = [data("input", (4, 3), "int8"), T("indices", (2,), "int64"), data("output", (2, 3), "int8")]
+    with pytest.raises(ModelError, match="index tensor 'indices' is int64"):
+        compile_model(model(tmp_path, "gather64", "GATHER", tensors, [0, 1], [2], [0, 1], options("Gather", Axis=0)))
+
+
+def test_mirror_pad_reflect_wider_than_the_input_is_refused(tmp_path):
+    tensors = [data("input", (3, 4), "int8"), const("paddings", [[3, 0], [0, 0]]), data("output", (6, 4), "int8")]
+    with pytest.raises(ModelError, match="REFLECT"):
+        compile_model(model(tmp_path, "mirror_wide", "MIRROR_PAD", tensors, [0, 1], [2], [0],
+                            options("MirrorPad", Mode=0)))

@@ -80,6 +80,7 @@ def lower_pack(op, ctx):
         inp = ctx.tensor(index)
         require_dtype(ctx, inp, dtype)
         if list(inp.shape) != expected:
-            raise ctx.fail(f"input {k} shape {list(inp.shape)} is not the output shape {list(out.shape)} without axis {axis}")
+            raise ctx.fail(f"input {k} shape {list(inp.shape)} is not the output shape {list(out.shape)} "
+                           f"without axis {axis}")
         copy_nd(ctx, dtype, inp.shape, row_major_steps(inp.shape), out_steps[:axis] + out_steps[axis + 1:],
                 ctx.read(index), output, out_offset=k * out_steps[axis])

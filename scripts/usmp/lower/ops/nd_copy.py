@@ -111,5 +111,5 @@ def fill(ctx: LowerContext, dtype: str, num_elements: int, value, output: Ref) -
     suffix = kernel_suffix(ctx, dtype)
     if num_elements == 0:
         return
-    ctx.call(f"usmp_fill_{suffix}", "usmp_fill_params", dict(count=int(num_elements), pattern=bit_pattern(dtype, value)),
-             output=output)
+    ctx.call(f"usmp_fill_{suffix}", "usmp_fill_params",
+             dict(count=int(num_elements), pattern=bit_pattern(dtype, value)), output=output)

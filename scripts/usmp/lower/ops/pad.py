@@ -72,12 +72,14 @@ def lower_mirror_pad(op, ctx):
     if mode not in (0, 1):
         raise ctx.fail(f"mode {mode} is neither REFLECT (0) nor SYMMETRIC (1)")
     if pads.size != 2 * rank or len(out.shape) != rank:
-        raise ctx.fail(f"paddings of shape {list(paddings.shape)} do not match a {rank}-D input and {len(out.shape)}-D output")
+        raise ctx.fail(f"paddings of shape {list(paddings.shape)} do not match a {rank}-D input "
+                       f"and {len(out.shape)}-D output")
     before, after = [int(v) for v in pads[0::2]], [int(v) for v in pads[1::2]]
     limit = [d - 1 if mode == 0 else d for d in inp.shape]
     if any(p < 0 or p > lim for p, lim in zip(before + after, limit + limit)):
-        raise ctx.fail(f"paddings {pads.reshape(rank, 2).tolist()} must lie in [0, {'size - 1' if mode == 0 else 'size'}] "
-                       f"for input {list(inp.shape)} in {'REFLECT' if mode == 0 else 'SYMMETRIC'} mode")
+        bound = "size - 1" if mode == 0 else "size"
+        raise ctx.fail(f"paddings {pads.reshape(rank, 2).tolist()} must lie in [0, {bound}] for input "
+                       f"{list(inp.shape)} in {'REFLECT' if mode == 0 else 'SYMMETRIC'} mode")
     expected = [d + b + a for d, b, a in zip(inp.shape, before, after)]
     if expected != list(out.shape):
         raise ctx.fail(f"input {list(inp.shape)} padded by {pads.reshape(rank, 2).tolist()} is {expected}, "
