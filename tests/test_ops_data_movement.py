@@ -449,3 +449,14 @@ def test_mirror_pad_reflect_wider_than_the_input_is_refused(tmp_path):
     with pytest.raises(ModelError, match="REFLECT"):
         compile_model(model(tmp_path, "mirror_wide", "MIRROR_PAD", tensors, [0, 1], [2], [0],
                             options("MirrorPad", Mode=0)))
+
+
+def test_copies_of_more_than_six_dimensions_are_unrolled(tmp_path):
+    """TILE of a 4-D tensor by 2 everywhere is an 8-D walk: the two outer dimensions become four calls."""
+    tensors = [data("input", (2, 3, 2, 3), "int8"), const("multiples", [2, 2, 2, 2]),
+               data("output", (4, 6, 4, 6), "int8")]
+    compiled = compile_model(model(tmp_path, "tile8", "TILE", tensors, [0, 1], [2], [0]))
+    calls = [call for op in compiled.program.ops for call in op.calls]
+    assert len(calls) == 4 and all(call.function == "usmp_copy_nd_x8" for call in calls)
+    x = random_inputs(compiled.program.graph, np.random.default_rng(6))
+    assert np.array_equal(run_host(compiled, x)[0], np.tile(x[0], [2, 2, 2, 2]))

@@ -7,7 +7,10 @@ Run with a Python that has TensorFlow (offline, fixed seeds):
 Every model is written in an int8 and a float32 variant (a Dense layer on
 either side, where there is one, makes the operator sit between computed
 tensors, as in real models); each is checked to contain the operator it is
-meant to exercise. test_bit_exact.py and test_cortex_m.py run them all.
+meant to exercise. A few data-movement-only models are also converted with
+16-bit activations (the converter's 16x8 mode: int16 tensors, symmetric), for
+the int16 paths of SPLIT, SPLIT_V, PACK, CONCATENATION, TRANSPOSE, PAD and
+STRIDED_SLICE. test_bit_exact.py and test_cortex_m.py run them all.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from model_tools import convert, opcodes  # noqa: E402
+from model_tools import MODELS_DIR, convert, opcodes  # noqa: E402
 
 
 def lam(fn):
@@ -79,6 +82,48 @@ def models():
     }
 
 
+def int16_models():
+    """name -> (build, input shapes, operator): converted with int16 activations, no Dense layers."""
+    import tensorflow as tf
+
+    return {
+        "split_time_int16": (lambda x: lam(lambda t: tf.split(t, 2, axis=1))(x), [(1, 4, 5)], "SPLIT"),
+        "split_v_int16": (lambda x: lam(lambda t: tf.split(t, [2, 1, 3], axis=-1))(x), [(1, 3, 6)], "SPLIT_V"),
+        # One input, so every operand shares its scale (two inputs would get a requantizing QUANTIZE).
+        "pack_int16": (lambda x: lam(lambda t: tf.stack([t, t[:, ::-1]], axis=2))(x), [(1, 3, 4)], "PACK"),
+        "concat_int16": (lambda x: lam(lambda t: tf.concat([t, t[:, 1:]], axis=1))(x), [(1, 4, 3)], "CONCATENATION"),
+        "transpose_int16": (lambda x: lam(lambda t: tf.transpose(t, [0, 2, 3, 1]))(x), [(1, 2, 3, 4)], "TRANSPOSE"),
+        "pad_int16": (lambda x: lam(lambda t: tf.pad(t, [[0, 0], [1, 2], [2, 0]]))(x), [(1, 3, 4)], "PAD"),
+        "strided_slice_int16": (lambda x: lam(lambda t: t[:, 1::2, ::-1])(x), [(1, 5, 4)], "STRIDED_SLICE"),
+    }
+
+
+def convert_int16(build, input_shapes, name: str, seed: int) -> Path:
+    """Full 16x8 quantization: int16 activations and model I/O (weights would be int8)."""
+    import numpy as np
+    import tensorflow as tf
+
+    tf.keras.utils.set_random_seed(seed)
+    inputs = [tf.keras.Input(shape=tuple(s[1:]), batch_size=s[0]) for s in input_shapes]
+    model = tf.keras.Model(inputs=inputs, outputs=build(*inputs))
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    rng = np.random.default_rng(seed)
+
+    def representative():
+        for _ in range(64):
+            yield [rng.uniform(-3.0, 3.0, s).astype(np.float32) for s in input_shapes]
+
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = representative
+    converter.target_spec.supported_ops = [
+        tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+    converter.inference_input_type = tf.int16
+    converter.inference_output_type = tf.int16
+    path = MODELS_DIR / f"{name}.tflite"
+    path.write_bytes(converter.convert())
+    return path
+
+
 def main() -> None:
     import tensorflow as tf
 
@@ -91,6 +136,13 @@ def main() -> None:
             print(f"{path.name}: {' '.join(ops)}")
             if wanted not in ops:
                 failures.append(f"{path.name} has no {wanted}: {ops}")
+    for name, (build, shapes, wanted) in int16_models().items():
+        tf.keras.backend.clear_session()
+        path = convert_int16(build, shapes, name, seed=len(name))
+        ops = opcodes(path)
+        print(f"{path.name}: {' '.join(ops)}")
+        if wanted not in ops:
+            failures.append(f"{path.name} has no {wanted}: {ops}")
     if failures:
         raise SystemExit("\n".join(failures))
 

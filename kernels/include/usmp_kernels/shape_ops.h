@@ -1,12 +1,15 @@
 /*
  * USMP kernels: data movement (RESHAPE/SQUEEZE copies, CONCATENATION, PAD,
  * MIRROR_PAD, TRANSPOSE, STRIDED_SLICE, SPLIT, PACK, TILE, the space/batch/depth
- * rearrangements, ...) and GATHER.
+ * rearrangements, ...) and GATHER / GATHER_ND.
  *
- * All of these are one strided N-D copy: the compiler works out, per
- * dimension, how many elements to visit and how far apart they are in the
- * input and in the output, and collapses dimensions that are contiguous in
- * both. The kernel only walks the counts; it never divides.
+ * All but the gathers are one strided N-D copy (or a fill): the compiler works
+ * out, per dimension, how many elements to visit and how far apart they are
+ * in the input and in the output, and collapses dimensions that are
+ * contiguous in both. The kernel only walks the counts; it never divides.
+ *
+ * Kernels go by element width, not type (x8: int8, uint8, bool; x16: int16;
+ * x32: int32, float32): moving an element never looks at its value.
  */
 #ifndef USMP_KERNELS_SHAPE_OPS_H
 #define USMP_KERNELS_SHAPE_OPS_H
