@@ -14,6 +14,7 @@ from reference import outputs_match, random_inputs, reference_outputs
 from tflite_builder import Op, Sub, T, build
 from usmp.compiler import compile_model
 from usmp.fold import fold_constants
+from usmp.fold.fold import evaluate
 from usmp.frontend import read_tflite
 from usmp.runner.host import run_host
 from test_ops_data_movement import const, options
@@ -156,3 +157,41 @@ def test_a_model_output_is_not_folded(tmp_path):
     assert "FILL" in emitted(compiled)
     x = np.array([5], np.int8)
     assert run_host(compiled, [x])[0].tolist() == [7, 7]
+
+
+AGREE = [  # opcode, data shape, data type, other operands, output shapes, options
+    ("STRIDED_SLICE", (4, 5), "int16", [const("b", [3, 0]), const("e", [0, 5]), const("s", [-1, 2])], [(3, 3)],
+     options("StridedSlice")),
+    ("TRANSPOSE", (2, 3, 4), "float32", [const("p", [1, 2, 0])], [(3, 4, 2)], None),
+    ("GATHER", (4, 3), "int8", [const("i", [[2, 0], [3, 3]])], [(2, 2, 3)], options("Gather", Axis=0)),
+    ("BROADCAST_TO", (3, 1), "int32", [const("s", [2, 3, 4])], [(2, 3, 4)], None),
+    ("TILE", (2, 3), "int8", [const("m", [2, 3])], [(4, 9)], None),
+    ("SPLIT_V", (5, 2), "float32", [const("sizes", [2, 3]), const("axis", [0])], [(2, 2), (3, 2)],
+     options("SplitV", NumSplits=2)),
+    ("UNPACK", (3, 2), "int16", [], [(2,), (2,), (2,)], options("Unpack", Num=3, Axis=0)),
+]
+
+
+@pytest.mark.parametrize("opcode, shape, dtype, operands, out_shapes, opts", AGREE, ids=[a[0] for a in AGREE])
+def test_folded_values_equal_what_the_kernels_compute(tmp_path, opcode, shape, dtype, operands, out_shapes, opts):
+    """The same operator on the same data: folded from a constant, and run by the kernels from a model input."""
+    rng = np.random.default_rng(7)
+    values = (rng.uniform(-3, 3, shape) if dtype == "float32" else rng.integers(-100, 100, shape)).astype(dtype)
+    outputs = [T(f"out{k}", s, dtype) for k, s in enumerate(out_shapes)]
+    n = 1 + len(operands)
+    op_outputs = list(range(n, n + len(outputs)))
+
+    def graph_with(data_tensor, name):
+        sub = Sub([data_tensor] + operands + outputs, [Op(getattr(OPS, opcode), list(range(n)), op_outputs,
+                                                           options=opts)], [0] if data_tensor.data is None else [],
+                  op_outputs)
+        path = tmp_path / f"{name}.tflite"
+        path.write_bytes(build([sub]))
+        return path
+
+    run = run_host(compile_model(graph_with(T("x", shape, dtype), "run")), [values])
+    constant = read_tflite(graph_with(T("x", shape, dtype, data=values), "fold"))
+    folded = evaluate(constant.operators[0], constant.tensors)  # (fold_constants leaves model outputs alone)
+    assert folded is not None and len(folded) == len(run)
+    for f, r in zip(folded, run):
+        assert np.array_equal(f, r)

@@ -460,3 +460,28 @@ def test_copies_of_more_than_six_dimensions_are_unrolled(tmp_path):
     assert len(calls) == 4 and all(call.function == "usmp_copy_nd_x8" for call in calls)
     x = random_inputs(compiled.program.graph, np.random.default_rng(6))
     assert np.array_equal(run_host(compiled, x)[0], np.tile(x[0], [2, 2, 2, 2]))
+
+
+CONSTANT_OPERANDS = [  # opcode, tensors, op inputs, op outputs, graph inputs, options: shape/axis operands only
+    ("SPLIT", [const("axis", [1]), data("input", (2, 4), "int8"), data("a", (2, 2), "int8"),
+               data("b", (2, 2), "int8")], [0, 1], [2, 3], [1], options("Split", NumSplits=2)),
+    ("SPLIT_V", [data("input", (2, 4), "int8"), const("sizes", [1, 3]), const("axis", [1]),
+                 data("a", (2, 1), "int8"), data("b", (2, 3), "int8")], [0, 1, 2], [3, 4], [0],
+     options("SplitV", NumSplits=2)),
+    ("MIRROR_PAD", [data("input", (2, 4), "int8"), const("paddings", [[1, 1], [0, 2]]),
+                    data("output", (4, 6), "int8")], [0, 1], [2], [0], options("MirrorPad", Mode=0)),
+    ("BROADCAST_TO", [data("input", (1, 4), "int8"), const("shape", [3, 4]), data("output", (3, 4), "int8")],
+     [0, 1], [2], [0], None),
+    ("SPACE_TO_BATCH_ND", [data("input", (1, 2, 4, 1), "int8"), const("block", [2, 2]), const("pads", [[0, 0], [0, 0]]),
+                           data("output", (4, 1, 2, 1), "int8")], [0, 1, 2], [3], [0], None),
+    ("EXPAND_DIMS", [data("input", (2, 4), "int8"), const("axis", [0]), data("output", (1, 2, 4), "int8")],
+     [0, 1], [2], [0], None),
+]
+
+
+@pytest.mark.parametrize("opcode, tensors, op_inputs, op_outputs, graph_inputs, opts", CONSTANT_OPERANDS,
+                         ids=[c[0] for c in CONSTANT_OPERANDS])
+def test_shape_and_axis_operands_never_reach_the_constant_pool(tmp_path, opcode, tensors, op_inputs, op_outputs,
+                                                               graph_inputs, opts):
+    compiled = check(model(tmp_path, opcode.lower(), opcode, tensors, op_inputs, op_outputs, graph_inputs, opts))
+    assert not [b.name for b in compiled.program.buffers.values() if b.kind == "constant"]

@@ -12,8 +12,9 @@ from usmp.ir.graph import Graph, numpy_dtype
 def fold_constants(graph: Graph) -> Graph:
     tensors = list(graph.tensors)
     kept = []
+    model_io = set(graph.inputs) | set(graph.outputs)  # the user's arrays: always written by a kernel
     for op in graph.operators:
-        results = _evaluate(op, tensors, graph)
+        results = None if model_io.intersection(op.outputs) else evaluate(op, tensors)
         if results is None:
             kept.append(op)
             continue
@@ -24,10 +25,10 @@ def fold_constants(graph: Graph) -> Graph:
     return replace(graph, tensors=tensors, operators=kept)
 
 
-def _evaluate(op, tensors, graph: Graph) -> list[np.ndarray] | None:
+def evaluate(op, tensors) -> list[np.ndarray] | None:
     """The operator's outputs as arrays of their declared shape and type, or None to leave it to a kernel."""
     evaluator = EVALUATORS.get(op.opcode)
-    if evaluator is None or not op.outputs or any(i in graph.outputs or i in graph.inputs for i in op.outputs):
+    if evaluator is None or not op.outputs:
         return None
     inputs = [tensors[i] if i is not None else None for i in op.inputs]
     shape_only = getattr(evaluator, "shape_only", False)  # SHAPE reads its input's shape, never its data
