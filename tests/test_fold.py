@@ -115,6 +115,12 @@ FOLDED = [  # opcode, input tensors, output tensors, options, expected first out
      options("Split", NumSplits=2), [1, 2]),
     ("TILE", [const("a", [1, 2]), const("m", [2])], [T("o", (4,), "int32")], None, [1, 2, 1, 2]),
     ("EXPAND_DIMS", [const("a", [1, 2]), const("axis", [0])], [T("o", (1, 2), "int32")], None, [[1, 2]]),
+    ("SLICE", [const("a", [[1, 2, 3], [4, 5, 6]]), const("b", [0, 1]), const("s", [-1, 2])], [T("o", (2, 2), "int32")],
+     None, [[2, 3], [5, 6]]),
+    ("FLOOR_DIV", [const("a", [7, -7, 6]), const("b", [2, 2, -4])], [T("o", (3,), "int32")], None, [3, -4, -2]),
+    ("MAXIMUM", [const("a", [1, 5]), const("b", 3)], [T("o", (2,), "int32")], None, [3, 5]),
+    ("MINIMUM", [const("a", [1, 5]), const("b", 3)], [T("o", (2,), "int32")], None, [1, 3]),
+    ("RANGE", [const("a", 5), const("b", -1), const("c", -2)], [T("o", (3,), "int32")], None, [5, 3, 1]),
 ]
 
 
@@ -135,6 +141,7 @@ NOT_FOLDED = [  # results the kernels decide, or values the output type cannot h
     ("ADD", [const("a", [1.5], "float32"), const("b", [1.0], "float32")], [T("o", (1,), "float32")],
      options("Add", FusedActivationFunction=0)),
     ("ADD", [const("a", [1]), const("b", [2])], [T("o", (1,), "int32")], options("Add", FusedActivationFunction=1)),
+    ("FLOOR_DIV", [const("a", [1]), const("b", [0])], [T("o", (1,), "int32")], None),
 ]
 
 

@@ -300,7 +300,8 @@ def test_mirror_pad(tmp_path, dtype, mode, shape, pads):
                            options("MirrorPad", Mode=mode)))
     x = random_inputs(compiled.program.graph, np.random.default_rng(9))
     sanitize = dtype == "int8"  # the negative steps, under ASan/UBSan once per case
-    assert np.array_equal(run_host(compiled, x, sanitize=sanitize)[0], np.pad(x[0], pads, mode="reflect" if mode == 0 else "symmetric"))
+    expected = np.pad(x[0], pads, mode="reflect" if mode == 0 else "symmetric")
+    assert np.array_equal(run_host(compiled, x, sanitize=sanitize)[0], expected)
 
 
 @pytest.mark.parametrize("dtype", TFLM_ONLY)
@@ -382,6 +383,17 @@ def test_pad_wide_types(tmp_path, dtype):
     compiled = check(model(tmp_path, "pad", "PAD", tensors, [0, 1], [2], [0]))
     x = random_inputs(compiled.program.graph, np.random.default_rng(3))
     assert np.array_equal(run_host(compiled, x)[0], np.pad(x[0], [[1, 0], [2, 1]]))
+
+
+@pytest.mark.parametrize("dtype", MOVED + ["int32", "bool"])
+@pytest.mark.parametrize("shape, begin, size", [((4, 5), [1, 2], [2, -1]), ((2, 3, 4), [1, 0, 1], [1, 3, 2]),
+                                                ((6,), [0], [6])])
+def test_slice(tmp_path, dtype, shape, begin, size):
+    out_shape = tuple(d - b if s == -1 else s for d, b, s in zip(shape, begin, size))
+    tensors = [data("input", shape, dtype), const("begin", begin), const("size", size),
+               data("output", out_shape, dtype)]
+    compiled = check(model(tmp_path, "slice", "SLICE", tensors, [0, 1, 2], [3], [0]))
+    assert not [b for b in compiled.program.buffers.values() if b.kind == "constant"]
 
 
 def test_padv2_int16_pads_with_the_constant(tmp_path):

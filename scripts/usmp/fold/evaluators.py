@@ -99,6 +99,19 @@ def _strided_slice(op, inputs, outputs):
     return [data[np.ix_(*index)].reshape(out_shape)]
 
 
+@evaluator("SLICE")
+def _slice(op, inputs, outputs):
+    data = inputs[0].data
+    begin, size = _ints(inputs[1]), _ints(inputs[2])
+    if not len(begin) == len(size) == data.ndim:
+        raise CannotFold()
+    _same_quantization(inputs[0], outputs[0])
+    size = [d - b if s == -1 else s for d, b, s in zip(data.shape, begin, size)]
+    if any(b < 0 or s < 0 or b + s > d for d, b, s in zip(data.shape, begin, size)):
+        raise CannotFold()
+    return [data[tuple(slice(b, b + s) for b, s in zip(begin, size))]]
+
+
 @evaluator("PACK")
 def _pack(op, inputs, outputs):
     _same_quantization(*inputs, outputs[0])
@@ -214,3 +227,31 @@ def _sub(op, inputs, outputs):
 def _mul(op, inputs, outputs):
     a, b = _integer_operands(op, inputs, outputs)
     return [a * b]
+
+
+@evaluator("FLOOR_DIV")
+def _floor_div(op, inputs, outputs):
+    a, b = _integer_operands(op, inputs, outputs)
+    if np.any(b == 0):
+        raise CannotFold()
+    return [a // b]  # numpy's integer // rounds toward minus infinity, as FLOOR_DIV does
+
+
+@evaluator("MAXIMUM")
+def _maximum(op, inputs, outputs):
+    a, b = _integer_operands(op, inputs, outputs)
+    return [np.maximum(a, b)]
+
+
+@evaluator("MINIMUM")
+def _minimum(op, inputs, outputs):
+    a, b = _integer_operands(op, inputs, outputs)
+    return [np.minimum(a, b)]
+
+
+@evaluator("RANGE")
+def _range(op, inputs, outputs):
+    start, limit, delta = (_ints(t) for t in inputs)
+    if len(start) != 1 or len(limit) != 1 or delta != [delta[0]] or delta[0] == 0:
+        raise CannotFold()
+    return [np.arange(start[0], limit[0], delta[0], dtype=np.int64)]
