@@ -1,4 +1,4 @@
-"""Make the SPLIT/SPLIT_V/PACK/UNPACK/GATHER/BROADCAST_TO/MIRROR_PAD/space-depth-batch test models.
+"""Make the SPLIT/SPLIT_V/PACK/UNPACK/SLICE/GATHER/BROADCAST_TO/MIRROR_PAD/space-depth-batch test models.
 
 Run with a Python that has TensorFlow (offline, fixed seeds):
 
@@ -65,6 +65,8 @@ def models():
         "pack_axis1": (lambda a, b: lam(lambda ts: tf.stack(ts, axis=1))([dense(4)(a), b]), [(1, 3, 4), (1, 3, 4)],
                        "PACK"),
         "unpack_axis1": (unstack_outputs, [(1, 3, 4)], "UNPACK"),
+        "slice_begin_size": (lambda x: lam(lambda t: tf.slice(t, [0, 1, 0, 1], [1, 2, -1, 2]))(dense(4)(x)),
+                             [(1, 4, 3, 2)], "SLICE"),
         "gather_constant_indices": (lambda x: lam(lambda t: tf.gather(t, [3, 0, 0, 2], axis=2))(x), [(1, 2, 4, 3)],
                                     "GATHER"),
         "broadcast_to": (lambda x: lam(lambda t: tf.broadcast_to(t, [2, 3, 4]))(dense(4)(x)), [(1, 1, 6)],
