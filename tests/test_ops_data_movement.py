@@ -335,7 +335,24 @@ def test_space_to_batch_nd(tmp_path, dtype, shape, block, pads):
     out_shape = (shape[0] * int(np.prod(block)),) + tuple(p // b for p, b in zip(padded, block)) + (shape[-1],)
     tensors = [data("input", shape, dtype), const("block", block), const("paddings", pads),
                data("output", out_shape, dtype)]
-    check(model(tmp_path, "s2b", "SPACE_TO_BATCH_ND", tensors, [0, 1, 2], [3], [0]))
+    path = model(tmp_path, "s2b", "SPACE_TO_BATCH_ND", tensors, [0, 1, 2], [3], [0])
+    if not any(a or b for a, b in pads):
+        check(path)
+        return
+    # TFLite Micro pads with an offset it never sets (whatever its arena held): compare with TFLite's
+    # definition instead, padding with real 0 (the zero point for int8).
+    compiled = compile_model(path)
+    x = random_inputs(compiled.program.graph, np.random.default_rng(8))[0]
+    zero = QUANT[dtype][1][0] if dtype in QUANT else 0
+    padded = np.pad(x, [[0, 0]] + pads + [[0, 0]], constant_values=zero)
+    split = [shape[0]]
+    for p, b in zip(padded.shape[1:-1], block):
+        split += [p // b, b]
+    blocks = padded.reshape(split + [shape[-1]])
+    spatial = len(block)
+    order = [2 + 2 * k for k in range(spatial)] + [0] + [1 + 2 * k for k in range(spatial)] + [1 + 2 * spatial]
+    expected = blocks.transpose(order).reshape(out_shape)
+    assert np.array_equal(run_host(compiled, [x])[0], expected)
 
 
 @pytest.mark.parametrize("dtype", TFLM_ONLY)

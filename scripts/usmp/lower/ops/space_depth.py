@@ -4,17 +4,17 @@ DEPTH_TO_SPACE and SPACE_TO_DEPTH are one 6-D strided copy each: the block
 offsets (i, j) become two dimensions of their own. The batch/space pair is
 one copy per block offset, over the rows and columns that offset reaches
 (ranges worked out here, so nothing divides at run time); SPACE_TO_BATCH_ND
-first fills the output with the pad value. That is 0 for int8 too, not the
-zero point: TFLite Micro never sets the pad offset of its parameters (they
-stay as the arena was, zero), and it is the reference. Only int8 and
-float32 are accepted, as in TFLite Micro.
+first fills the output with the pad value: real 0, so the zero point for
+int8, as TFLite pads. (TFLite Micro never sets the pad offset of its
+parameters, so its padding is whatever its arena held: not a reference.)
+Only int8 and float32 are accepted, as in TFLite Micro.
 """
 from __future__ import annotations
 
 import itertools
 
 from usmp.lower.ops import lowering
-from usmp.lower.ops.common import require_constant, require_dtype
+from usmp.lower.ops.common import require_constant, require_dtype, require_quantized
 from usmp.lower.ops.nd_copy import copy_nd, copy_operands, fill, row_major_steps
 
 TYPES = ("int8", "float32")
@@ -98,7 +98,8 @@ def lower_space_to_batch(op, ctx):
     in_steps, out_steps = row_major_steps(inp.shape), row_major_steps(out.shape)
     output = ctx.write(op.outputs[0])
     if any(a or b for a, b in pads):
-        fill(ctx, dtype, out.num_elements, 0, output)
+        value = require_quantized(ctx, out).zero_point if dtype == "int8" else 0
+        fill(ctx, dtype, out.num_elements, value, output)
     for position, offsets in enumerate(itertools.product(*[range(b) for b in block])):
         count, in_offset, out_offset = [batch], 0, position * batch * out_steps[0]
         ins, outs = [in_steps[0]], [out_steps[0]]
