@@ -518,3 +518,43 @@ def test_shape_and_axis_operands_never_reach_the_constant_pool(tmp_path, opcode,
                                                                graph_inputs, opts):
     compiled = check(model(tmp_path, opcode.lower(), opcode, tensors, op_inputs, op_outputs, graph_inputs, opts))
     assert not [b.name for b in compiled.program.buffers.values() if b.kind == "constant"]
+
+
+def random_slice_case(rng):
+    """A random int16 STRIDED_SLICE: shape, begin, end, strides and masks, with its output shape."""
+    from usmp.lower.ops.strided_slice import slice_axes
+
+    rank = int(rng.integers(1, 5))
+    shape = [int(d) for d in rng.integers(1, 6, rank)]
+    begin = [int(rng.integers(-d - 1, d + 2)) for d in shape]
+    end = [int(rng.integers(-d - 1, d + 2)) for d in shape]
+    strides = [int(rng.choice([-3, -2, -1, 1, 2, 3])) for _ in shape]
+    begin_mask, end_mask = int(rng.integers(0, 1 << rank)), int(rng.integers(0, 1 << rank))
+    axes, out_shape = slice_axes(shape, begin, end, strides, begin_mask, end_mask, 0)
+    return shape, begin, end, strides, begin_mask, end_mask, out_shape
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_strided_slice_int16_random(tmp_path, seed):
+    rng = np.random.default_rng(100 + seed)
+    shape, begin, end, strides, begin_mask, end_mask, out_shape = random_slice_case(rng)
+    while 0 in out_shape:  # an empty output is not a model TFLite (or usmp) takes
+        shape, begin, end, strides, begin_mask, end_mask, out_shape = random_slice_case(rng)
+    tensors = [data("input", shape, "int16"), const("begin", begin), const("end", end), const("strides", strides),
+               data("output", out_shape, "int16")]
+    check(model(tmp_path, "strided_slice16", "STRIDED_SLICE", tensors, [0, 1, 2, 3], [4], [0],
+                options("StridedSlice", BeginMask=begin_mask, EndMask=end_mask)), runs=1)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_tile_random_against_numpy(tmp_path, seed):
+    rng = np.random.default_rng(200 + seed)
+    rank = int(rng.integers(1, 5))
+    shape = tuple(int(d) for d in rng.integers(1, 4, rank))
+    multiples = [int(m) for m in rng.integers(1, 4, rank)]
+    dtype = str(rng.choice(MOVED + ["int32"]))
+    out_shape = tuple(d * m for d, m in zip(shape, multiples))
+    tensors = [data("input", shape, dtype), const("multiples", multiples), data("output", out_shape, dtype)]
+    compiled = compile_model(model(tmp_path, "tile_random", "TILE", tensors, [0, 1], [2], [0]))
+    x = random_inputs(compiled.program.graph, rng)
+    assert np.array_equal(run_host(compiled, x)[0], np.tile(x[0], multiples))
