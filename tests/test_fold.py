@@ -142,6 +142,8 @@ NOT_FOLDED = [  # results the kernels decide, or values the output type cannot h
      options("Add", FusedActivationFunction=0)),
     ("ADD", [const("a", [1]), const("b", [2])], [T("o", (1,), "int32")], options("Add", FusedActivationFunction=1)),
     ("FLOOR_DIV", [const("a", [1]), const("b", [0])], [T("o", (1,), "int32")], None),
+    # 8 KiB of flash for what a fill kernel writes from 4 bytes: left to the kernel.
+    ("FILL", [const("d", [2048]), const("v", 3)], [T("o", (2048,), "int32")], None),
 ]
 
 

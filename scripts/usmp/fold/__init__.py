@@ -7,7 +7,8 @@ operator is dropped, so no kernel runs for it. The converter's shape
 arithmetic (SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE, FILL of constants,
 CAST of constants, ...) disappears this way, and the constants it feeds are
 first-class constant tensors that only reach the constant pool if a kernel
-reads them.
+reads them. A result much larger than the constants it comes from (a big
+FILL or BROADCAST_TO) is left to its kernel, which costs less flash.
 """
 from __future__ import annotations
 

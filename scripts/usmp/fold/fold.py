@@ -8,6 +8,10 @@ import numpy as np
 from usmp.fold.evaluators import EVALUATORS, CannotFold
 from usmp.ir.graph import Graph, numpy_dtype
 
+# A folded result costs flash: one that outgrows its constant inputs by more than this many bytes
+# (a large FILL, BROADCAST_TO or TILE of a small constant) is left to its kernel instead.
+MAX_GROWTH_BYTES = 4096
+
 
 def fold_constants(graph: Graph) -> Graph:
     tensors = list(graph.tensors)
@@ -50,4 +54,7 @@ def evaluate(op, tensors) -> list[np.ndarray] | None:
         if result.dtype != typed.dtype and not np.array_equal(typed, result):
             return None  # a value the output type cannot hold: left to the kernel
         arrays.append(np.array(typed, order="C"))  # (ascontiguousarray would make a scalar 1-D)
+    read = sum(t.data.nbytes for t in inputs if t is not None and t.data is not None)
+    if sum(a.nbytes for a in arrays) > read + MAX_GROWTH_BYTES:
+        return None
     return arrays
