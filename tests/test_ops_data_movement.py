@@ -429,6 +429,19 @@ def test_concatenation_wide_types(tmp_path, dtype):
                 options("Concatenation", Axis=-1)))
 
 
+def test_int64_moves_as_word_pairs(tmp_path):
+    """CONCATENATION, PACK and a RESHAPE copy of int64 (as TFLite Micro takes them) with the 32-bit kernels."""
+    tensors = [data("a", (2, 3), "int64"), data("b", (2, 1), "int64"), data("out", (2, 4), "int64")]
+    path = model(tmp_path, "concat64", "CONCATENATION", tensors, [0, 1], [2], [0, 1], options("Concatenation", Axis=1))
+    compiled = check_with_indices(path, lambda rng: [rng.integers(-2**62, 2**62, s, dtype=np.int64)
+                                                     for s in ((2, 3), (2, 1))])  # both words carry data
+    assert {call.function for op in compiled.program.ops for call in op.calls} == {"usmp_copy_nd_x32"}
+    tensors = [data("a", (3,), "int64"), data("b", (3,), "int64"), data("out", (3, 2), "int64")]
+    check(model(tmp_path, "pack64", "PACK", tensors, [0, 1], [2], [0, 1], options("Pack", ValuesCount=2, Axis=1)))
+    tensors = [data("a", (2, 3), "int64"), const("shape", [3, 2]), data("out", (3, 2), "int64")]
+    check(model(tmp_path, "reshape64", "RESHAPE", tensors, [0, 1], [2], [0]))
+
+
 def test_concatenation_int16_needs_equal_scales(tmp_path):
     tensors = [data("a", (2, 3), "int16"), T("b", (2, 3), "int16", scales=[0.002], zero_points=[0]),
                data("out", (4, 3), "int16")]

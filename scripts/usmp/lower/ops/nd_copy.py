@@ -17,7 +17,7 @@ from usmp.lower.ops.common import require_dtype
 
 ND_DIMS = 6  # USMP_ND_DIMS in usmp_kernels/shape_ops.h
 MAX_UNROLLED_CALLS = 64  # copies of more than ND_DIMS dimensions: at most this many kernel calls
-MOVABLE = ("int8", "uint8", "bool", "int16", "int32", "float32")  # element types the copy kernels move
+MOVABLE = ("int8", "uint8", "bool", "int16", "int32", "float32", "int64")  # element types the copies move
 
 
 def row_major_steps(shape) -> list[int]:
@@ -65,10 +65,10 @@ def copy_operands(ctx: LowerContext, op, allowed=("int8", "int16", "float32")) -
 
 
 def kernel_suffix(ctx: LowerContext, dtype: str) -> str:
-    """x8, x16 or x32: the kernels are chosen by element width."""
+    """x8, x16 or x32: the kernels are chosen by element width (int64 moves as two 32-bit words)."""
     if dtype not in MOVABLE:
         raise ctx.fail(f"tensors of type {dtype} are not supported here (supported: {', '.join(MOVABLE)})")
-    return f"x{8 * element_size(dtype)}"
+    return f"x{8 * min(element_size(dtype), 4)}"
 
 
 def copy_nd(ctx: LowerContext, dtype: str, count, in_steps, out_steps, input: Ref, output: Ref,
@@ -76,6 +76,9 @@ def copy_nd(ctx: LowerContext, dtype: str, count, in_steps, out_steps, input: Re
     """Emit output[out_offset + idx.out_steps] = input[in_offset + idx.in_steps] for all idx < count."""
     if any(int(c) == 0 for c in count):
         return
+    if element_size(dtype) == 8:  # two 32-bit words per element: one more, innermost, dimension
+        count, in_steps, out_steps = [*count, 2], [2 * s for s in in_steps] + [1], [2 * s for s in out_steps] + [1]
+        dtype, in_offset, out_offset = "int32", 2 * in_offset, 2 * out_offset
     counts, (ins, outs) = collapse(count, in_steps, out_steps)
     if len(counts) > ND_DIMS:  # the outer dimensions become separate calls, unrolled here
         outer = counts[:len(counts) - ND_DIMS]
@@ -109,6 +112,8 @@ def bit_pattern(dtype: str, value) -> int:
 
 def fill(ctx: LowerContext, dtype: str, num_elements: int, value, output: Ref) -> None:
     suffix = kernel_suffix(ctx, dtype)
+    if element_size(dtype) == 8:
+        raise ctx.fail(f"filling {dtype} tensors is not supported")
     if num_elements == 0:
         return
     ctx.call(f"usmp_fill_{suffix}", "usmp_fill_params",
