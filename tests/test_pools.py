@@ -71,7 +71,7 @@ def test_copies_are_inserted_between_pools_no_target_shares():
     first_copy, npu_op = program.ops[1], program.ops[2]
     assert [(a.buffer, a.writable) for a in first_copy.args] == [("a", False), ("a@npu", True)]
     assert [a.buffer for a in npu_op.args] == ["a@npu", "w", "b"]
-    assert first_copy.calls[0].function == "usmp_copy_nd_s8" and first_copy.calls[0].params["count"][-1] == 64
+    assert first_copy.calls[0].function == "usmp_copy_nd_x8" and first_copy.calls[0].params["count"][-1] == 64
     infos = {b.name: b for b in buffer_infos(program, pools)}
     assert infos["a"].pool_candidates == ("sram",)
     assert infos["a@npu"].pool_candidates == ("npu_ram",)

@@ -1,16 +1,19 @@
-/* Strided N-D copy and fill kernels (see usmp_kernels/shape_ops.h). */
+/* Strided N-D copy, fill and gather kernels (see usmp_kernels/shape_ops.h). */
 #include "usmp_kernels.h"
 
 #define INNER (USMP_ND_DIMS - 1)
 
 /*
- * The copy is the same loop for every element type: one definition, expanded
- * per type, so the int8 and float32 kernels cannot drift apart.
+ * Moving elements does not depend on what they mean, only on their size: one
+ * loop, expanded per element width, serves int8, uint8, bool, int16, int32
+ * and float32 (a float is moved as its 32-bit pattern, unchanged).
  */
-#define USMP_DEFINE_COPY_ND(suffix, type)                                                         \
-	void usmp_copy_nd_##suffix(const struct usmp_copy_nd_params *p, const type *input,       \
-				   type *output)                                                  \
+#define USMP_DEFINE_COPY_ND(bits)                                                                  \
+	void usmp_copy_nd_x##bits(const struct usmp_copy_nd_params *p, const void *input,          \
+				  void *output)                                                     \
 	{                                                                                          \
+		const uint##bits##_t *in = (const uint##bits##_t *)input;                          \
+		uint##bits##_t *out = (uint##bits##_t *)output;                                    \
 		int32_t idx[USMP_ND_DIMS - 1] = {0};                                               \
 		const int32_t n = p->count[INNER];                                                 \
 		const int32_t in_step = p->in_step[INNER];                                         \
@@ -25,31 +28,99 @@
 			int32_t k;                                                                 \
                                                                                                    \
 			for (k = 0; k < n; k++) {                                                  \
-				output[o] = input[i];                                              \
+				out[o] = in[i];                                                    \
 				i += in_step;                                                      \
 				o += out_step;                                                     \
 			}                                                                          \
 		} while (usmp_nd_next_row(p->count, idx));                                         \
 	}
 
-USMP_DEFINE_COPY_ND(s8, int8_t)
-USMP_DEFINE_COPY_ND(f32, float)
+USMP_DEFINE_COPY_ND(8)
+USMP_DEFINE_COPY_ND(16)
+USMP_DEFINE_COPY_ND(32)
 
-void usmp_fill_s8(const struct usmp_fill_s8_params *p, int8_t *output)
-{
-	const int8_t value = (int8_t)p->value;
-	int32_t k;
-
-	for (k = 0; k < p->count; k++) {
-		output[k] = value;
+#define USMP_DEFINE_FILL(bits)                                                                     \
+	void usmp_fill_x##bits(const struct usmp_fill_params *p, void *output)                     \
+	{                                                                                          \
+		const uint##bits##_t value = (uint##bits##_t)p->pattern;                           \
+		uint##bits##_t *out = (uint##bits##_t *)output;                                    \
+		int32_t k;                                                                         \
+                                                                                                   \
+		for (k = 0; k < p->count; k++) {                                                   \
+			out[k] = value;                                                            \
+		}                                                                                  \
 	}
-}
 
-void usmp_fill_f32(const struct usmp_fill_f32_params *p, float *output)
-{
-	int32_t k;
+USMP_DEFINE_FILL(8)
+USMP_DEFINE_FILL(16)
+USMP_DEFINE_FILL(32)
 
-	for (k = 0; k < p->count; k++) {
-		output[k] = p->value;
+/*
+ * An index outside [0, axis_size) makes TFLite Micro fail the invoke; there is
+ * no error path per operator here, so its slot is zero-filled instead of
+ * reading outside the input.
+ */
+#define USMP_DEFINE_GATHER(bits)                                                                   \
+	void usmp_gather_x##bits(const struct usmp_gather_params *p, const void *input,            \
+				 const int32_t *indices, void *output)                              \
+	{                                                                                          \
+		const uint##bits##_t *in = (const uint##bits##_t *)input;                          \
+		uint##bits##_t *out = (uint##bits##_t *)output;                                    \
+		int32_t batch, outer, k, e;                                                        \
+                                                                                                   \
+		for (batch = 0; batch < p->batch; batch++) {                                       \
+			const int32_t *coords = indices + batch * p->count;                        \
+                                                                                                   \
+			for (outer = 0; outer < p->outer; outer++) {                               \
+				const uint##bits##_t *slab =                                       \
+					in + (batch * p->outer + outer) * p->axis_size * p->inner; \
+                                                                                                   \
+				for (k = 0; k < p->count; k++) {                                   \
+					const int32_t at = coords[k];                              \
+					const int32_t valid = at >= 0 && at < p->axis_size;        \
+                                                                                                   \
+					for (e = 0; e < p->inner; e++) {                           \
+						*out++ = valid ? slab[at * p->inner + e] : 0;      \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
 	}
-}
+
+USMP_DEFINE_GATHER(8)
+USMP_DEFINE_GATHER(16)
+USMP_DEFINE_GATHER(32)
+
+/*
+ * GATHER_ND: slice n starts at sum_j indices[n][j] * stride[j]; an index tuple
+ * with any entry outside its extent yields a zero slice (as for GATHER).
+ */
+#define USMP_DEFINE_GATHER_ND(bits)                                                                \
+	void usmp_gather_nd_x##bits(const struct usmp_gather_nd_params *p, const void *input,      \
+				    const int32_t *indices, void *output)                           \
+	{                                                                                          \
+		const uint##bits##_t *in = (const uint##bits##_t *)input;                          \
+		uint##bits##_t *out = (uint##bits##_t *)output;                                    \
+		int32_t n, j, e;                                                                   \
+                                                                                                   \
+		for (n = 0; n < p->count; n++) {                                                   \
+			const int32_t *tuple = indices + n * p->depth;                             \
+			int32_t from = 0;                                                          \
+			int32_t valid = 1;                                                         \
+                                                                                                   \
+			for (j = 0; j < p->depth; j++) {                                           \
+				if (tuple[j] < 0 || tuple[j] >= p->extent[j]) {                    \
+					valid = 0;                                                 \
+				} else {                                                           \
+					from += tuple[j] * p->stride[j];                           \
+				}                                                                  \
+			}                                                                          \
+			for (e = 0; e < p->slice; e++) {                                           \
+				*out++ = valid ? in[from + e] : 0;                                 \
+			}                                                                          \
+		}                                                                                  \
+	}
+
+USMP_DEFINE_GATHER_ND(8)
+USMP_DEFINE_GATHER_ND(16)
+USMP_DEFINE_GATHER_ND(32)

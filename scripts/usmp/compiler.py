@@ -1,6 +1,6 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
-    import -> lower (constants, scratch) -> analyse liveness -> plan
+    import -> fold constants -> lower (constants, scratch) -> analyse liveness -> plan
            -> rewrite offsets -> emit C
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from usmp.analysis.scopes import realize_memory_scopes
 from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.codegen.guards import guarded_buffer_infos
 from usmp.errors import ModelError
+from usmp.fold import fold_constants
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
 from usmp.planner import BufferInfo, PlanResult, plan
@@ -74,7 +75,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     """Import, lower and analyse: the program and the buffers the planner sees."""
     check_pools(options.pools)
     try:
-        program = lower_graph(read_tflite(model_path, options.name))
+        program = lower_graph(fold_constants(read_tflite(model_path, options.name)))
     except ModelError as exc:
         raise with_problem_count(exc, model_path) from None
     pools = model_pools(program, options)

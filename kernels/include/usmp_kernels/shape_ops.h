@@ -1,11 +1,15 @@
 /*
- * USMP kernels: data movement for RESHAPE/SQUEEZE copies, CONCATENATION, PAD,
- * TRANSPOSE and STRIDED_SLICE.
+ * USMP kernels: data movement (RESHAPE/SQUEEZE copies, CONCATENATION, PAD,
+ * MIRROR_PAD, TRANSPOSE, STRIDED_SLICE, SPLIT, PACK, TILE, the space/batch/depth
+ * rearrangements, ...) and GATHER / GATHER_ND.
  *
- * All of these are one strided N-D copy: the compiler works out, per
- * dimension, how many elements to visit and how far apart they are in the
- * input and in the output, and collapses dimensions that are contiguous in
- * both. The kernel only walks the counts; it never divides.
+ * All but the gathers are one strided N-D copy (or a fill): the compiler works
+ * out, per dimension, how many elements to visit and how far apart they are
+ * in the input and in the output, and collapses dimensions that are
+ * contiguous in both. The kernel only walks the counts; it never divides.
+ *
+ * Kernels go by element width, not type (x8: int8, uint8, bool; x16: int16;
+ * x32: int32, float32): moving an element never looks at its value.
  */
 #ifndef USMP_KERNELS_SHAPE_OPS_H
 #define USMP_KERNELS_SHAPE_OPS_H
@@ -24,22 +28,51 @@ struct usmp_copy_nd_params {
 };
 
 /* output[out_offset + sum idx*out_step] = input[in_offset + sum idx*in_step] over all idx < count. */
-void usmp_copy_nd_s8(const struct usmp_copy_nd_params *p, const int8_t *input, int8_t *output);
-void usmp_copy_nd_f32(const struct usmp_copy_nd_params *p, const float *input, float *output);
+void usmp_copy_nd_x8(const struct usmp_copy_nd_params *p, const void *input, void *output);
+void usmp_copy_nd_x16(const struct usmp_copy_nd_params *p, const void *input, void *output);
+void usmp_copy_nd_x32(const struct usmp_copy_nd_params *p, const void *input, void *output);
 
-struct usmp_fill_s8_params {
+struct usmp_fill_params {
 	int32_t count;
-	int32_t value;
+	int32_t pattern; /* the element's bits (a float's IEEE pattern), in the low bits */
 };
 
-struct usmp_fill_f32_params {
-	int32_t count;
-	float value;
+/* output[0..count) = pattern (PAD's border before the input is copied in). */
+void usmp_fill_x8(const struct usmp_fill_params *p, void *output);
+void usmp_fill_x16(const struct usmp_fill_params *p, void *output);
+void usmp_fill_x32(const struct usmp_fill_params *p, void *output);
+
+struct usmp_gather_params {
+	int32_t batch;     /* product of the batch_dims leading dimensions */
+	int32_t outer;     /* product of the dimensions between them and the axis */
+	int32_t axis_size; /* input extent along the axis */
+	int32_t count;     /* indices per batch */
+	int32_t inner;     /* elements per gathered slice (dimensions after the axis) */
 };
 
-/* output[0..count) = value (PAD's border before the input is copied in). */
-void usmp_fill_s8(const struct usmp_fill_s8_params *p, int8_t *output);
-void usmp_fill_f32(const struct usmp_fill_f32_params *p, float *output);
+/*
+ * GATHER with int32 indices: output[b][o][k][:] = input[b][o][indices[b][k]][:].
+ * An index outside [0, axis_size) yields a zero slice.
+ */
+void usmp_gather_x8(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
+void usmp_gather_x16(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
+void usmp_gather_x32(const struct usmp_gather_params *p, const void *input, const int32_t *indices, void *output);
+
+struct usmp_gather_nd_params {
+	int32_t count;                /* index tuples */
+	int32_t depth;                /* entries per tuple (leading input dimensions indexed) */
+	int32_t slice;                /* elements per gathered slice */
+	int32_t extent[USMP_ND_DIMS]; /* input extent of each indexed dimension */
+	int32_t stride[USMP_ND_DIMS]; /* input elements between neighbours along it */
+};
+
+/* GATHER_ND with int32 indices: output[n][:] = input[indices[n][0], ..., indices[n][depth - 1]][:]. */
+void usmp_gather_nd_x8(const struct usmp_gather_nd_params *p, const void *input, const int32_t *indices,
+		       void *output);
+void usmp_gather_nd_x16(const struct usmp_gather_nd_params *p, const void *input, const int32_t *indices,
+			void *output);
+void usmp_gather_nd_x32(const struct usmp_gather_nd_params *p, const void *input, const int32_t *indices,
+			void *output);
 
 /* 1 when no dimension of count is empty. */
 static inline int32_t usmp_nd_nonempty(const int32_t *count)

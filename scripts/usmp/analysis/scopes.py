@@ -17,7 +17,8 @@ from usmp.errors import PlanError
 from usmp.lower.program import Arg, Buffer, KernelCall, LoweredOp, Program
 from usmp.pools import DEFAULT_TARGETS, PoolSpec
 
-COPY_KERNELS = {"int8_t": ("usmp_copy_nd_s8", 1), "uint8_t": ("usmp_copy_nd_s8", 1), "float": ("usmp_copy_nd_f32", 4)}
+COPY_KERNELS = {"int8_t": ("usmp_copy_nd_x8", 1), "uint8_t": ("usmp_copy_nd_x8", 1), "int16_t": ("usmp_copy_nd_x16", 2),
+                "int32_t": ("usmp_copy_nd_x32", 4), "float": ("usmp_copy_nd_x32", 4)}
 ND_DIMS = 6  # USMP_ND_DIMS of the kernel library
 
 

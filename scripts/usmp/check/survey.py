@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from usmp.errors import ModelError
+from usmp.fold import fold_constants
 from usmp.frontend.tflite_reader import (
     _TENSOR_TYPE_NAMES, _TENSOR_TYPES, CONSTANT_ONLY_TYPES, _default_name, _Reader, parse_tflite,
 )
@@ -108,7 +109,7 @@ def check_model(path: str | Path) -> ModelReport:
         raise ModelError(f"{path}: cannot read model file: {exc.strerror or exc}") from None
     source = str(path)
     try:
-        graph, first = parse_tflite(data, _default_name(path), source), None
+        graph, first = fold_constants(parse_tflite(data, _default_name(path), source)), None  # as compile does
     except ModelError as exc:
         if len(data) < 8 or data[4:8] != b"TFL3":
             raise

@@ -1,7 +1,7 @@
-"""CONCATENATION along any axis: one strided copy per input into its slab of the output.
+"""CONCATENATION along any axis (and PACK along a new one): one strided copy per input into its slab of the output.
 
-TFLite Micro copies bytes and does not requantize: int8 inputs must share the
-output's scale and zero point, and no fused activation is allowed. Both are
+TFLite Micro copies bytes and does not requantize: int8 and int16 inputs must
+share the output's scale and zero point, and no fused activation is allowed. Both are
 rejected here with the same rule, so no model compiles that TFLM refuses.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ def lower_concatenation(op, ctx):
         require_dtype(ctx, inp, dtype)
         if len(inp.shape) != rank or any(a != b for d, (a, b) in enumerate(zip(inp.shape, out.shape)) if d != axis):
             raise ctx.fail(f"input {k} shape {list(inp.shape)} does not fit output shape {list(out.shape)} on axis {axis}")
-        if dtype == "int8":
+        if dtype in ("int8", "int16"):
             _require_same_quantization(ctx, k, inp, out)
         slabs.append((index, inp, position))
         position += inp.shape[axis]
@@ -55,6 +55,32 @@ def _require_same_quantization(ctx, k, inp, out):
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
     if np.float32(q_in.scale) != np.float32(q_out.scale) or q_in.zero_point != q_out.zero_point:
         raise ctx.fail(
-            f"int8 input {k} '{inp.name}' (scale {q_in.scale:g}, zero point {q_in.zero_point}) is quantized "
+            f"{inp.dtype} input {k} '{inp.name}' (scale {q_in.scale:g}, zero point {q_in.zero_point}) is quantized "
             f"differently from the output (scale {q_out.scale:g}, zero point {q_out.zero_point}); "
             "TFLite Micro does not requantize in CONCATENATION")
+
+
+@lowering("PACK")
+def lower_pack(op, ctx):
+    """PACK: CONCATENATION along a new axis; TFLite Micro copies bytes without looking at quantization."""
+    out = ctx.tensor(op.outputs[0])
+    dtype = out.dtype
+    kernel_suffix(ctx, dtype)
+    rank = len(out.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise ctx.fail(f"axis {op.options.get('axis', 0)} is out of range for a {rank}-D output")
+    if not op.inputs or any(i is None for i in op.inputs) or len(op.inputs) != out.shape[axis]:
+        raise ctx.fail(f"has {len(op.inputs)} inputs for an output extent of {out.shape[axis]} along axis {axis}")
+    out_steps = row_major_steps(out.shape)
+    expected = list(out.shape[:axis]) + list(out.shape[axis + 1:])
+    output = ctx.write(op.outputs[0])
+    for k, index in enumerate(op.inputs):
+        inp = ctx.tensor(index)
+        require_dtype(ctx, inp, dtype)
+        if list(inp.shape) != expected:
+            raise ctx.fail(f"input {k} shape {list(inp.shape)} is not the output shape {list(out.shape)} "
+                           f"without axis {axis}")
+        copy_nd(ctx, dtype, inp.shape, row_major_steps(inp.shape), out_steps[:axis] + out_steps[axis + 1:],
+                ctx.read(index), output, out_offset=k * out_steps[axis])

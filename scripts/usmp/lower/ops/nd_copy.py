@@ -1,18 +1,23 @@
 """Shared by the data-movement lowerings: describe a copy as a strided N-D walk.
 
-CONCATENATION, PAD, TRANSPOSE, STRIDED_SLICE and a refused RESHAPE view all
-become calls of usmp_copy_nd_*: per dimension a count and the element steps
-in input and output, worked out here so the kernel never divides. Dimensions
-that are contiguous in both tensors are merged, so most copies need one or
-two loops.
+CONCATENATION, PAD, TRANSPOSE, STRIDED_SLICE, SPLIT, PACK, TILE, ... and a
+refused RESHAPE view all become calls of usmp_copy_nd_x*: per dimension a
+count and the element steps in input and output, worked out here so the
+kernel never divides. Dimensions that are contiguous in both tensors are
+merged, so most copies need one or two loops. The kernels go by element
+width, so every type TFLite Micro moves shares them.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from usmp.ir.graph import element_size, numpy_dtype
 from usmp.lower.context import LowerContext, Ref
 from usmp.lower.ops.common import require_dtype
 
 ND_DIMS = 6  # USMP_ND_DIMS in usmp_kernels/shape_ops.h
-KERNEL_SUFFIX = {"int8": "s8", "float32": "f32"}
+MAX_UNROLLED_CALLS = 64  # copies of more than ND_DIMS dimensions: at most this many kernel calls
+MOVABLE = ("int8", "uint8", "bool", "int16", "int32", "float32", "int64")  # element types the copies move
 
 
 def row_major_steps(shape) -> list[int]:
@@ -49,10 +54,10 @@ def pad_dims(values: list[int], fill: int) -> list[int]:
     return [fill] * (ND_DIMS - len(values)) + list(values)
 
 
-def copy_operands(ctx: LowerContext, op) -> tuple:
-    """Input, output and element type of an operator that only moves int8 or float32 elements."""
+def copy_operands(ctx: LowerContext, op, allowed=("int8", "int16", "float32")) -> tuple:
+    """Input, output and element type of an operator that only moves elements (types as TFLite Micro allows)."""
     inp, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])
-    dtype = require_dtype(ctx, inp, "int8", "float32")
+    dtype = require_dtype(ctx, inp, *allowed)
     require_dtype(ctx, out, dtype)
     if len(inp.shape) > ND_DIMS:
         raise ctx.fail(f"input has {len(inp.shape)} dimensions; at most {ND_DIMS} are supported")
@@ -60,9 +65,10 @@ def copy_operands(ctx: LowerContext, op) -> tuple:
 
 
 def kernel_suffix(ctx: LowerContext, dtype: str) -> str:
-    if dtype not in KERNEL_SUFFIX:
-        raise ctx.fail(f"tensors of type {dtype} are not supported here (supported: int8, float32)")
-    return KERNEL_SUFFIX[dtype]
+    """x8, x16 or x32: the kernels are chosen by element width (int64 moves as two 32-bit words)."""
+    if dtype not in MOVABLE:
+        raise ctx.fail(f"tensors of type {dtype} are not supported here (supported: {', '.join(MOVABLE)})")
+    return f"x{8 * min(element_size(dtype), 4)}"
 
 
 def copy_nd(ctx: LowerContext, dtype: str, count, in_steps, out_steps, input: Ref, output: Ref,
@@ -70,9 +76,22 @@ def copy_nd(ctx: LowerContext, dtype: str, count, in_steps, out_steps, input: Re
     """Emit output[out_offset + idx.out_steps] = input[in_offset + idx.in_steps] for all idx < count."""
     if any(int(c) == 0 for c in count):
         return
+    if element_size(dtype) == 8:  # two 32-bit words per element: one more, innermost, dimension
+        count, in_steps, out_steps = [*count, 2], [2 * s for s in in_steps] + [1], [2 * s for s in out_steps] + [1]
+        dtype, in_offset, out_offset = "int32", 2 * in_offset, 2 * out_offset
     counts, (ins, outs) = collapse(count, in_steps, out_steps)
-    if len(counts) > ND_DIMS:
-        raise ctx.fail(f"needs a {len(counts)}-dimensional copy; at most {ND_DIMS} dimensions are supported")
+    if len(counts) > ND_DIMS:  # the outer dimensions become separate calls, unrolled here
+        outer = counts[:len(counts) - ND_DIMS]
+        calls = 1
+        for c in outer:
+            calls *= c
+        if calls > MAX_UNROLLED_CALLS:
+            raise ctx.fail(f"needs a {len(counts)}-dimensional copy; at most {ND_DIMS} dimensions are supported")
+        for index in np.ndindex(*outer):
+            copy_nd(ctx, dtype, counts[len(outer):], ins[len(outer):], outs[len(outer):], input, output,
+                    in_offset + sum(i * st for i, st in zip(index, ins)),
+                    out_offset + sum(i * st for i, st in zip(index, outs)))
+        return
     ctx.call(f"usmp_copy_nd_{kernel_suffix(ctx, dtype)}", "usmp_copy_nd_params",
              dict(count=pad_dims(counts, 1), in_step=pad_dims(ins, 0), out_step=pad_dims(outs, 0),
                   in_offset=int(in_offset), out_offset=int(out_offset)),
@@ -84,10 +103,18 @@ def copy_whole(ctx: LowerContext, dtype: str, num_elements: int, input: Ref, out
     copy_nd(ctx, dtype, [num_elements], [1], [1], input, output)
 
 
+def bit_pattern(dtype: str, value) -> int:
+    """The element's bits as a signed 32-bit number (a float's IEEE pattern), for usmp_fill_x*."""
+    raw = np.asarray(value).astype(numpy_dtype(dtype)).reshape(1)
+    unsigned = int(np.frombuffer(raw.tobytes(), dtype=f"<u{raw.itemsize}")[0])
+    return unsigned - (1 << 32) if unsigned >= 1 << 31 else unsigned
+
+
 def fill(ctx: LowerContext, dtype: str, num_elements: int, value, output: Ref) -> None:
     suffix = kernel_suffix(ctx, dtype)
+    if element_size(dtype) == 8:
+        raise ctx.fail(f"filling {dtype} tensors is not supported")
     if num_elements == 0:
         return
-    ctx.call(f"usmp_fill_{suffix}", f"usmp_fill_{suffix}_params",
-             dict(count=int(num_elements), value=int(value) if dtype == "int8" else float(value)),
-             output=output)
+    ctx.call(f"usmp_fill_{suffix}", "usmp_fill_params",
+             dict(count=int(num_elements), pattern=bit_pattern(dtype, value)), output=output)

@@ -12,7 +12,7 @@ from usmp.lower.ops.nd_copy import copy_nd, copy_operands, row_major_steps
 
 @lowering("TRANSPOSE")
 def lower_transpose(op, ctx):
-    inp, out, dtype = copy_operands(ctx, op)
+    inp, out, dtype = copy_operands(ctx, op, ("int8", "int16", "float32"))  # as TFLite Micro
     rank = len(inp.shape)
     perm_tensor = require_constant(ctx, op, 1)
     require_dtype(ctx, perm_tensor, "int32", "int64")  # int() of a NaN float would raise

@@ -1,0 +1,153 @@
+"""Make the SPLIT/SPLIT_V/PACK/UNPACK/SLICE/GATHER/BROADCAST_TO/MIRROR_PAD/space-depth-batch test models.
+
+Run with a Python that has TensorFlow (offline, fixed seeds):
+
+    /work/tfvenv/bin/python tests/models/make_data_movement_models.py
+
+Every model is written in an int8 and a float32 variant (a Dense layer on
+either side, where there is one, makes the operator sit between computed
+tensors, as in real models); each is checked to contain the operator it is
+meant to exercise. A few data-movement-only models are also converted with
+16-bit activations (the converter's 16x8 mode: int16 tensors, symmetric), for
+the int16 paths of SPLIT, SPLIT_V, PACK, CONCATENATION, TRANSPOSE, PAD and
+STRIDED_SLICE. test_bit_exact.py and test_cortex_m.py run them all.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from model_tools import MODELS_DIR, convert, opcodes  # noqa: E402
+
+
+def lam(fn):
+    """A TensorFlow function as a Keras layer (Keras 3 tensors do not take tf.* ops directly)."""
+    import tensorflow as tf
+
+    return tf.keras.layers.Lambda(fn)
+
+
+def dense(units):
+    import tensorflow as tf
+
+    return tf.keras.layers.Dense(units)
+
+
+def split_then_dense(x):
+    """Streaming keyword spotting: a window split along time, each part through its own layer."""
+    import tensorflow as tf
+
+    first, second = lam(lambda t: tf.split(t, 2, axis=1))(x)
+    return tf.keras.layers.Concatenate(axis=-1)([dense(3)(first), dense(2)(second)])
+
+
+def split_v_outputs(x):
+    import tensorflow as tf
+
+    return lam(lambda t: tf.split(t, [1, 4, 3], axis=-1))(dense(8)(x))
+
+
+def unstack_outputs(x):
+    import tensorflow as tf
+
+    return lam(lambda t: tf.unstack(t, axis=1))(x)
+
+
+def models():
+    """name -> (build, input shapes, operator that must appear)."""
+    import tensorflow as tf
+
+    return {
+        "split_time": (split_then_dense, [(1, 4, 5)], "SPLIT"),
+        "split_v_channels": (split_v_outputs, [(1, 3, 6)], "SPLIT_V"),
+        "pack_axis1": (lambda a, b: lam(lambda ts: tf.stack(ts, axis=1))([dense(4)(a), b]), [(1, 3, 4), (1, 3, 4)],
+                       "PACK"),
+        "unpack_axis1": (unstack_outputs, [(1, 3, 4)], "UNPACK"),
+        "slice_begin_size": (lambda x: lam(lambda t: tf.slice(t, [0, 1, 0, 1], [1, 2, -1, 2]))(dense(4)(x)),
+                             [(1, 4, 3, 2)], "SLICE"),
+        "gather_constant_indices": (lambda x: lam(lambda t: tf.gather(t, [3, 0, 0, 2], axis=2))(x), [(1, 2, 4, 3)],
+                                    "GATHER"),
+        "broadcast_to": (lambda x: lam(lambda t: tf.broadcast_to(t, [2, 3, 4]))(dense(4)(x)), [(1, 1, 6)],
+                         "BROADCAST_TO"),
+        "mirror_pad_reflect": (lambda x: lam(lambda t: tf.pad(t, [[0, 0], [1, 2], [2, 1], [0, 0]], "REFLECT"))(x),
+                               [(1, 4, 4, 2)], "MIRROR_PAD"),
+        "mirror_pad_symmetric": (lambda x: lam(lambda t: tf.pad(t, [[0, 0], [2, 0], [0, 3]], "SYMMETRIC"))(x),
+                                 [(1, 3, 5)], "MIRROR_PAD"),
+        "depth_to_space": (lambda x: lam(lambda t: tf.nn.depth_to_space(t, 2))(x), [(1, 2, 3, 8)], "DEPTH_TO_SPACE"),
+        "space_to_depth": (lambda x: lam(lambda t: tf.nn.space_to_depth(t, 2))(x), [(1, 4, 6, 2)], "SPACE_TO_DEPTH"),
+        "space_to_batch": (lambda x: lam(lambda t: tf.space_to_batch_nd(t, [2, 2], [[0, 0], [0, 0]]))(x),
+                           [(1, 4, 6, 3)], "SPACE_TO_BATCH_ND"),
+        "batch_to_space": (lambda x: lam(lambda t: tf.batch_to_space(t, [2, 2], [[0, 1], [1, 0]]))(x),
+                           [(4, 3, 2, 3)], "BATCH_TO_SPACE_ND"),
+    }
+
+
+def int16_models():
+    """name -> (build, input shapes, operator): converted with int16 activations, no Dense layers."""
+    import tensorflow as tf
+
+    return {
+        "split_time_int16": (lambda x: lam(lambda t: tf.split(t, 2, axis=1))(x), [(1, 4, 5)], "SPLIT"),
+        "split_v_int16": (lambda x: lam(lambda t: tf.split(t, [2, 1, 3], axis=-1))(x), [(1, 3, 6)], "SPLIT_V"),
+        # One input, so every operand shares its scale (two inputs would get a requantizing QUANTIZE).
+        "pack_int16": (lambda x: lam(lambda t: tf.stack([t, t[:, ::-1]], axis=2))(x), [(1, 3, 4)], "PACK"),
+        "concat_int16": (lambda x: lam(lambda t: tf.concat([t, t[:, 1:]], axis=1))(x), [(1, 4, 3)], "CONCATENATION"),
+        "transpose_int16": (lambda x: lam(lambda t: tf.transpose(t, [0, 2, 3, 1]))(x), [(1, 2, 3, 4)], "TRANSPOSE"),
+        "pad_int16": (lambda x: lam(lambda t: tf.pad(t, [[0, 0], [1, 2], [2, 0]]))(x), [(1, 3, 4)], "PAD"),
+        "strided_slice_int16": (lambda x: lam(lambda t: t[:, 1::2, ::-1])(x), [(1, 5, 4)], "STRIDED_SLICE"),
+    }
+
+
+def convert_int16(build, input_shapes, name: str, seed: int) -> Path:
+    """Full 16x8 quantization: int16 activations and model I/O (weights would be int8)."""
+    import numpy as np
+    import tensorflow as tf
+
+    tf.keras.utils.set_random_seed(seed)
+    inputs = [tf.keras.Input(shape=tuple(s[1:]), batch_size=s[0]) for s in input_shapes]
+    model = tf.keras.Model(inputs=inputs, outputs=build(*inputs))
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    rng = np.random.default_rng(seed)
+
+    def representative():
+        for _ in range(64):
+            yield [rng.uniform(-3.0, 3.0, s).astype(np.float32) for s in input_shapes]
+
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = representative
+    converter.target_spec.supported_ops = [
+        tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+    converter.inference_input_type = tf.int16
+    converter.inference_output_type = tf.int16
+    path = MODELS_DIR / f"{name}.tflite"
+    path.write_bytes(converter.convert())
+    return path
+
+
+def main() -> None:
+    import tensorflow as tf
+
+    failures = []
+    for name, (build, shapes, wanted) in models().items():
+        for quantize, suffix in (("int8", ""), ("float32", "_f32")):
+            tf.keras.backend.clear_session()  # tensor names restart, so reruns write the same bytes
+            path = convert(build, shapes, name + suffix, quantize=quantize, seed=len(name))
+            ops = opcodes(path)
+            print(f"{path.name}: {' '.join(ops)}")
+            if wanted not in ops:
+                failures.append(f"{path.name} has no {wanted}: {ops}")
+    for name, (build, shapes, wanted) in int16_models().items():
+        tf.keras.backend.clear_session()
+        path = convert_int16(build, shapes, name, seed=len(name))
+        ops = opcodes(path)
+        print(f"{path.name}: {' '.join(ops)}")
+        if wanted not in ops:
+            failures.append(f"{path.name} has no {wanted}: {ops}")
+    if failures:
+        raise SystemExit("\n".join(failures))
+
+
+if __name__ == "__main__":
+    main()
