@@ -33,5 +33,8 @@
 #include "usmp_kernels/state.h"
 #include "usmp_kernels/unary.h"
 #include "usmp_kernels/cast.h"
+#include "usmp_kernels/slice.h"
+#include "usmp_kernels/embedding_lookup.h"
+#include "usmp_kernels/broadcast_args.h"
 
 #endif /* USMP_KERNELS_H */
