@@ -117,3 +117,244 @@ def test_slice_invalid_constants_are_one_line_errors(tmp_path, begin, size, mess
     with pytest.raises(ModelError, match=message) as error:
         compile_model(path)
     assert "\n" not in str(error.value)
+
+
+# -- REVERSE_V2 ----------------------------------------------------------------------------------------------------
+
+def reverse_model(tmp_path, shape, axes, dtype="int8"):
+    tensors = [tensor("input", shape, dtype), T("axis", (len(axes),), "int32", data=np.array(axes, np.int32)),
+               tensor("output", shape, dtype)]
+    return model(tmp_path, "reverse", "REVERSE_V2", tensors, [0], [2], [0, 1], [2])
+
+
+def neighbouring_axis_ranges(rank):
+    return [list(range(a, b)) for a in range(rank) for b in range(a + 1, rank + 1)]
+
+
+@pytest.mark.parametrize("axes", neighbouring_axis_ranges(4) + [[-1], [-4], [-2, -3], [2, 1], [-1, 2]])
+def test_reverse_every_axis_range(tmp_path, axes):
+    x = values((2, 3, 4, 5), "int8")
+    path = reverse_model(tmp_path, x.shape, axes)
+    assert_matches_reference(path, [x])
+    assert not constant_buffers(path)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float32", "bool"])
+@pytest.mark.parametrize("axes", [[0], [1], [2], [0, 1, 2]])
+def test_reverse_every_type(tmp_path, dtype, axes):
+    x = values((3, 4, 5), dtype, seed=1)
+    assert_matches_reference(reverse_model(tmp_path, x.shape, axes, dtype), [x])
+
+
+def test_reverse_six_dimensions(tmp_path):
+    x = values((2, 1, 3, 2, 2, 3), "float32")
+    for axes in ([0], [5], [2, 3, 4]):
+        assert_matches_reference(reverse_model(tmp_path, x.shape, axes, "float32"), [x])
+
+
+@pytest.mark.parametrize("axes,message", [([0, 2], "not neighbouring"), ([1, 1], "not neighbouring"),
+                                          ([3], "axis 3 is outside"), ([-4], "axis -4 is outside")])
+def test_reverse_refusals_as_tflite_micro(tmp_path, axes, message):
+    path = reverse_model(tmp_path, (2, 3, 4), axes)
+    with pytest.raises(RuntimeError):
+        reference_outputs(path, [values((2, 3, 4), "int8")])
+    with pytest.raises(ModelError, match=message):
+        compile_model(path)
+
+
+def test_reverse_axis_at_run_time_is_refused(tmp_path):
+    tensors = [tensor("input", (2, 3), "int8"), T("axis", (1,), "int32"), tensor("output", (2, 3), "int8")]
+    path = model(tmp_path, "reverse", "REVERSE_V2", tensors, [0, 1], [2], [0, 1], [2])
+    with pytest.raises(ModelError, match="input 1 .* must be a constant"):
+        compile_model(path)
+
+
+# -- EMBEDDING_LOOKUP ----------------------------------------------------------------------------------------------
+
+def embedding_model(tmp_path, table_shape, lookups, dtype="float32", out_dtype=None, table_q=([0.05], [0]),
+                    constant_table=True, ids=None, seed=0):
+    out_dtype = out_dtype or dtype
+    table = values(table_shape, dtype, seed) if constant_table else None
+    q = table_q if dtype == "int8" else (None, None)
+    out_q = table_q if out_dtype == "int8" else (None, None)
+    tensors = [T("ids", (lookups,), "int32", data=None if ids is None else np.array(ids, np.int32)),
+               T("table", tuple(table_shape), dtype, data=table, scales=q[0], zero_points=q[1]),
+               T("output", (lookups,) + tuple(table_shape[1:]), out_dtype, scales=out_q[0], zero_points=out_q[1])]
+    inputs = ([] if ids is not None else [0]) + ([] if constant_table else [1])
+    return model(tmp_path, "embedding_lookup", "EMBEDDING_LOOKUP", tensors, inputs, [2], [0, 1], [2])
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [("float32", "float32"), ("int8", "int8"), ("int8", "float32")])
+@pytest.mark.parametrize("table_shape", [(7, 3), (5, 2, 3), (4, 1)])
+def test_embedding_lookup_every_id(tmp_path, dtype, out_dtype, table_shape):
+    """Every row once, repeats, and reversed order."""
+    rows = table_shape[0]
+    ids = np.array(list(range(rows)) + [rows - 1, 0, 0] + list(reversed(range(rows))), np.int32)
+    path = embedding_model(tmp_path, table_shape, len(ids), dtype, out_dtype)
+    assert_matches_reference(path, [ids])
+
+
+@pytest.mark.parametrize("scale", [1e-3, 0.037, 1.0, 3.7e4])
+def test_embedding_lookup_hybrid_scales(tmp_path, scale):
+    """Every int8 value dequantized with the table's scale."""
+    tensors = [T("ids", (3,), "int32"),
+               T("table", (4, 64), "int8", data=np.arange(-128, 128, dtype=np.int8).reshape(4, 64),
+                 scales=[scale], zero_points=[0]),
+               T("output", (3, 64), "float32")]
+    path = model(tmp_path, "hybrid", "EMBEDDING_LOOKUP", tensors, [0], [2], [0, 1], [2])
+    assert_matches_reference(path, [np.array([3, 0, 2], np.int32)])
+
+
+def test_embedding_lookup_table_at_run_time(tmp_path):
+    path = embedding_model(tmp_path, (6, 4), 5, "int8", constant_table=False)
+    assert_matches_reference(path, [np.array([5, 1, 1, 0, 3], np.int32), values((6, 4), "int8", 3)])
+
+
+def test_embedding_lookup_out_of_range_id_gives_zeros(tmp_path):
+    """TFLite Micro stops with an error; the kernel writes zeros and reads nothing outside the table."""
+    path = embedding_model(tmp_path, (4, 3), 4, "int8", "float32")
+    ids = np.array([1, 4, -1, 3], np.int32)
+    with pytest.raises(RuntimeError):
+        reference_outputs(path, [ids])
+    got = run_host(compile_model(path), [ids])[0]
+    good = reference_outputs(path, [np.array([1, 0, 0, 3], np.int32)])[0]
+    np.testing.assert_array_equal(got[[0, 3]], good[[0, 3]])
+    assert not got[1:3].any()
+
+
+def test_embedding_lookup_refusals(tmp_path):
+    with pytest.raises(ModelError, match="id 4 is outside the table's 4 rows"):
+        compile_model(embedding_model(tmp_path, (4, 3), 2, ids=[0, 4]))
+    with pytest.raises(ModelError, match="zero point 2; the hybrid lookup needs 0"):
+        compile_model(embedding_model(tmp_path, (4, 3), 2, "int8", "float32", table_q=([0.1], [2])))
+    with pytest.raises(ModelError, match="type int16"):
+        compile_model(embedding_model(tmp_path, (4, 3), 2, "int16"))
+
+
+# -- DYNAMIC_UPDATE_SLICE ------------------------------------------------------------------------------------------
+
+def update_model(tmp_path, shape, update_shape, dtype="int8", index_dtype="int32", start=None,
+                 constant_operand=False):
+    """operand (model input or constant), update (input), start (input unless given) -> output."""
+    tensors = [tensor("operand", shape, dtype, values(shape, dtype, 7) if constant_operand else None),
+               tensor("update", update_shape, dtype),
+               T("start", (len(shape),), index_dtype, data=None if start is None else np.array(start, index_dtype)),
+               tensor("output", shape, dtype)]
+    inputs = ([] if constant_operand else [0]) + [1] + ([2] if start is None else [])
+    return model(tmp_path, "dus", "DYNAMIC_UPDATE_SLICE", tensors, inputs, [3], [0, 1, 2], [3])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "float32"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_dynamic_update_slice_every_start(tmp_path, dtype, index_dtype):
+    """Every start in [-2, dim + 1] per dimension, so clamping at both ends is covered."""
+    shape, update_shape = (3, 4, 2), (2, 2, 2)
+    path = update_model(tmp_path, shape, update_shape, dtype, index_dtype)
+    compiled = compile_model(path)
+    operand, update = values(shape, dtype, 1), values(update_shape, dtype, 2)
+    for s0, s1, s2 in itertools.product(range(-2, 5), range(-2, 6), (-1, 0, 1)):
+        start = np.array([s0, s1, s2], index_dtype)
+        expected = reference_outputs(path, [operand, update, start])[0]
+        np.testing.assert_array_equal(run_host(compiled, [operand, update, start])[0], expected, err_msg=str(start))
+
+
+@pytest.mark.parametrize("start", [[0, 0], [1, 2], [-5, 9], [2, 1]])
+@pytest.mark.parametrize("update_shape", [(1, 1), (2, 3), (3, 1), (1, 5), (3, 5)])
+def test_dynamic_update_slice_constant_start(tmp_path, start, update_shape):
+    path = update_model(tmp_path, (3, 5), update_shape, "float32", start=start)
+    assert_matches_reference(path, [values((3, 5), "float32", 1), values(update_shape, "float32", 2)])
+    assert not constant_buffers(path)
+
+
+def test_dynamic_update_slice_constant_operand(tmp_path):
+    path = update_model(tmp_path, (4, 6), (2, 3), "int8", constant_operand=True)
+    update = values((2, 3), "int8", 2)
+    for start in ([0, 0], [2, 3], [1, 5]):
+        assert_matches_reference(path, [update, np.array(start, np.int32)])
+
+
+def test_dynamic_update_slice_writes_over_a_dying_operand(tmp_path):
+    """operand = x + x dies at the update: the update's output takes its buffer, the operand is not copied."""
+    shape = (4, 4)
+    tensors = [tensor("x", shape, "float32"), tensor("operand", shape, "float32"), tensor("update", (2, 2), "float32"),
+               T("start", (2,), "int32"), tensor("updated", shape, "float32"), tensor("output", shape, "float32")]
+    ops = [Op(OPS.ADD, [0, 0], [1]), Op(OPS.DYNAMIC_UPDATE_SLICE, [1, 2, 3], [4]), Op(OPS.ADD, [4, 4], [5])]
+    path = tmp_path / "dus_in_place.tflite"
+    path.write_bytes(build([Sub(tensors, ops, [0, 2, 3], [5])]))
+    program = compile_model(path).program
+    update_op = next(op for op in program.ops if op.opcode == "DYNAMIC_UPDATE_SLICE")
+    assert [call.function for call in update_op.calls] == ["usmp_slice_dynamic_x32"]
+    for start in ([0, 0], [1, 3], [3, 3]):
+        assert_matches_reference(path, [values(shape, "float32"), values((2, 2), "float32", 1),
+                                        np.array(start, np.int32)])
+
+
+def test_dynamic_update_slice_refusals(tmp_path):
+    with pytest.raises(ModelError, match="type int16"):
+        compile_model(update_model(tmp_path, (3, 4), (1, 1), "int16"))
+    with pytest.raises(ModelError, match=r"update shape \[4, 1\] does not fit"):
+        compile_model(update_model(tmp_path, (3, 4), (4, 1)))
+
+
+# -- BROADCAST_ARGS ------------------------------------------------------------------------------------------------
+
+def broadcast_args_model(tmp_path, shape1, shape2, length, dtype="int32", constant=(False, False)):
+    tensors = [T("s1", (len(shape1),), dtype, data=np.array(shape1, dtype) if constant[0] else None),
+               T("s2", (len(shape2),), dtype, data=np.array(shape2, dtype) if constant[1] else None),
+               T("output", (length,), dtype)]
+    inputs = [i for i in (0, 1) if not constant[i]]
+    return model(tmp_path, "broadcast_args", "BROADCAST_ARGS", tensors, inputs, [2], [0, 1], [2])
+
+
+BROADCASTS = [([2, 1, 3], [4, 1], 3), ([5], [3, 1, 5], 3), ([1, 1], [1], 2), ([7, 1, 1, 4], [6, 4], 4),
+              ([1], [9, 8], 2), ([2, 3], [2, 3], 2)]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("shape1,shape2,length", BROADCASTS)
+def test_broadcast_args_at_run_time(tmp_path, dtype, shape1, shape2, length):
+    path = broadcast_args_model(tmp_path, shape1, shape2, length, dtype)
+    assert_matches_reference(path, [np.array(shape1, dtype), np.array(shape2, dtype)])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("shape1,shape2,length", BROADCASTS)
+def test_broadcast_args_one_constant_shape(tmp_path, dtype, shape1, shape2, length):
+    path = broadcast_args_model(tmp_path, shape1, shape2, length, dtype, constant=(True, False))
+    assert_matches_reference(path, [np.array(shape2, dtype)])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_broadcast_args_of_constants_is_computed_at_compile_time(tmp_path, dtype):
+    """Only the result is a constant (copied into the model output); the shapes never reach the pool."""
+    data = np.array([[1]], np.int8)  # a dummy input keeps the model runnable by both
+    tensors = [T("s1", (3,), dtype, data=np.array([2, 1, 3], dtype)), T("s2", (2,), dtype, data=np.array([4, 1], dtype)),
+               T("output", (3,), dtype), tensor("x", (1, 1), "int8"), tensor("y", (1, 1), "int8")]
+    ops = [Op(OPS.BROADCAST_ARGS, [0, 1], [2]), Op(OPS.ABS, [3], [4])]
+    path = tmp_path / "broadcast_args_constant.tflite"
+    path.write_bytes(build([Sub(tensors, ops, [3], [2, 4])]))
+    assert_matches_reference(path, [data])
+    program = compile_model(path).program
+    constants = [b for b in program.buffers.values() if b.kind == "constant" and not b.name.startswith("op1_")]
+    assert [np.frombuffer(b.data, dtype).tolist() for b in constants] == [[2, 4, 3]]
+    op = next(op for op in program.ops if op.opcode == "BROADCAST_ARGS")
+    assert [call.function for call in op.calls] == ["usmp_slice_x32"]
+
+
+def test_broadcast_args_of_constants_feeding_an_operator_is_a_constant_buffer(tmp_path):
+    """An inner result is no kernel at all: its reader (REVERSE_V2 here) reads the derived constant."""
+    tensors = [T("s1", (2,), "int32", data=np.array([3, 1], np.int32)), T("s2", (1,), "int32", data=np.array([4], np.int32)),
+               T("shape", (2,), "int32"), T("axis", (1,), "int32", data=np.array([0], np.int32)),
+               T("reversed", (2,), "int32"), tensor("x", (1, 1), "int8"), tensor("y", (1, 1), "int8")]
+    ops = [Op(OPS.BROADCAST_ARGS, [0, 1], [2]), Op(OPS.REVERSE_V2, [2, 3], [4]), Op(OPS.ABS, [5], [6])]
+    path = tmp_path / "broadcast_args_inner.tflite"
+    path.write_bytes(build([Sub(tensors, ops, [5], [4, 6])]))
+    assert_matches_reference(path, [np.array([[1]], np.int8)])
+    program = compile_model(path).program
+    assert [op.opcode for op in program.ops] == ["REVERSE_V2", "ABS"]
+
+
+def test_broadcast_args_incompatible_constants_are_refused(tmp_path):
+    path = broadcast_args_model(tmp_path, [2, 3], [4, 3], 2, constant=(True, True))
+    with pytest.raises(ModelError, match=r"shapes \[2, 3\] and \[4, 3\] do not broadcast"):
+        compile_model(path)
