@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 import tflite
 
-from reference import reference_outputs
+from reference import TEST_MODELS, outputs_match, reference_outputs
 from test_ops_elementwise import assert_matches_reference
 from tflite_builder import Op, Sub, T, build
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
+from usmp.runner.cortex_m import run_cortex_m
 from usmp.runner.host import run_host
 
 OPS = tflite.BuiltinOperator
@@ -358,3 +359,31 @@ def test_broadcast_args_incompatible_constants_are_refused(tmp_path):
     path = broadcast_args_model(tmp_path, [2, 3], [4, 3], 2, constant=(True, True))
     with pytest.raises(ModelError, match=r"shapes \[2, 3\] and \[4, 3\] do not broadcast"):
         compile_model(path)
+
+
+# -- tests/models/slicing: models whose index inputs must be valid -------------------------------------------------
+
+SLICING_MODELS = sorted((TEST_MODELS / "slicing").glob("*.tflite"))
+VALID_INPUTS = {  # per model, a few inputs TFLite Micro accepts (random ids or shapes would stop it)
+    "embedding_lookup_f32": lambda rng: [rng.integers(0, 10, 5).astype(np.int32)],
+    "embedding_lookup_int8": lambda rng: [rng.integers(0, 10, 5).astype(np.int32)],
+    "embedding_lookup_hybrid": lambda rng: [rng.integers(0, 10, 5).astype(np.int32)],
+    "slice_begin_input_int8": lambda rng: [values((3, 6, 4), "int8", int(rng.integers(100))),
+                                           np.array([rng.integers(0, 2), rng.integers(0, 4), 0], np.int32)],
+    "broadcast_args_int64": lambda rng: [np.array([rng.integers(1, 4), 1, rng.integers(1, 6)], np.int64),
+                                         np.array([rng.integers(1, 5), 1], np.int64)],
+}
+
+
+@pytest.mark.parametrize("model", SLICING_MODELS, ids=[m.stem for m in SLICING_MODELS])
+def test_slicing_models_host_and_cortex_m0(model):
+    compiled = compile_model(model)
+    rng = np.random.default_rng(5)
+    for trial in range(4):
+        inputs = VALID_INPUTS[model.stem](rng)
+        expected = reference_outputs(model, inputs)
+        hosts = run_host(compiled, inputs)
+        assert all(outputs_match(e, g) for e, g in zip(expected, hosts)), f"{model.name} trial {trial} (host)"
+        if trial == 0:
+            arm = run_cortex_m(compiled, inputs, "cortex-m0").outputs
+            assert all(outputs_match(e, g) for e, g in zip(expected, arm)), f"{model.name} (cortex-m0)"
