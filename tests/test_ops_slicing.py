@@ -163,11 +163,33 @@ def test_reverse_refusals_as_tflite_micro(tmp_path, axes, message):
         compile_model(path)
 
 
-def test_reverse_axis_at_run_time_is_refused(tmp_path):
-    tensors = [tensor("input", (2, 3), "int8"), T("axis", (1,), "int32"), tensor("output", (2, 3), "int8")]
-    path = model(tmp_path, "reverse", "REVERSE_V2", tensors, [0, 1], [2], [0, 1], [2])
-    with pytest.raises(ModelError, match="input 1 .* must be a constant"):
-        compile_model(path)
+def runtime_reverse_model(tmp_path, shape, axes, dtype="int8"):
+    tensors = [tensor("input", shape, dtype), T("axis", (axes,), "int32"), tensor("output", shape, dtype)]
+    return model(tmp_path, "reverse", "REVERSE_V2", tensors, [0, 1], [2], [0, 1], [2])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float32", "bool"])
+def test_reverse_axes_at_run_time(tmp_path, dtype):
+    """Every neighbouring axis range of a 4-D input, also counted from the end, in one compiled model per count."""
+    x = values((2, 3, 4, 5), dtype, seed=4)
+    for n in (1, 2, 3):
+        path = runtime_reverse_model(tmp_path, x.shape, n, dtype)
+        compiled = compile_model(path)
+        for axes in (r for r in neighbouring_axis_ranges(4) if len(r) == n):
+            for signed in (axes, [a - 4 for a in axes][::-1]):
+                axis = np.array(signed, np.int32)
+                expected = reference_outputs(path, [x, axis])[0]
+                np.testing.assert_array_equal(run_host(compiled, [x, axis])[0], expected, err_msg=str(signed))
+
+
+def test_reverse_axes_at_run_time_beyond_tflite_micro(tmp_path):
+    """Axes TFLite Micro stops at: those not neighbours are reversed as TensorFlow does, out-of-range ones skipped."""
+    x = values((2, 3, 4), "float32")
+    path = runtime_reverse_model(tmp_path, x.shape, 2, "float32")
+    compiled = compile_model(path)
+    for axes, flipped in (([0, 2], (0, 2)), ([2, -3], (0, 2)), ([1, 7], (1,)), ([-9, 5], ())):
+        got = run_host(compiled, [x, np.array(axes, np.int32)])[0]
+        np.testing.assert_array_equal(got, np.flip(x, flipped) if flipped else x)
 
 
 # -- EMBEDDING_LOOKUP ----------------------------------------------------------------------------------------------
@@ -370,6 +392,8 @@ VALID_INPUTS = {  # per model, a few inputs TFLite Micro accepts (random ids or 
     "embedding_lookup_hybrid": lambda rng: [rng.integers(0, 10, 5).astype(np.int32)],
     "slice_begin_input_int8": lambda rng: [values((3, 6, 4), "int8", int(rng.integers(100))),
                                            np.array([rng.integers(0, 2), rng.integers(0, 4), 0], np.int32)],
+    "reverse_axis_input_int16": lambda rng: [values((3, 4, 5), "int16", int(rng.integers(100))),
+                                             np.array([[0, 1], [1, 2], [-1, -2], [1, 0]][rng.integers(4)], np.int32)],
     "broadcast_args_int64": lambda rng: [np.array([rng.integers(1, 4), 1, rng.integers(1, 6)], np.int64),
                                          np.array([rng.integers(1, 5), 1], np.int64)],
 }

@@ -44,6 +44,15 @@
 		slice_walk_x##bits(p->count, p->in_step, p->out_step,                              \
 				   p->in_offset + (p->shift_output ? 0 : shift),                   \
 				   p->out_offset + (p->shift_output ? shift : 0), input, output);  \
+	}                                                                                          \
+                                                                                                   \
+	void usmp_reverse_dynamic_x##bits(const struct usmp_reverse_dynamic_params *p, const void *input, \
+					  const int32_t *axis, void *output)                       \
+	{                                                                                          \
+		int32_t in_step[USMP_ND_DIMS];                                                     \
+		const int32_t in_offset = reversed_steps(p, axis, in_step);                        \
+                                                                                                   \
+		slice_walk_x##bits(p->count, in_step, p->step, in_offset, 0, input, output);       \
 	}
 
 /* sum over d of clamp(start[d], 0, limit[d]) * stride[d]. */
@@ -65,6 +74,27 @@ static int32_t start_offset(const struct usmp_slice_dynamic_params *p, const voi
 			s = v < 0 ? 0 : (v > p->limit[d] ? p->limit[d] : v);
 		}
 		offset += s * p->stride[d];
+	}
+	return offset;
+}
+
+/* The input steps with every named dimension negated; returns the input element of the first visit. */
+static int32_t reversed_steps(const struct usmp_reverse_dynamic_params *p, const int32_t *axis, int32_t *in_step)
+{
+	int32_t reversed[USMP_ND_DIMS] = {0};
+	int32_t offset = 0;
+	int32_t d;
+
+	for (d = 0; d < p->axes; d++) {
+		const int32_t a = axis[d] < 0 ? axis[d] + p->rank : axis[d];
+
+		if (a >= 0 && a < p->rank) {
+			reversed[p->first_axis + a] = 1;
+		}
+	}
+	for (d = 0; d < USMP_ND_DIMS; d++) {
+		in_step[d] = reversed[d] ? -p->step[d] : p->step[d];
+		offset += reversed[d] ? (p->count[d] - 1) * p->step[d] : 0;
 	}
 	return offset;
 }

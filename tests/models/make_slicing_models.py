@@ -6,8 +6,8 @@ tf.slice and tf.reverse come from the TensorFlow converter (int8 and float32). T
 folds BROADCAST_ARGS of static shapes and makes GATHER of embedding lookups, so those, the
 int16/int32/int64/bool variants and DYNAMIC_UPDATE_SLICE are written with tests/tflite_builder.py.
 Models in tests/models/ take data inputs any random values suit (constant indices, or starts
-that TFLite Micro clamps); those whose index inputs must be valid (ids, begin, shapes that must
-broadcast) go to tests/models/slicing/, which tests/test_ops_slicing.py runs with valid inputs.
+that TFLite Micro clamps); those whose index inputs must be valid (ids, begin, axes, shapes
+that must broadcast) go to tests/models/slicing/, which tests/test_ops_slicing.py runs with valid inputs.
 Each model is checked to contain its operator.
 """
 from __future__ import annotations
@@ -94,6 +94,10 @@ def built_models():
                    [T("input", (3, 6, 4), "int8", **_q("int8")), T("begin", (3,), "int32"),
                     T("size", (3,), "int32", data=np.array([2, 3, -1], np.int32)), T("output", (2, 3, 4), "int8", **_q("int8"))],
                    [Op(ops.SLICE, [0, 1, 2], [3])], [0, 1], [3]))
+    models.append(("reverse_axis_input_int16", SLICING_DIR,
+                   [T("input", (3, 4, 5), "int16", **_q("int16")), T("axis", (2,), "int32"),
+                    T("output", (3, 4, 5), "int16", **_q("int16"))],
+                   [Op(ops.REVERSE_V2, [0, 1], [2])], [0, 1], [2]))
     models.append(("broadcast_args_int64", SLICING_DIR,
                    [T("s1", (3,), "int64"), T("s2", (2,), "int64"), T("output", (3,), "int64")],
                    [Op(ops.BROADCAST_ARGS, [0, 1], [2])], [0, 1], [2]))

@@ -6,7 +6,8 @@
  * (8, 16, 32 bits) serves int8, uint8, bool, int16, int32 and float32; the
  * compiler copies int64 as pairs of 32-bit words. With constant begin/size
  * or axes the whole walk is worked out at compile time. A begin read at run
- * time (usmp_slice_dynamic_*) only moves the first visited element.
+ * time (usmp_slice_dynamic_*) only moves the first visited element; axes
+ * read at run time (usmp_reverse_dynamic_*) turn steps around.
  */
 #ifndef USMP_KERNELS_SLICE_H
 #define USMP_KERNELS_SLICE_H
@@ -53,5 +54,27 @@ void usmp_slice_dynamic_x16(const struct usmp_slice_dynamic_params *p, const voi
 			    void *output);
 void usmp_slice_dynamic_x32(const struct usmp_slice_dynamic_params *p, const void *input, const void *start,
 			    void *output);
+
+/*
+ * REVERSE_V2 with axes read at run time: the input (shape padded to
+ * USMP_ND_DIMS with leading 1s) is copied with each named dimension walked
+ * backwards. An axis counts from the end when negative; axes outside the
+ * rank are skipped (TFLite Micro stops with an error there, as it does for
+ * axes that are not neighbours, which are reversed here).
+ */
+struct usmp_reverse_dynamic_params {
+	int32_t count[USMP_ND_DIMS]; /* padded shape, in kernel words */
+	int32_t step[USMP_ND_DIMS];  /* row-major steps of that shape */
+	int32_t rank;                /* dimensions of the tensor; axis a is padded dimension first_axis + a */
+	int32_t first_axis;
+	int32_t axes;                /* entries of the axis tensor */
+};
+
+void usmp_reverse_dynamic_x8(const struct usmp_reverse_dynamic_params *p, const void *input, const int32_t *axis,
+			     void *output);
+void usmp_reverse_dynamic_x16(const struct usmp_reverse_dynamic_params *p, const void *input, const int32_t *axis,
+			      void *output);
+void usmp_reverse_dynamic_x32(const struct usmp_reverse_dynamic_params *p, const void *input, const int32_t *axis,
+			      void *output);
 
 #endif /* USMP_KERNELS_SLICE_H */
