@@ -6,16 +6,18 @@ out-of-range starts; constants consumed at compile time; one-line refusals.
 from __future__ import annotations
 
 import itertools
+import subprocess
 
 import numpy as np
 import pytest
 import tflite
 
 from reference import TEST_MODELS, outputs_match, reference_outputs
-from test_ops_elementwise import assert_matches_reference
+from test_ops_elementwise import ARM_GCC, ARM_OBJDUMP, assert_matches_reference, call_graph, is_float_routine, reachable
 from tflite_builder import Op, Sub, T, build
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
+from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
 from usmp.runner.cortex_m import run_cortex_m
 from usmp.runner.host import run_host
 
@@ -54,7 +56,8 @@ def constant_buffers(path):
 def slice_model(tmp_path, shape, begin, size, out_shape, dtype="int8", index_dtype="int32", runtime=()):
     """input -> SLICE -> output; begin/size constant unless named in runtime."""
     tensors = [tensor("input", shape, dtype),
-               T("begin", (len(shape),), index_dtype, data=None if "begin" in runtime else np.array(begin, index_dtype)),
+               T("begin", (len(shape),), index_dtype,
+                 data=None if "begin" in runtime else np.array(begin, index_dtype)),
                T("size", (len(shape),), index_dtype, data=None if "size" in runtime else np.array(size, index_dtype)),
                tensor("output", out_shape, dtype)]
     inputs = [0] + [1 + ["begin", "size"].index(r) for r in runtime]
@@ -351,7 +354,8 @@ def test_broadcast_args_one_constant_shape(tmp_path, dtype, shape1, shape2, leng
 def test_broadcast_args_of_constants_is_computed_at_compile_time(tmp_path, dtype):
     """Only the result is a constant (copied into the model output); the shapes never reach the pool."""
     data = np.array([[1]], np.int8)  # a dummy input keeps the model runnable by both
-    tensors = [T("s1", (3,), dtype, data=np.array([2, 1, 3], dtype)), T("s2", (2,), dtype, data=np.array([4, 1], dtype)),
+    tensors = [T("s1", (3,), dtype, data=np.array([2, 1, 3], dtype)),
+               T("s2", (2,), dtype, data=np.array([4, 1], dtype)),
                T("output", (3,), dtype), tensor("x", (1, 1), "int8"), tensor("y", (1, 1), "int8")]
     ops = [Op(OPS.BROADCAST_ARGS, [0, 1], [2]), Op(OPS.ABS, [3], [4])]
     path = tmp_path / "broadcast_args_constant.tflite"
@@ -366,7 +370,8 @@ def test_broadcast_args_of_constants_is_computed_at_compile_time(tmp_path, dtype
 
 def test_broadcast_args_of_constants_feeding_an_operator_is_a_constant_buffer(tmp_path):
     """An inner result is no kernel at all: its reader (REVERSE_V2 here) reads the derived constant."""
-    tensors = [T("s1", (2,), "int32", data=np.array([3, 1], np.int32)), T("s2", (1,), "int32", data=np.array([4], np.int32)),
+    tensors = [T("s1", (2,), "int32", data=np.array([3, 1], np.int32)),
+               T("s2", (1,), "int32", data=np.array([4], np.int32)),
                T("shape", (2,), "int32"), T("axis", (1,), "int32", data=np.array([0], np.int32)),
                T("reversed", (2,), "int32"), tensor("x", (1, 1), "int8"), tensor("y", (1, 1), "int8")]
     ops = [Op(OPS.BROADCAST_ARGS, [0, 1], [2]), Op(OPS.REVERSE_V2, [2, 3], [4]), Op(OPS.ABS, [5], [6])]
@@ -411,3 +416,23 @@ def test_slicing_models_host_and_cortex_m0(model):
         if trial == 0:
             arm = run_cortex_m(compiled, inputs, "cortex-m0").outputs
             assert all(outputs_match(e, g) for e, g in zip(expected, arm)), f"{model.name} (cortex-m0)"
+
+
+# -- the kernels on a Cortex-M0 ------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
+@pytest.mark.parametrize("source", ["slice.c", "embedding_lookup.c", "broadcast_args.c"])
+def test_moving_kernels_use_no_float_and_no_64bit_division(tmp_path, source):
+    """Only the hybrid lookup (int8 table, float32 output) may use float."""
+    obj = tmp_path / "kernel.o"
+    subprocess.run([ARM_GCC, "-mcpu=cortex-m0", "-mthumb", "-Os", "-std=c99", "-Wall", "-Wextra", "-Werror",
+                    "-ffunction-sections", f"-I{KERNELS_INCLUDE_DIR}", "-c", str(KERNELS_SRC_DIR / source), "-o",
+                    str(obj)], check=True)
+    graph = call_graph(obj)
+    kernels = [f for f in graph if f.startswith("usmp_") and not f.endswith("_s8_f32")]
+    assert kernels, f"no kernels found in {source}"
+    for kernel in kernels:
+        used = reachable(graph, kernel)
+        assert not [s for s in used if is_float_routine(s)], f"{kernel} uses floating point: {sorted(used)}"
+        assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod", "__aeabi_idiv", "__aeabi_idivmod"}, \
+            f"{kernel} divides: {sorted(used)}"

@@ -54,13 +54,15 @@ def built_models():
     models = []
     for dtype in ("int16", "int32", "bool"):  # constant begin/size
         models.append((f"slice_{dtype}", MODELS_DIR,
-                       [T("input", (2, 4, 6), dtype, **_q(dtype)), T("begin", (3,), "int32", data=np.array([1, 0, 2], np.int32)),
+                       [T("input", (2, 4, 6), dtype, **_q(dtype)),
+                        T("begin", (3,), "int32", data=np.array([1, 0, 2], np.int32)),
                         T("size", (3,), "int32", data=np.array([-1, 3, 3], np.int32)),
                         T("output", (1, 3, 3), dtype, **_q(dtype))],
                        [Op(ops.SLICE, [0, 1, 2], [3])], [0], [3]))
     for dtype in ("int16", "int32", "int64", "bool"):
         models.append((f"reverse_{dtype}", MODELS_DIR,
-                       [T("input", (3, 4, 5), dtype, **_q(dtype)), T("axis", (2,), "int32", data=np.array([-1, 1], np.int32)),
+                       [T("input", (3, 4, 5), dtype, **_q(dtype)),
+                        T("axis", (2,), "int32", data=np.array([-1, 1], np.int32)),
                         T("output", (3, 4, 5), dtype, **_q(dtype))],
                        [Op(ops.REVERSE_V2, [0, 1], [2])], [0], [2]))
     for dtype in ("int8", "int32", "float32"):  # start as a model input: TFLite Micro clamps any value
@@ -70,7 +72,8 @@ def built_models():
                        [Op(ops.DYNAMIC_UPDATE_SLICE, [0, 1, 2], [3])], [0, 1, 2], [3]))
     models.append(("dynamic_update_slice_const_start_int8", MODELS_DIR,
                    [T("operand", (5, 8), "int8", **_q("int8")), T("update", (2, 3), "int8", **_q("int8")),
-                    T("start", (2,), "int64", data=np.array([2, 4], np.int64)), T("output", (5, 8), "int8", **_q("int8"))],
+                    T("start", (2,), "int64", data=np.array([2, 4], np.int64)),
+                    T("output", (5, 8), "int8", **_q("int8"))],
                    [Op(ops.DYNAMIC_UPDATE_SLICE, [0, 1, 2], [3])], [0, 1], [3]))
     models.append(("embedding_lookup_table_input_f32", MODELS_DIR,
                    [T("ids", (4,), "int32", data=np.array([2, 0, 2, 5], np.int32)), T("table", (6, 8), "float32"),
@@ -92,7 +95,8 @@ def built_models():
                        [Op(ops.EMBEDDING_LOOKUP, [0, 1], [2])], [0], [2]))
     models.append(("slice_begin_input_int8", SLICING_DIR,
                    [T("input", (3, 6, 4), "int8", **_q("int8")), T("begin", (3,), "int32"),
-                    T("size", (3,), "int32", data=np.array([2, 3, -1], np.int32)), T("output", (2, 3, 4), "int8", **_q("int8"))],
+                    T("size", (3,), "int32", data=np.array([2, 3, -1], np.int32)),
+                    T("output", (2, 3, 4), "int8", **_q("int8"))],
                    [Op(ops.SLICE, [0, 1, 2], [3])], [0, 1], [3]))
     models.append(("reverse_axis_input_int16", SLICING_DIR,
                    [T("input", (3, 4, 5), "int16", **_q("int16")), T("axis", (2,), "int32"),
