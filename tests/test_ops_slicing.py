@@ -236,6 +236,20 @@ def test_embedding_lookup_table_at_run_time(tmp_path):
     assert_matches_reference(path, [np.array([5, 1, 1, 0, 3], np.int32), values((6, 4), "int8", 3)])
 
 
+@pytest.mark.parametrize("ids,calls", [([2, 3, 4, 0, 1, 5], 3), ([5, 5, 1], 3), (list(range(9, -1, -1)), 0),
+                                       ([1, 2, 3, 4, 5, 6, 7, 8, 9], 1)])
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_embedding_lookup_constant_ids_are_copies(tmp_path, ids, calls, dtype):
+    """Constant ids never reach the pool: one copy per run of consecutive ids (the kernel past MAX_RUNS runs)."""
+    path = embedding_model(tmp_path, (10, 3), len(ids), dtype, ids=ids, constant_table=False)
+    assert_matches_reference(path, [values((10, 3), dtype, 9)])
+    (op,) = compile_model(path).program.ops
+    functions = [call.function for call in op.calls]
+    assert functions == (["usmp_embedding_lookup"] if calls == 0 else [f"usmp_slice_x{8 if dtype == 'int8' else 32}"]
+                         * calls)
+    assert bool(constant_buffers(path)) == (calls == 0)
+
+
 def test_embedding_lookup_out_of_range_id_gives_zeros(tmp_path):
     """TFLite Micro stops with an error; the kernel writes zeros and reads nothing outside the table."""
     path = embedding_model(tmp_path, (4, 3), 4, "int8", "float32")
