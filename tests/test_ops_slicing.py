@@ -382,12 +382,12 @@ def test_broadcast_args_of_constants_is_computed_at_compile_time(tmp_path, dtype
     assert [call.function for call in op.calls] == ["usmp_slice_x32"]
 
 
-def test_broadcast_args_of_constants_feeding_an_operator_is_a_constant_buffer(tmp_path):
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_broadcast_args_of_constants_feeding_an_operator_is_a_constant_buffer(tmp_path, dtype):
     """An inner result is no kernel at all: its reader (REVERSE_V2 here) reads the derived constant."""
-    tensors = [T("s1", (2,), "int32", data=np.array([3, 1], np.int32)),
-               T("s2", (1,), "int32", data=np.array([4], np.int32)),
-               T("shape", (2,), "int32"), T("axis", (1,), "int32", data=np.array([0], np.int32)),
-               T("reversed", (2,), "int32"), tensor("x", (1, 1), "int8"), tensor("y", (1, 1), "int8")]
+    tensors = [T("s1", (2,), dtype, data=np.array([3, 1], dtype)), T("s2", (1,), dtype, data=np.array([4], dtype)),
+               T("shape", (2,), dtype), T("axis", (1,), "int32", data=np.array([0], np.int32)),
+               T("reversed", (2,), dtype), tensor("x", (1, 1), "int8"), tensor("y", (1, 1), "int8")]
     ops = [Op(OPS.BROADCAST_ARGS, [0, 1], [2]), Op(OPS.REVERSE_V2, [2, 3], [4]), Op(OPS.ABS, [5], [6])]
     path = tmp_path / "broadcast_args_inner.tflite"
     path.write_bytes(build([Sub(tensors, ops, [5], [4, 6])]))
