@@ -36,5 +36,8 @@
 #include "usmp_kernels/resize.h"
 #include "usmp_kernels/batch_matmul.h"
 #include "usmp_kernels/transpose_conv.h"
+#include "usmp_kernels/slice.h"
+#include "usmp_kernels/embedding_lookup.h"
+#include "usmp_kernels/broadcast_args.h"
 
 #endif /* USMP_KERNELS_H */

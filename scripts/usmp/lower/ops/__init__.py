@@ -15,6 +15,8 @@ LOWERINGS: dict[str, Callable] = {}
 def lowering(*opcodes: str):
     def register(fn: Callable) -> Callable:
         for opcode in opcodes:
+            if opcode in LOWERINGS:  # two modules claiming one operator: the import order would pick silently
+                raise RuntimeError(f"{opcode} is lowered by both {LOWERINGS[opcode].__module__} and {fn.__module__}")
             LOWERINGS[opcode] = fn
         return fn
 

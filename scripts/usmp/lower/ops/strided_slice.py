@@ -5,7 +5,7 @@ start and stop resolved exactly as TFLite's reference kernel resolves them
 (negative indices wrap once, then clamp; begin_mask/end_mask take the whole
 extent; shrink_axis_mask takes the single element at begin). The ellipsis and
 new-axis masks and the `offset` option are not handled by TFLite Micro either
-and are rejected. SLICE (begin and size) is the same copy with stride 1.
+and are rejected. (SLICE, with begin and size, is lower/ops/slice.py.)
 """
 from __future__ import annotations
 
@@ -82,23 +82,3 @@ def lower_strided_slice(op, ctx):
     copy_nd(ctx, dtype, counts, [stride * step for (_, _, stride), step in zip(axes, in_steps)],
             row_major_steps(counts), ctx.read(op.inputs[0]), ctx.write(op.outputs[0]),
             in_offset=sum(start * step for (start, _, _), step in zip(axes, in_steps)))
-
-
-@lowering("SLICE")
-def lower_slice(op, ctx):
-    """SLICE: begin and size per axis (size -1: to the end), a STRIDED_SLICE with stride 1."""
-    inp, out, dtype = copy_operands(ctx, op, ("int8", "int16", "int32", "float32", "bool"))
-    rank = len(inp.shape)
-    for k in (1, 2):
-        require_dtype(ctx, require_constant(ctx, op, k), "int32", "int64")
-    begin, size = ([int(v) for v in require_constant(ctx, op, k).data.reshape(-1)] for k in (1, 2))
-    if not len(begin) == len(size) == rank:
-        raise ctx.fail(f"begin/size have {len(begin)}/{len(size)} entries for a {rank}-D input")
-    size = [d - b if s == -1 else s for d, b, s in zip(inp.shape, begin, size)]
-    if any(b < 0 or s < 0 or b + s > d for d, b, s in zip(inp.shape, begin, size)):
-        raise ctx.fail(f"begin {begin} and size {size} reach outside the input {list(inp.shape)}")
-    if size != list(out.shape):
-        raise ctx.fail(f"slicing {list(inp.shape)} gives shape {size}, but the output is {list(out.shape)}")
-    in_steps = row_major_steps(inp.shape)
-    copy_nd(ctx, dtype, size, in_steps, row_major_steps(size), ctx.read(op.inputs[0]), ctx.write(op.outputs[0]),
-            in_offset=sum(b * s for b, s in zip(begin, in_steps)))
