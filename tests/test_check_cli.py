@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import types
 
 import pytest
@@ -164,3 +165,11 @@ def test_west_usmp_check(tmp_path, monkeypatch, capsys):
 def test_check_is_listed_in_help():
     done = usmp("--help")
     assert done.returncode == 0 and "report every operator, tensor type and problem of a model" in done.stdout
+
+
+def test_a_model_with_state_that_compiles_is_reported_as_compiling():
+    """Variable reads and writes lower in check as in compile (the state stage resolves them first)."""
+    model = Path(__file__).parent / "models" / "stateful" / "kws_stream.tflite"
+    done = usmp("check", str(model))
+    assert done.returncode == 0, done.stdout
+    assert "verdict: compiles" in done.stdout and "problems (" not in done.stdout

@@ -24,6 +24,7 @@ from usmp.lower import lower_graph
 from usmp.lower.context import LowerContext
 from usmp.lower.lowering import unsupported_reason
 from usmp.lower.ops import lowering_for
+from usmp.state import resolve_state
 
 # Operators that run other subgraphs: usmp compiles straight-line code of one subgraph.
 CONTROL_FLOW = frozenset({"IF", "WHILE", "CALL", "CALL_ONCE", "STABLEHLO_WHILE", "STABLEHLO_CASE",
@@ -221,7 +222,14 @@ class _Survey:
 
     def _lower(self, graph: Graph, reports: list[OperatorReport], tensors: list[Tensor | None]) -> None:
         """Each operator's own lowering, in order, in one context (later ones read earlier outputs)."""
-        ctx = LowerContext(graph)
+        try:  # variables resolved as compile resolves them, so their reads and writes lower
+            state = resolve_state(graph)
+        except ModelError as exc:
+            self.note(str(exc))
+            state = None
+        except Exception:  # a partial graph (stand-in tensors) the state stage cannot read: no variables
+            state = None
+        ctx = LowerContext(graph, state)
         for index in graph.inputs:
             if tensors[index] is not None and not graph.tensors[index].is_constant:
                 ctx.read(index)
