@@ -21,5 +21,6 @@
 #include "usmp_kernels/reduce.h"
 #include "usmp_kernels/shape_ops.h"
 #include "usmp_kernels/state.h"
+#include "usmp_kernels/svdf.h"
 
 #endif /* USMP_KERNELS_H */
