@@ -22,5 +22,6 @@
 #include "usmp_kernels/shape_ops.h"
 #include "usmp_kernels/state.h"
 #include "usmp_kernels/svdf.h"
+#include "usmp_kernels/lstm.h"
 
 #endif /* USMP_KERNELS_H */

@@ -107,7 +107,11 @@ class _Reader:
 
     def _subgraph(self, number: int, opcodes: list[str]) -> Graph:
         subgraph = self.model.Subgraphs(number)
-        tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
+        # Quantization side notes of an operator (LSTM's gate statistics), often shaped [0]: never read.
+        intermediates = {int(i) for k in range(subgraph.OperatorsLength())
+                         for i in (subgraph.Operators(k).IntermediatesAsNumpy()
+                                   if subgraph.Operators(k).IntermediatesLength() else [])}
+        tensors = [self._tensor(subgraph.Tensors(i), i, i in intermediates) for i in range(subgraph.TensorsLength())]
         operators = [
             self._operator(subgraph.Operators(i), i, opcodes, len(tensors))
             for i in range(subgraph.OperatorsLength())
@@ -157,7 +161,7 @@ class _Reader:
                 raise self.fail(f"{what} refer to tensor {v}, but the model has {tensor_count} tensors")
         return result
 
-    def _tensor(self, t, index: int) -> Tensor:
+    def _tensor(self, t, index: int, intermediate: bool = False) -> Tensor:
         raw_name = t.Name()
         name = printable(raw_name.decode(errors="replace")) if raw_name else f"tensor_{index}"
         where = f"tensor {index} '{name}'"
@@ -174,7 +178,7 @@ class _Reader:
             raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes are supported")
         if len(shape) > MAX_RANK:
             raise self.fail(f"{where} has {len(shape)} dimensions; at most {MAX_RANK} are supported (as in TFLite Micro)")
-        if any(d == 0 for d in shape):
+        if any(d == 0 for d in shape) and not intermediate:
             raise self.fail(f"{where} has an empty dimension in shape {list(shape)}")
         nbytes = element_size(dtype)
         for d in shape:
