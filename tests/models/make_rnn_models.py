@@ -2,6 +2,14 @@
 
     /work/tfvenv/bin/python tests/models/make_rnn_models.py
 
+The LSTM models come from Keras 2 (the tf_keras package: Keras 3's LSTM
+converts to a WHILE loop, Keras 2's to the fused UNIDIRECTIONAL_SEQUENCE_LSTM
+whose hidden and cell states are variable tensors, carried from one
+inference to the next on TFLite Micro). int8 ones by full-integer
+post-training quantization (int8 activations, int16 cell state, int8
+weights). One has its cell_clip option patched small so that the clipping
+is exercised (the converter always writes 10).
+
 TensorFlow has no SVDF layer, so the SVDF models are written by hand with
 tests/tflite_builder.py (fixed seeds): weights drawn in float and quantized
 the way TFLite's converter does (symmetric weights, int32 bias at
@@ -128,7 +136,84 @@ def svdf_models() -> list[Path]:
     ]
 
 
+def lstm_model(name: str, seed: int, quantize: str, batches: int = 1, steps: int = 3, features: int = 5,
+               units: int = 4, time_major: bool = False, head: int = 0, cell_clip: float | None = None) -> Path:
+    """input [batches, steps, features] (or [steps, batches, features]) -> LSTM (all steps)
+    [-> last step -> Dense(head)]."""
+    import tensorflow as tf
+    import tf_keras
+
+    tf_keras.utils.set_random_seed(seed)
+    shape = (steps, batches, features) if time_major else (batches, steps, features)
+    inp = tf_keras.Input(shape=shape[1:], batch_size=shape[0])
+    out = tf_keras.layers.LSTM(units, return_sequences=True, time_major=time_major, unroll=False,
+                               recurrent_initializer="glorot_uniform", unit_forget_bias=True)(inp)
+    if head:
+        out = tf_keras.layers.Dense(head)(out[:, -1, :])
+    model = tf_keras.Model(inp, out)
+    # Larger weights than Keras' initialisers give, so the gates leave their linear middle.
+    model.set_weights([w * 2.5 for w in model.get_weights()])
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    if quantize == "int8":
+        rng = np.random.default_rng(seed)
+
+        def representative():
+            for _ in range(64):
+                yield [rng.uniform(-3.0, 3.0, shape).astype(np.float32)]
+
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = representative
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        converter.inference_input_type = tf.int8
+        converter.inference_output_type = tf.int8
+    data = bytearray(converter.convert())
+    if cell_clip is not None:
+        _patch_cell_clip(data, cell_clip)
+    path = STATEFUL_DIR / f"{name}.tflite"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _patch_cell_clip(data: bytearray, value: float) -> None:
+    """Overwrite the cell_clip option of the (first) LSTM in place."""
+    import struct
+
+    import tflite
+
+    model = tflite.Model.GetRootAsModel(data, 0)
+    graph = model.Subgraphs(0)
+    for i in range(graph.OperatorsLength()):
+        op = graph.Operators(i)
+        if model.OperatorCodes(op.OpcodeIndex()).BuiltinCode() != tflite.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM:
+            continue
+        options = tflite.UnidirectionalSequenceLSTMOptions()
+        table = op.BuiltinOptions()
+        options.Init(table.Bytes, table.Pos)
+        field = options._tab.Offset(6)  # cell_clip
+        assert field, "the converter wrote no cell_clip to patch"
+        struct.pack_into("<f", data, options._tab.Pos + field, value)
+        return
+    raise AssertionError("no UNIDIRECTIONAL_SEQUENCE_LSTM")
+
+
+def lstm_models() -> list[Path]:
+    return [
+        lstm_model("lstm_i8", 1, "int8"),
+        # A classifier on the last step, two streams in a batch.
+        lstm_model("lstm_i8_batch_head", 2, "int8", batches=2, steps=4, features=3, units=6, head=3),
+        lstm_model("lstm_i8_time_major", 3, "int8", batches=2, steps=3, features=4, units=5, time_major=True),
+        lstm_model("lstm_i8_clip", 4, "int8", cell_clip=0.3),
+        lstm_model("lstm_f32", 5, "float32"),
+        lstm_model("lstm_f32_time_major_clip", 6, "float32", batches=2, steps=3, features=4, units=5,
+                   time_major=True, cell_clip=0.3),
+    ]
+
+
 def main() -> None:
+    for path in lstm_models():
+        ops = opcodes(path)
+        assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in ops, (path.name, ops)
+        print(f"{path.relative_to(MODELS_DIR)}: {path.stat().st_size} bytes, {' '.join(ops)}")
     for path in svdf_models():
         print(f"{path.relative_to(MODELS_DIR)}: {path.stat().st_size} bytes, {' '.join(opcodes(path))}")
 
