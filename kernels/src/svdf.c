@@ -2,6 +2,20 @@
 #include "usmp_kernels.h"
 
 /*
+ * TFLite Micro clamps the projection to the state type's range and only then
+ * adds the state's zero point, storing the sum in the state type: it wraps
+ * around. Done here with unsigned arithmetic, so no conversion is
+ * implementation-defined.
+ */
+static int32_t svdf_wrap(int32_t x, int32_t type_max)
+{
+	const uint32_t mask = 2u * (uint32_t)type_max + 1u; /* 2^bits - 1 */
+	const uint32_t low = ((uint32_t)x + (uint32_t)type_max + 1u) & mask;
+
+	return (int32_t)low - type_max - 1;
+}
+
+/*
  * One body for both integer state types: STATE_T is the element type of the
  * state and the time weights. Time sums wrap modulo 2^32 (unsigned) like
  * TFLite's int32 sums, whose products of int16 values can overflow.
@@ -33,8 +47,9 @@
 				}                                                                            \
 				acc = usmp_mul_by_quantized_multiplier(acc, p->feature_multiplier,           \
 								       p->feature_shift);                    \
-				row[mem - 1] = (STATE_T)usmp_clamp(acc + p->state_offset, p->state_min,      \
-								   p->state_max);                    \
+				row[mem - 1] = (STATE_T)svdf_wrap(                                           \
+					usmp_clamp(acc, p->state_min, p->state_max) + p->state_offset,       \
+					p->state_max);                                                       \
 			}                                                                                    \
 			for (u = 0; u < units; u++) {                                                        \
 				uint32_t acc = (uint32_t)bias[u];                                            \

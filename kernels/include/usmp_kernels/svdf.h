@@ -19,7 +19,7 @@ struct usmp_svdf_s8_params {
 	int32_t memory;
 	int32_t feature_multiplier; /* input * feature weights -> state scale */
 	int32_t feature_shift;
-	int32_t state_offset; /* the state's zero point */
+	int32_t state_offset; /* the state's zero point, added after the clamp (wrapping) */
 	int32_t state_min;    /* the state type's range */
 	int32_t state_max;
 	int32_t output_multiplier; /* state * time weights -> output scale */

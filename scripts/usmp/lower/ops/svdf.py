@@ -5,7 +5,9 @@ weights, or an int8 state and int8 time weights, as TFLite Micro does it:
 the feature projection is requantized into the state, the time sums into the
 output. Both zero points are folded into biases at compile time (modulo 2**32,
 as TFLite's int32 sums wrap), so the kernel's inner loops are plain dot
-products. TFLite Micro applies no fused activation in the integer form (only
+products. The projection is clamped to the state type before the state's
+zero point is added, and the sum wraps around in the state type, as the
+TFLite Micro interpreter the tests run does it. TFLite Micro applies no fused activation in the integer form (only
 the int8 range), so neither does this one. float32: the fused activation
 clamps the output. The state is updated in place in its state buffer.
 """
