@@ -152,8 +152,9 @@ def lstm_subgraph(dtype="float32", batches=2, steps=3, features=3, units=2, extr
                   cell_scale=2.0 ** -11, activation=4, per_channel=False) -> tb.Sub:
     """A hand-built LSTM: input [batches, steps, features] -> output [batches, steps, units]."""
     rng = np.random.default_rng(21)
-    quantized = dtype == "int8"
+    quantized = dtype != "float32"
     wtype = "int8" if quantized else "float32"
+    wide = dtype == "int16"  # TFLite Micro's 16x8 form: int16 activations (zero point 0), int64 biases
 
     def weights(name, shape):
         if quantized:
@@ -163,18 +164,20 @@ def lstm_subgraph(dtype="float32", batches=2, steps=3, features=3, units=2, extr
 
     def bias(name):
         if quantized:
-            return tb.T(name, (units,), "int32", data=rng.integers(-2000, 2000, units).astype(np.int32), scales=[1e-4])
+            return tb.T(name, (units,), "int64" if wide else "int32", scales=[1e-4],
+                        data=rng.integers(-2000, 2000, units).astype(np.int64 if wide else np.int32))
         return tb.T(name, (units,), "float32", data=rng.normal(0, 0.3, units).astype(np.float32))
 
     q = (lambda s, z: dict(scales=[s], zero_points=[z])) if quantized else (lambda s, z: {})
-    tensors = [tb.T("x", (batches, steps, features), dtype, **q(0.03, 3))]
+    act = (lambda s, z: q(s / 256, 0)) if wide else q
+    tensors = [tb.T("x", (batches, steps, features), dtype, **act(0.03, 3))]
     tensors += [weights(f"w_in{g}", (units, features)) for g in range(4)]  # tensors 1..4
     tensors += [weights(f"w_rec{g}", (units, units)) for g in range(4)]  # 5..8
     tensors += [bias(f"b{g}") for g in range(4)]  # 9..12
-    tensors += [tb.T("hidden", (batches, units), dtype, variable=variable, **q(0.008, -5)),  # 13
+    tensors += [tb.T("hidden", (batches, units), dtype, variable=variable, **act(0.008, -5)),  # 13
                 tb.T("cell", (batches, units), "int16" if quantized else dtype, variable=variable,
                      **q(cell_scale, 0)),  # 14
-                tb.T("y", (batches, steps, units), dtype, **q(0.008, -5))]  # 15
+                tb.T("y", (batches, steps, units), dtype, **act(0.008, -5))]  # 15
     inputs = [0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1, -1, 9, 10, 11, 12, -1, -1, 13, 14, -1, -1, -1, -1]
     for position, tensor in (extra or {}).items():
         tensors.append(tensor)
@@ -190,8 +193,9 @@ def lstm_subgraph(dtype="float32", batches=2, steps=3, features=3, units=2, extr
     return tb.Sub(tensors, [op], [0], [15])
 
 
-@pytest.mark.parametrize("dtype, extreme", [("int8", False), ("int8", True), ("float32", False)],
-                         ids=["int8_random", "int8_extreme", "float32"])
+@pytest.mark.parametrize("dtype, extreme", [("int8", False), ("int8", True), ("int16", False), ("int16", True),
+                                           ("float32", False)],
+                         ids=["int8_random", "int8_extreme", "int16_random", "int16_extreme", "float32"])
 def test_lstm_hand_built(tmp_path, dtype, extreme):
     """Weights over the whole int8 range, a non-zero input and hidden zero point, three streams."""
     model = tmp_path / "lstm.tflite"

@@ -41,6 +41,12 @@ void usmp_lstm_s8(const struct usmp_lstm_s8_params *p, const int8_t *input, cons
 		  const int32_t *gate_scales, const uint16_t *sigmoid_table, int8_t *hidden, int16_t *cell,
 		  int16_t *scratch, int8_t *output);
 
+/* int16 activations (zero points 0) with int8 weights and int64 biases: TFLite Micro's 16x8 LSTM. */
+void usmp_lstm_s16(const struct usmp_lstm_s8_params *p, const int16_t *input, const int8_t *input_weights,
+		   const int64_t *input_bias, const int8_t *recurrent_weights, const int64_t *recurrent_bias,
+		   const int32_t *gate_scales, const uint16_t *sigmoid_table, int16_t *hidden, int16_t *cell,
+		   int16_t *scratch, int16_t *output);
+
 struct usmp_lstm_f32_params {
 	int32_t batches;
 	int32_t time_steps;

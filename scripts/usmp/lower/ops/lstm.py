@@ -1,7 +1,8 @@
 """UNIDIRECTIONAL_SEQUENCE_LSTM, as TFLite Micro evaluates it: four gates, no peephole, projection or layer norm.
 
 int8 activations and hidden state, int16 cell state, int8 weights, int32
-biases: each gate is two int8 products (input, previous hidden state)
+biases (or the "16x8" form: int16 activations, int64 biases): each gate is
+two products (input, previous hidden state)
 requantized into Q3.12 int16, summed, and squashed into Q0.15 by the int16
 table sigmoid or tanh; the cell and hidden updates are int16 products
 requantized into the cell's power-of-two scale and the hidden state's scale.
@@ -93,7 +94,7 @@ def lower_lstm(op, ctx):
     cell_clip = float(np.float32(op.options.get("cell_clip", 0.0)))
     shape = dict(batches=batches, time_steps=steps, input_size=input_size, state_size=units,
                  time_major=int(time_major))
-    dtype = require_dtype(ctx, inp, "int8", "float32")
+    dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     if dtype == "float32":
         for tensor in [hidden, cell, out] + [t for gate in weights for t in gate]:
             require_dtype(ctx, tensor, "float32")
@@ -107,22 +108,23 @@ def lower_lstm(op, ctx):
                  hidden=ctx.state(inputs[HIDDEN]), cell=ctx.state(inputs[CELL]),
                  scratch=ctx.scratch("gates", 5 * units * 4, "float"), output=ctx.write(op.outputs[0]))
         return
-    lower_lstm_s8(op, ctx, inputs, weights, shape, cell_clip)
+    lower_lstm_integer(op, ctx, inputs, weights, shape, cell_clip, dtype)
 
 
-def lower_lstm_s8(op, ctx, inputs, weights, shape, cell_clip: float) -> None:
+def lower_lstm_integer(op, ctx, inputs, weights, shape, cell_clip: float, dtype: str) -> None:
     inp, out = ctx.tensor(inputs[INPUT]), ctx.tensor(op.outputs[0])
     hidden, cell = ctx.tensor(inputs[HIDDEN]), ctx.tensor(inputs[CELL])
-    require_dtype(ctx, hidden, "int8")
-    require_dtype(ctx, out, "int8")
+    require_dtype(ctx, hidden, dtype)
+    require_dtype(ctx, out, dtype)
     require_dtype(ctx, cell, "int16")
+    bias_type = "int32" if dtype == "int8" else "int64"
     q_in, q_hidden, q_cell = require_quantized(ctx, inp), require_quantized(ctx, hidden), require_quantized(ctx, cell)
     cell_scale, hidden_scale = float(np.float32(q_cell.scale)), float(np.float32(q_hidden.scale))
     cell_power = _log2(ctx, cell, cell_scale)
     gate_scales, in_bias, rec_bias, in_w, rec_w = [], [], [], [], []
     for w_in, w_rec, bias in weights:
-        for tensor, dtype in ((w_in, "int8"), (w_rec, "int8"), (bias, "int32")):
-            require_dtype(ctx, tensor, dtype)
+        for tensor, wanted in ((w_in, "int8"), (w_rec, "int8"), (bias, bias_type)):
+            require_dtype(ctx, tensor, wanted)
         for scale_in, tensor in ((q_in.scale, w_in), (q_hidden.scale, w_rec)):
             q = require_quantized(ctx, tensor)
             if q.zero_point != 0:
@@ -140,15 +142,16 @@ def lower_lstm_s8(op, ctx, inputs, weights, shape, cell_clip: float) -> None:
     # The tanh table wants Q3.12 times 3 (steps of 1/24): a left shift from the cell's power, or a right one.
     shift = 15 + cell_power - 3
     tanh_multiplier, tanh_shift = (3 << shift, 0) if shift >= 0 else (3, -shift)
-    ctx.call("usmp_lstm_s8", "usmp_lstm_s8_params",
+    fold = _wrap32 if dtype == "int8" else (lambda values: values.astype(np.int64))
+    ctx.call(f"usmp_lstm_{'s8' if dtype == 'int8' else 's16'}", "usmp_lstm_s8_params",
              dict(shape, forget_multiplier=forget[0], forget_shift=forget[1], update_multiplier=update[0],
                   update_shift=update[1], hidden_multiplier=to_hidden[0], hidden_shift=to_hidden[1],
                   hidden_offset=q_hidden.zero_point, cell_clip=quantized_clip,
                   tanh_multiplier=tanh_multiplier, tanh_shift=tanh_shift),
              input=ctx.read(inputs[INPUT]), input_weights=ctx.constant("input_weights", np.concatenate(in_w)),
-             input_bias=ctx.constant("input_bias", _wrap32(np.concatenate(in_bias))),
+             input_bias=ctx.constant("input_bias", fold(np.concatenate(in_bias))),
              recurrent_weights=ctx.constant("recurrent_weights", np.concatenate(rec_w)),
-             recurrent_bias=ctx.constant("recurrent_bias", _wrap32(np.concatenate(rec_bias))),
+             recurrent_bias=ctx.constant("recurrent_bias", fold(np.concatenate(rec_bias))),
              gate_scales=ctx.constant("gate_scales", np.array(gate_scales, np.int32)),
              sigmoid_table=ctx.constant("sigmoid_table", SIGMOID_TABLE),
              hidden=ctx.state(inputs[HIDDEN]), cell=ctx.state(inputs[CELL]),
