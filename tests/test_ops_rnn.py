@@ -1,10 +1,11 @@
 """SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM beyond the converter's models (tests/models/stateful, run by
-test_stateful.py): hand-built variants (no bias, extreme zero points, several batches, cell clip),
-saturating streams, TFLite Micro's own reset(), evidence that the state and the clip matter, and
-the refusals.
+test_stateful.py): hand-built variants (no bias, extreme zero points, several batches, the 16x8
+LSTM with int16 model input and output), saturating streams, TFLite Micro's own reset(), evidence
+that the state and the cell clip matter, the refusals, and the hand-built forms on Cortex-M0/M3.
 """
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import tflite
 
 import tflite_builder as tb
 from reference import outputs_match
-from sequences import STATEFUL_MODELS_DIR, mismatched_steps, random_sequence, reference_sequence
+from sequences import STATEFUL_MODELS_DIR, mismatched_steps, random_sequence, reference_sequence, \
+    restarted_reference
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.runner.host import run_host
@@ -54,7 +56,8 @@ def stream(model: Path, seed: int, steps: int = STEPS, extreme: bool = False):
     dict(batches=2, input_size=3, units=3, rank=2, memory=6, state_type="int8", state_zero_point=127),
     dict(batches=2, input_size=3, units=3, rank=2, memory=6, state_type="int8", state_zero_point=-128),
     dict(batches=1, input_size=5, units=4, rank=2, memory=4, state_zero_point=300),
-], ids=["batch3_rank1_memory2", "rank4_memory1", "s8_state_zp127", "s8_state_zp-128", "s16_state_zp300"])
+    dict(batches=1, input_size=5, units=4, rank=2, memory=4, activation="RELU"),  # TFLite Micro ignores it for int8
+], ids=["batch3_rank1_memory2", "rank4_memory1", "s8_state_zp127", "s8_state_zp-128", "s16_state_zp300", "relu"])
 @pytest.mark.parametrize("extreme", [False, True], ids=["random", "extreme"])
 def test_svdf_int8_shapes_and_zero_points(tmp_path, kwargs, extreme):
     model = svdf_model(tmp_path / "svdf.tflite", 11, dtype="int8", **kwargs)
@@ -238,3 +241,24 @@ def test_svdf_refusals(tmp_path):
     model.write_bytes(tb.build([sub]))
     with pytest.raises(ModelError, match=r"state tensor 4 'state' is not marked as a variable"):
         compile_model(model)
+
+
+MISSING_ARM = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
+
+
+@pytest.mark.skipif(bool(MISSING_ARM), reason=f"{', '.join(MISSING_ARM)} not installed")
+@pytest.mark.parametrize("target", ["cortex-m0", "cortex-m3"])
+@pytest.mark.parametrize("kind", ["lstm_int16", "svdf_s8_state_zp127"])
+def test_hand_built_on_cortex_m(tmp_path, kind, target):
+    """The forms test_stateful.py's models lack: 16x8 LSTM (int16 model input and output), a wrapping SVDF state."""
+    from usmp.runner.cortex_m import run_cortex_m
+
+    if kind == "lstm_int16":
+        model = tmp_path / "lstm.tflite"
+        model.write_bytes(tb.build([lstm_subgraph("int16", batches=2)]))
+    else:
+        model = svdf_model(tmp_path / "svdf.tflite", 11, 2, 3, 3, 2, 6, "int8", state_type="int8", state_zero_point=127)
+    inputs = stream(model, 9, steps=24)
+    run = run_cortex_m(compile_model(model), inputs, target, steps=24, reset_before=12)
+    expected = restarted_reference(model, inputs, 12)
+    assert not mismatched_steps(expected, run.outputs, outputs_match)
