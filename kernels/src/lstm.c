@@ -88,63 +88,63 @@ static int16_t tanh_q15(int32_t x, int32_t multiplier, int32_t shift, const uint
  * One body for both activation types: ACT_T is the type of the input, hidden state and output,
  * BIAS_T of the folded biases, PRODUCT the gate product of that type.
  */
-#define USMP_LSTM_INTEGER(name, ACT_T, BIAS_T, PRODUCT, ACT_MIN, ACT_MAX) \
-void name(const struct usmp_lstm_s8_params *p, const ACT_T *input, const int8_t *input_weights, \
-	  const BIAS_T *input_bias, const int8_t *recurrent_weights, const BIAS_T *recurrent_bias, \
-	  const int32_t *gate_scales, const uint16_t *sigmoid_table, ACT_T *hidden, int16_t *cell, \
-	  int16_t *scratch, ACT_T *output) \
-{ \
-	const int32_t n_in = p->input_size; \
-	const int32_t n = p->state_size; \
-	int32_t b, t, g, k; \
- \
-	for (b = 0; b < p->batches; b++) { \
-		ACT_T *h = hidden + b * n; \
-		int16_t *c = cell + b * n; \
- \
-		for (t = 0; t < p->time_steps; t++) { \
-			const int32_t step = p->time_major ? t * p->batches + b : b * p->time_steps + t; \
-			const ACT_T *x = input + step * n_in; \
- \
-			for (g = 0; g < 4; g++) { \
-				const int32_t *s = gate_scales + 4 * g; \
- \
-				for (k = 0; k < n; k++) { \
-					const int32_t row = g * n + k; \
+#define USMP_LSTM_INTEGER(name, ACT_T, BIAS_T, PRODUCT, ACT_MIN, ACT_MAX)                                       \
+void name(const struct usmp_lstm_s8_params *p, const ACT_T *input, const int8_t *input_weights,                 \
+	  const BIAS_T *input_bias, const int8_t *recurrent_weights, const BIAS_T *recurrent_bias,              \
+	  const int32_t *gate_scales, const uint16_t *sigmoid_table, ACT_T *hidden, int16_t *cell,              \
+	  int16_t *scratch, ACT_T *output)                                                                      \
+{                                                                                                               \
+	const int32_t n_in = p->input_size;                                                                     \
+	const int32_t n = p->state_size;                                                                        \
+	int32_t b, t, g, k;                                                                                     \
+                                                                                                                \
+	for (b = 0; b < p->batches; b++) {                                                                      \
+		ACT_T *h = hidden + b * n;                                                                      \
+		int16_t *c = cell + b * n;                                                                      \
+                                                                                                                \
+		for (t = 0; t < p->time_steps; t++) {                                                           \
+			const int32_t step = p->time_major ? t * p->batches + b : b * p->time_steps + t;        \
+			const ACT_T *x = input + step * n_in;                                                   \
+                                                                                                                \
+			for (g = 0; g < 4; g++) {                                                               \
+				const int32_t *s = gate_scales + 4 * g;                                         \
+                                                                                                                \
+				for (k = 0; k < n; k++) {                                                       \
+					const int32_t row = g * n + k;                                          \
 					const int32_t from_input = PRODUCT(input_weights + row * n_in, x, n_in, \
-										input_bias[row], s[0], s[1]); \
-					const int32_t from_hidden = PRODUCT(recurrent_weights + row * n, h, n, \
+										input_bias[row], s[0], s[1]);   \
+					const int32_t from_hidden = PRODUCT(recurrent_weights + row * n, h, n,  \
 										 recurrent_bias[row], s[2], s[3]); \
-					const int32_t pre = sat16(from_input + from_hidden); \
- \
-					scratch[row] = g == 2 ? tanh_q15(pre, 3, 0, sigmoid_table) \
-							      : sigmoid_q15(pre, sigmoid_table); \
-				} \
-			} \
-			for (k = 0; k < n; k++) { \
-				const int32_t forget = scratch[k], in = scratch[n + k]; \
-				const int32_t candidate = scratch[2 * n + k], out = scratch[3 * n + k]; \
+					const int32_t pre = sat16(from_input + from_hidden);                    \
+                                                                                                                \
+					scratch[row] = g == 2 ? tanh_q15(pre, 3, 0, sigmoid_table)              \
+							      : sigmoid_q15(pre, sigmoid_table);                \
+				}                                                                               \
+			}                                                                                       \
+			for (k = 0; k < n; k++) {                                                               \
+				const int32_t forget = scratch[k], in = scratch[n + k];                         \
+				const int32_t candidate = scratch[2 * n + k], out = scratch[3 * n + k];         \
 				int32_t next = sat16(usmp_mul_by_quantized_multiplier(forget * c[k], p->forget_multiplier, \
-										      p->forget_shift)); \
-				int32_t squashed; \
- \
-				next = sat16(next + sat16(usmp_mul_by_quantized_multiplier( \
+										      p->forget_shift));        \
+				int32_t squashed;                                                               \
+                                                                                                                \
+				next = sat16(next + sat16(usmp_mul_by_quantized_multiplier(                     \
 							    in * candidate, p->update_multiplier, p->update_shift))); \
-				if (p->cell_clip > 0) { \
-					next = usmp_clamp(next, -p->cell_clip, p->cell_clip); \
-				} \
-				c[k] = (int16_t)next; \
-				squashed = tanh_q15(next, p->tanh_multiplier, p->tanh_shift, sigmoid_table); \
+				if (p->cell_clip > 0) {                                                         \
+					next = usmp_clamp(next, -p->cell_clip, p->cell_clip);                   \
+				}                                                                               \
+				c[k] = (int16_t)next;                                                           \
+				squashed = tanh_q15(next, p->tanh_multiplier, p->tanh_shift, sigmoid_table);    \
 				h[k] = (ACT_T)usmp_clamp(usmp_mul_by_quantized_multiplier(squashed * out, p->hidden_multiplier, \
-											   p->hidden_shift) + \
-								  p->hidden_offset, \
-							  ACT_MIN, ACT_MAX); \
-			} \
-			for (k = 0; k < n; k++) { \
-				output[step * n + k] = h[k]; \
-			} \
-		} \
-	} \
+											   p->hidden_shift) +   \
+								  p->hidden_offset,                             \
+							  ACT_MIN, ACT_MAX);                                    \
+			}                                                                                       \
+			for (k = 0; k < n; k++) {                                                               \
+				output[step * n + k] = h[k];                                                    \
+			}                                                                                       \
+		}                                                                                               \
+	}                                                                                                       \
 }
 
 USMP_LSTM_INTEGER(usmp_lstm_s8, int8_t, int32_t, gate_product_s8, -128, 127)
