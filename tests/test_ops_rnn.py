@@ -6,6 +6,7 @@ that the state and the cell clip matter, the refusals, and the hand-built forms 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from sequences import STATEFUL_MODELS_DIR, mismatched_steps, random_sequence, re
     restarted_reference
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
+from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
 from usmp.runner.host import run_host
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "models"))
@@ -262,3 +264,24 @@ def test_hand_built_on_cortex_m(tmp_path, kind, target):
     run = run_cortex_m(compile_model(model), inputs, target, steps=24, reset_before=12)
     expected = restarted_reference(model, inputs, 12)
     assert not mismatched_steps(expected, run.outputs, outputs_match)
+
+
+@pytest.mark.parametrize("source, kernels", [
+    ("svdf.c", ["usmp_svdf_s8_s16", "usmp_svdf_s8_s8"]),
+    ("lstm.c", ["usmp_lstm_s8", "usmp_lstm_s16"]),
+])
+def test_integer_kernels_use_no_float_and_no_64bit_division(tmp_path, source, kernels):
+    from test_ops_elementwise import ARM_GCC, ARM_OBJDUMP, call_graph, is_float_routine, reachable
+
+    if ARM_GCC is None or ARM_OBJDUMP is None:
+        pytest.skip("arm-none-eabi toolchain not installed")
+    obj = tmp_path / "kernel.o"
+    subprocess.run([ARM_GCC, "-mcpu=cortex-m0", "-mthumb", "-Os", "-std=c99", "-ffunction-sections",
+                    f"-I{KERNELS_INCLUDE_DIR}", "-c", str(KERNELS_SRC_DIR / source), "-o", str(obj)], check=True)
+    graph = call_graph(obj)
+    for kernel in kernels:
+        assert kernel in graph, f"{kernel} not found in {source}"
+        used = reachable(graph, kernel)
+        assert not [s for s in used if is_float_routine(s)], f"{kernel} uses floating point: {sorted(used)}"
+        assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod", "__aeabi_uidivmod", "__aeabi_idivmod"}, \
+            f"{kernel} divides: {sorted(used)}"
