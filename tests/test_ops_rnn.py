@@ -66,7 +66,7 @@ def test_svdf_int8_shapes_and_zero_points(tmp_path, kwargs, extreme):
     assert_stream_matches(model, stream(model, 1, extreme=extreme))
 
 
-@pytest.mark.parametrize("activation", ["NONE", "RELU", "RELU6"])
+@pytest.mark.parametrize("activation", ["NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"])
 def test_svdf_float_activations(tmp_path, activation):
     model = svdf_model(tmp_path / "svdf.tflite", 12, 2, 4, 3, 2, 5, "float32", activation=activation)
     assert_stream_matches(model, stream(model, 2))

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from model_tools import MODELS_DIR, opcodes  # noqa: E402
 
 STATEFUL_DIR = MODELS_DIR / "stateful"
-ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}
+ACT = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4, "SIGN_BIT": 5}
 
 
 def _symmetric(values: np.ndarray, dtype, bits: int):

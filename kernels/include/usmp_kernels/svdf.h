@@ -46,9 +46,14 @@ struct usmp_svdf_f32_params {
 	int32_t filters;
 	int32_t rank;
 	int32_t memory;
+	int32_t activation; /* USMP_SVDF_CLAMP (act_min, act_max), USMP_SVDF_TANH or USMP_SVDF_SIGN_BIT */
 	float act_min;
 	float act_max;
 };
+
+#define USMP_SVDF_CLAMP 0
+#define USMP_SVDF_TANH 1
+#define USMP_SVDF_SIGN_BIT 2 /* 1.0f when the sign bit is set, else 0.0f */
 
 void usmp_svdf_f32(const struct usmp_svdf_f32_params *p, const float *input, const float *feature_weights,
 		   const float *time_weights, const float *bias, float *state, float *output);

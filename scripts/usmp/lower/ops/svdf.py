@@ -9,7 +9,7 @@ products. The projection is clamped to the state type before the state's
 zero point is added, and the sum wraps around in the state type, as the
 TFLite Micro interpreter the tests run does it. TFLite Micro applies no fused activation in the integer form (only
 the int8 range), so neither does this one. float32: the fused activation
-clamps the output. The state is updated in place in its state buffer.
+clamps the output, or is TANH or SIGN_BIT. The state is updated in place in its state buffer.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from usmp.lower.ops.common import float_activation, optional_input, require_cons
     require_quantized
 
 _STATE_RANGE = {"int16": (-32768, 32767), "int8": (-128, 127)}
+_FLOAT_FUNCTIONS = {4: 1, 5: 2}  # TANH, SIGN_BIT -> the kernel's USMP_SVDF_TANH, USMP_SVDF_SIGN_BIT; the rest clamp
 
 
 @lowering("SVDF")
@@ -55,9 +56,11 @@ def lower_svdf(op, ctx):
     if dtype == "float32":
         for tensor in (features, times, state) + ((bias,) if bias is not None else ()):
             require_dtype(ctx, tensor, "float32")
-        lo, hi = float_activation(ctx, op)
+        activation = op.options.get("fused_activation_function", 0)
+        kind = _FLOAT_FUNCTIONS.get(activation, 0)
+        lo, hi = float_activation(ctx, op) if not kind else (0.0, 0.0)
         bias_ref = ctx.read(bias_index) if bias is not None else ctx.constant("bias", np.zeros(units, np.float32))
-        ctx.call("usmp_svdf_f32", "usmp_svdf_f32_params", dict(shape, act_min=lo, act_max=hi),
+        ctx.call("usmp_svdf_f32", "usmp_svdf_f32_params", dict(shape, activation=kind, act_min=lo, act_max=hi),
                  input=ctx.read(op.inputs[0]), feature_weights=ctx.read(op.inputs[1]),
                  time_weights=ctx.read(op.inputs[2]), bias=bias_ref, state=ctx.state(op.inputs[4]),
                  output=ctx.write(op.outputs[0]))
