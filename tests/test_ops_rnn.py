@@ -231,6 +231,13 @@ def test_lstm_refusals(tmp_path, sub, fragments):
     assert "\n" not in message and all(f in message for f in fragments), message
 
 
+def test_refusal_reaches_the_command_line_as_one_line(tmp_path):
+    from test_import_errors import compile_bytes as cli_compile
+
+    cli_compile(tmp_path, tb.build([lstm_subgraph("int8", cell_scale=0.0003)]),
+                "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM)", "cell state 'cell'", "power of two")
+
+
 def test_svdf_refusals(tmp_path):
     model = svdf_model(tmp_path / "svdf.tflite", 14, 1, 4, 3, 2, 5, "int8")
     sub = _without_input(model, -1)

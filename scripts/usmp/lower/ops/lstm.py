@@ -89,6 +89,8 @@ def lower_lstm(op, ctx):
             if not tensor.is_constant or tuple(tensor.shape) != shape:
                 raise ctx.fail(f"input {position} '{tensor.name}' must be a constant of shape {list(shape)}")
         weights.append(tuple(ctx.tensor(inputs[p]) for p in (w_in, w_rec, bias)))
+    if op.options.get("diagonal_recurrent_tensors", False):
+        raise ctx.fail("diagonal recurrent weights (option diagonal_recurrent_tensors) are not supported")
     if op.options.get("fused_activation_function", 0) != ACT_TANH:
         raise ctx.fail("the cell gate activation must be TANH (the only one TFLite Micro evaluates)")
     cell_clip = float(np.float32(op.options.get("cell_clip", 0.0)))
