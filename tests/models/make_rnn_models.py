@@ -137,17 +137,20 @@ def svdf_models() -> list[Path]:
 
 
 def lstm_model(name: str, seed: int, quantize: str, batches: int = 1, steps: int = 3, features: int = 5,
-               units: int = 4, time_major: bool = False, head: int = 0, cell_clip: float | None = None) -> Path:
-    """input [batches, steps, features] (or [steps, batches, features]) -> LSTM (all steps)
+               units: int = 4, time_major: bool = False, head: int = 0, cell_clip: float | None = None,
+               layers: int = 1) -> Path:
+    """input [batches, steps, features] (or [steps, batches, features]) -> LSTM (all steps) x layers
     [-> last step -> Dense(head)]."""
     import tensorflow as tf
     import tf_keras
 
     tf_keras.utils.set_random_seed(seed)
     shape = (steps, batches, features) if time_major else (batches, steps, features)
-    inp = tf_keras.Input(shape=shape[1:], batch_size=shape[0])
-    out = tf_keras.layers.LSTM(units, return_sequences=True, time_major=time_major, unroll=False,
-                               recurrent_initializer="glorot_uniform", unit_forget_bias=True)(inp)
+    inp = tf_keras.Input(shape=shape[1:], batch_size=shape[0], name="frames")  # named: no counter in the file
+    out = inp
+    for _ in range(layers):
+        out = tf_keras.layers.LSTM(units, return_sequences=True, time_major=time_major, unroll=False,
+                                   recurrent_initializer="glorot_uniform", unit_forget_bias=True)(out)
     if head:
         out = tf_keras.layers.Dense(head)(out[:, -1, :])
     model = tf_keras.Model(inp, out)
@@ -203,6 +206,8 @@ def lstm_models() -> list[Path]:
         lstm_model("lstm_i8_batch_head", 2, "int8", batches=2, steps=4, features=3, units=6, head=3),
         lstm_model("lstm_i8_time_major", 3, "int8", batches=2, steps=3, features=4, units=5, time_major=True),
         lstm_model("lstm_i8_clip", 4, "int8", cell_clip=0.3),
+        # Two layers (their gate tables are stored once), then a classifier on the last step.
+        lstm_model("lstm_i8_stacked", 7, "int8", steps=2, features=4, units=3, head=2, layers=2),
         lstm_model("lstm_f32", 5, "float32"),
         lstm_model("lstm_f32_time_major_clip", 6, "float32", batches=2, steps=3, features=4, units=5,
                    time_major=True, cell_clip=0.3),
