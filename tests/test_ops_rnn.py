@@ -292,3 +292,18 @@ def test_integer_kernels_use_no_float_and_no_64bit_division(tmp_path, source, ke
         assert not [s for s in used if is_float_routine(s)], f"{kernel} uses floating point: {sorted(used)}"
         assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod", "__aeabi_uidivmod", "__aeabi_idivmod"}, \
             f"{kernel} divides: {sorted(used)}"
+
+
+@pytest.mark.parametrize("kind", ["lstm_int16", "lstm_int8", "svdf_s8_state_zp127", "svdf_s16_state_zp300"])
+def test_hand_built_sanitizers_clean(tmp_path, kind):
+    """Saturating streams through ASan/UBSan: no overflow in the wrapping sums, shifts or state wrap."""
+    if kind.startswith("lstm"):
+        model = tmp_path / "lstm.tflite"
+        model.write_bytes(tb.build([lstm_subgraph(kind.split("_")[1], batches=2)]))
+    elif kind == "svdf_s8_state_zp127":
+        model = svdf_model(tmp_path / "svdf.tflite", 11, 2, 3, 3, 2, 6, "int8", state_type="int8", state_zero_point=127)
+    else:
+        model = svdf_model(tmp_path / "svdf.tflite", 15, 1, 5, 4, 2, 4, "int8", state_zero_point=300)
+    inputs = stream(model, 10, steps=8, extreme=True)
+    got = run_host(compile_model(model), inputs, steps=8, reset_before=4, sanitize=True)
+    assert not mismatched_steps(restarted_reference(model, inputs, 4), got, outputs_match)
