@@ -307,3 +307,17 @@ def test_hand_built_sanitizers_clean(tmp_path, kind):
     inputs = stream(model, 10, steps=8, extreme=True)
     got = run_host(compile_model(model), inputs, steps=8, reset_before=4, sanitize=True)
     assert not mismatched_steps(restarted_reference(model, inputs, 4), got, outputs_match)
+
+
+def test_empty_intermediates_are_accepted_only_while_unused(tmp_path):
+    """LSTM intermediates shaped [0] (the converter's gate statistics) are never read; as an input they are refused."""
+    sub = lstm_subgraph()
+    sub.tensors.append(tb.T("gate_statistics", (0,), "float32"))
+    sub.ops[0].intermediates = [len(sub.tensors) - 1]
+    model = tmp_path / "lstm.tflite"
+    model.write_bytes(tb.build([sub]))
+    assert_stream_matches(model, stream(model, 11, steps=4))
+    sub.ops[0].inputs[9] = len(sub.tensors) - 1  # also as a peephole input
+    model.write_bytes(tb.build([sub]))
+    with pytest.raises(ModelError, match=r"'gate_statistics' has an empty dimension"):
+        compile_model(model)

@@ -107,10 +107,17 @@ class _Reader:
 
     def _subgraph(self, number: int, opcodes: list[str]) -> Graph:
         subgraph = self.model.Subgraphs(number)
-        # Quantization side notes of an operator (LSTM's gate statistics), often shaped [0]: never read.
-        intermediates = {int(i) for k in range(subgraph.OperatorsLength())
-                         for i in (subgraph.Operators(k).IntermediatesAsNumpy()
-                                   if subgraph.Operators(k).IntermediatesLength() else [])}
+        # Quantization side notes of an operator (LSTM's gate statistics), often shaped [0]: never read,
+        # so their shape does not matter unless something does use them as a tensor.
+        intermediates = set()
+        used = set(subgraph.InputsAsNumpy() if subgraph.InputsLength() else []) | \
+            set(subgraph.OutputsAsNumpy() if subgraph.OutputsLength() else [])
+        for k in range(subgraph.OperatorsLength()):
+            op = subgraph.Operators(k)
+            intermediates |= {int(i) for i in (op.IntermediatesAsNumpy() if op.IntermediatesLength() else [])}
+            used |= {int(i) for i in (op.InputsAsNumpy() if op.InputsLength() else [])}
+            used |= {int(i) for i in (op.OutputsAsNumpy() if op.OutputsLength() else [])}
+        intermediates -= {int(i) for i in used}
         tensors = [self._tensor(subgraph.Tensors(i), i, i in intermediates) for i in range(subgraph.TensorsLength())]
         operators = [
             self._operator(subgraph.Operators(i), i, opcodes, len(tensors))
