@@ -35,6 +35,7 @@ class Op:
     outputs: list
     custom_code: str | None = None
     options: tuple | None = None  # (tflite.BuiltinOptions code, function(builder) -> options table offset)
+    intermediates: list | None = None  # tensors an operator lists as intermediates (LSTM's gate statistics)
 
 
 @dataclass
@@ -97,10 +98,14 @@ def build(subgraphs: list[Sub], identifier: bytes = b"TFL3") -> bytes:
             ins = _ints(b, tflite.OperatorStartInputsVector, list(op.inputs))
             outs = _ints(b, tflite.OperatorStartOutputsVector, list(op.outputs))
             options = op.options[1](b) if op.options else None
+            intermediates = _ints(b, tflite.OperatorStartIntermediatesVector, list(op.intermediates)) \
+                if op.intermediates else None
             tflite.OperatorStart(b)
             tflite.OperatorAddOpcodeIndex(b, opcode_keys.index(key))
             tflite.OperatorAddInputs(b, ins)
             tflite.OperatorAddOutputs(b, outs)
+            if intermediates is not None:
+                tflite.OperatorAddIntermediates(b, intermediates)
             if options is not None:
                 tflite.OperatorAddBuiltinOptionsType(b, op.options[0])
                 tflite.OperatorAddBuiltinOptions(b, options)

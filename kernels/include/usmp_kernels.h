@@ -39,5 +39,7 @@
 #include "usmp_kernels/slice.h"
 #include "usmp_kernels/embedding_lookup.h"
 #include "usmp_kernels/broadcast_args.h"
+#include "usmp_kernels/svdf.h"
+#include "usmp_kernels/lstm.h"
 
 #endif /* USMP_KERNELS_H */

@@ -29,6 +29,7 @@ _C_TYPES = {
     np.dtype(np.int8): "int8_t",
     np.dtype(np.uint8): "uint8_t",
     np.dtype(np.int16): "int16_t",
+    np.dtype(np.uint16): "uint16_t",
     np.dtype(np.int32): "int32_t",
     np.dtype(np.int64): "int64_t",
     np.dtype(np.float32): "float",
