@@ -1,4 +1,4 @@
-/* USMP kernels: QUANTIZE (float or int8 to int8), DEQUANTIZE (int8 to float). */
+/* USMP kernels: QUANTIZE (float or 8-bit to int8, int8 to uint8), DEQUANTIZE (int8 to float). */
 #ifndef USMP_KERNELS_QUANTIZE_H
 #define USMP_KERNELS_QUANTIZE_H
 
@@ -28,6 +28,10 @@ struct usmp_requantize_s8_params {
 };
 
 void usmp_requantize_s8(const struct usmp_requantize_s8_params *p, const int8_t *input, int8_t *output);
+
+/* The same requantize between int8 and uint8 (QUANTIZE int8 -> uint8 and back), clamped to [act_min, act_max]. */
+void usmp_requantize_s8_u8(const struct usmp_requantize_s8_params *p, const int8_t *input, uint8_t *output);
+void usmp_requantize_u8_s8(const struct usmp_requantize_s8_params *p, const uint8_t *input, int8_t *output);
 
 struct usmp_dequantize_s8_f32_params {
 	int32_t size;
