@@ -12,7 +12,7 @@ import pytest
 import tflite
 
 from reference import outputs_match, random_inputs, reference_outputs
-from tflite_builder import Op, Sub, T, build
+from tflite_builder import Op, Sub, T, build, options
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.runner.host import run_host
@@ -20,17 +20,6 @@ from usmp.runner.host import run_host
 OPS = tflite.BuiltinOperator
 QUANT = {"int8": ([0.05], [3]), "int16": ([0.001], [0]), "uint8": ([0.05], [128])}
 RUNS = 3
-
-
-def options(kind: str, **fields):
-    """Builtin options for tflite_builder.Op: e.g. options("Split", NumSplits=2)."""
-    def write(builder):
-        getattr(tflite, f"{kind}OptionsStart")(builder)
-        for name, value in fields.items():
-            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
-        return getattr(tflite, f"{kind}OptionsEnd")(builder)
-
-    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
 
 
 def data(name, shape, dtype):

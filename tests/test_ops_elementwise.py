@@ -14,7 +14,7 @@ import pytest
 import tflite
 
 from reference import TEST_MODELS, outputs_match, reference_outputs
-from tflite_builder import Op, Sub, T, build
+from tflite_builder import Op, Sub, T, build, options
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.lower.ops.elementwise import broadcast_walk
@@ -47,17 +47,6 @@ def unary_model(tmp_path, opcode, in_q, out_q, in_dtype="int8", out_dtype="int8"
     path = tmp_path / f"{opcode.lower()}.tflite"
     path.write_bytes(build([sub]))
     return path
-
-
-def options(kind: str, **fields):
-    """Builtin options for tflite_builder.Op: e.g. options("LeakyRelu", Alpha=0.2)."""
-    def write(builder):
-        getattr(tflite, f"{kind}OptionsStart")(builder)
-        for name, value in fields.items():
-            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
-        return getattr(tflite, f"{kind}OptionsEnd")(builder)
-
-    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
 
 
 def binary_model(tmp_path, opcode, q1, q2, q_out, shape1=(256, 1), shape2=(1, 256), shape_out=(256, 256)):

@@ -14,7 +14,7 @@ import tflite
 
 from reference import outputs_match, reference_outputs
 from test_ops_elementwise import call_graph, is_float_routine, reachable
-from tflite_builder import Op, Sub, T, build
+from tflite_builder import Op, Sub, T, build, options
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
@@ -38,16 +38,6 @@ def assert_matches_reference(path, inputs, sanitize=False):
 
 def tensor(name, shape, dtype="int8", q=None, data=None):
     return T(name, shape, dtype, data=data, scales=[q[0]] if q else None, zero_points=[q[1]] if q else None)
-
-
-def options(kind: str, **fields):
-    def write(builder):
-        getattr(tflite, f"{kind}OptionsStart")(builder)
-        for name, value in fields.items():
-            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
-        return getattr(tflite, f"{kind}OptionsEnd")(builder)
-
-    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
 
 
 def write_model(tmp_path, tensors, op, name="model"):

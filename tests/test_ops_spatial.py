@@ -15,7 +15,7 @@ import tflite
 
 from reference import outputs_match, reference_outputs
 from test_ops_elementwise import ARM_GCC, ARM_OBJDUMP, call_graph, is_float_routine, reachable
-from tflite_builder import Op, Sub, T, build
+from tflite_builder import Op, Sub, T, build, options
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
@@ -34,17 +34,6 @@ def assert_matches_reference(path, inputs, sanitize=False):
             wrong = np.flatnonzero(e.ravel() != g.ravel())
             pytest.fail(f"{path.name}: {len(wrong)} of {e.size} differ, first at {wrong[:5]}: "
                         f"expected {e.ravel()[wrong[:5]]}, got {g.ravel()[wrong[:5]]}")
-
-
-def options(kind: str, **fields):
-    """Builtin options for tflite_builder.Op: e.g. options("ResizeBilinear", AlignCorners=True)."""
-    def write(builder):
-        getattr(tflite, f"{kind}OptionsStart")(builder)
-        for name, value in fields.items():
-            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
-        return getattr(tflite, f"{kind}OptionsEnd")(builder)
-
-    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
 
 
 def random_values(dtype, shape):

@@ -166,3 +166,14 @@ def fc_subgraph(in_dtype="int8", **input_overrides) -> Sub:
         T("output", (1, 2), "int8", scales=[0.1], zero_points=[2]),
     ]
     return Sub(tensors, [Op(tflite.BuiltinOperator.FULLY_CONNECTED, [0, 1, 2], [3])], [0], [3])
+
+
+def options(kind: str, **fields):
+    """Builtin options for Op: e.g. options("LeakyRelu", Alpha=0.2) -> (options type, writer)."""
+    def write(builder):
+        getattr(tflite, f"{kind}OptionsStart")(builder)
+        for name, value in fields.items():
+            getattr(tflite, f"{kind}OptionsAdd{name}")(builder, value)
+        return getattr(tflite, f"{kind}OptionsEnd")(builder)
+
+    return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
