@@ -37,6 +37,18 @@ class TilingChoice:
     total_rows: int  # output rows of the chain's operators untiled
 
 
+@dataclass
+class DepthFirstOp(LoweredOp):
+    """A fused chain: one step of the schedule, band after band; `choice` is for the reports."""
+
+    choice: TilingChoice | None = None
+
+    def report(self) -> dict:
+        c = self.choice
+        return {"operators": c.op_indices, "band_rows": c.band, "whole_bytes": c.whole_bytes,
+                "band_bytes": c.band_bytes, "recomputed_rows": c.extra_rows, "rows": c.total_rows}
+
+
 def window_call(op: LoweredOp) -> KernelCall | None:
     if len(op.calls) != 1 or op.calls[0].function not in WINDOW_KERNELS:
         return None
@@ -164,7 +176,8 @@ def fuse_chain(program: Program, positions: list[int], band: int) -> tuple[Lower
             new_calls.append(KernelCall(call.function, call.params_type, band_params(call.params, out_rows, in_rows),
                                         [source, *middle, target]))
     opcode = "DEPTH_FIRST_" + "_".join(op.opcode for op in ops[:1]) + f"_X{len(ops)}"
-    return LoweredOp(first.op_index, opcode, args, new_calls), buffers
+    choice = plan_chain(program, positions, band)
+    return DepthFirstOp(first.op_index, opcode, args, new_calls, choice), buffers
 
 
 def _offset(pointer: str, elements: int) -> str:
