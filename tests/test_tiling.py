@@ -92,3 +92,12 @@ def test_auto_spends_at_most_ten_percent():
 def test_cortex_m0(model):
     compiled = compile_model(model, CompileOptions(tiling="max"))
     check(compiled, model, 1, run=lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs)
+
+
+@pytest.mark.parametrize("text, mode", [("", "off"), ("CONFIG_USMP_TILING_AUTO=y\n", "auto"),
+                                        ("CONFIG_USMP_TILING_MAX=y\n", "max")])
+def test_kconfig_choice(text, mode):
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
+
+    assert settings_from_config(parse_config_text("CONFIG_USMP=y\n" + text, "prj.conf")).tiling == mode
