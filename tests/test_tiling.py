@@ -101,3 +101,17 @@ def test_kconfig_choice(text, mode):
     from usmp.zephyr.kconfig_pools import settings_from_config
 
     assert settings_from_config(parse_config_text("CONFIG_USMP=y\n" + text, "prj.conf")).tiling == mode
+
+
+def test_plan_command_lists_the_chains(capsys):
+    import json
+
+    from usmp.cli import main
+
+    assert main(["plan", str(PERSON), "--tiling", "auto", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["tiling"] and all(t["band_bytes"] < t["whole_bytes"] for t in doc["tiling"])
+    assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare"]) == 0
+    assert "band rows" in capsys.readouterr().out
+    assert main(["plan", str(PERSON), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tiling"] == []
