@@ -23,6 +23,7 @@ from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.report.plan_json import dumps, plan_document
+from usmp.tiling import tile_program
 
 
 @dataclass
@@ -36,6 +37,7 @@ class CompileOptions:
     progress: Callable[[int, int], None] | None = None  # planner progress (best, bound), for slow plans
     reorder: bool = False  # memory-aware operator order (same results, lower peak on branching graphs)
     guards: bool = False  # canary bytes after workspace buffers, checked after each operator (codegen/guards.py)
+    tiling: str = "off"  # depth-first chains of window operators: off, auto (<= 10 % more rows) or max (tiling/)
 
 
 @dataclass
@@ -82,6 +84,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     program = realize_memory_scopes(program, pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
+    program, _ = tile_program(program, options.tiling, options.workspace_io)
     return program, buffer_infos(program, pools, options.workspace_io)
 
 

@@ -11,7 +11,7 @@ from usmp.planner import plan
 from usmp.planner.registry import COMPARED
 from usmp.report.plan_json import dumps, plan_document
 from usmp.report.svg import plan_svg
-from usmp.report.table import algorithms_table, pools_table
+from usmp.report.table import algorithms_table, pools_table, tiling_table
 from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
 
 NAME = "plan"
@@ -46,6 +46,9 @@ def run(args) -> int:
           + (", optimal (proven)" if result.optimal_proven else ""))
     print()
     print(pools_table(document))
+    if document["tiling"]:
+        print()
+        print(tiling_table(document))
     if not args.no_compare:
         print()
         print(algorithms_table(compare(buffers, pools, options)))

@@ -35,6 +35,7 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools)
             "alignment": p.alignment, "targets": list(getattr(p, "targets", ())),
         } for p in pools],
         "buffers": rows,
+        "tiling": [op.report() for op in program.ops if hasattr(op, "report")],  # depth-first chains (tiling/)
         # No timings: the document is part of the generated files, which must be reproducible.
         "tried": [{"algorithm": a, "bytes": b} for a, b, _ in result.tried],
     }

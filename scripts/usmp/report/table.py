@@ -33,3 +33,12 @@ def format_rows(rows: list[tuple[str, ...]]) -> str:
         cells = [c.ljust(w) if i == 0 or not c[:1].isdigit() else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def tiling_table(document: dict) -> str:
+    """The depth-first chains: which operators, band height, intermediate bytes whole and in bands."""
+    rows = [("chain (operators)", "band rows", "whole B", "bands B", "recomputed rows")]
+    for t in document["tiling"]:
+        rows.append((" ".join(str(i) for i in t["operators"]), str(t["band_rows"]), str(t["whole_bytes"]),
+                     str(t["band_bytes"]), f"{t['recomputed_rows']} of {t['rows']}"))
+    return format_rows(rows)

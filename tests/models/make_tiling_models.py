@@ -1,0 +1,51 @@
+"""Write the tests/models/tiling/ models: chains of window operators for the depth-first pass (fixed seeds).
+
+Run with a Python that has TensorFlow:  /work/tfvenv/bin/python tests/models/make_tiling_models.py
+Each chain mixes strides, dilation, SAME/VALID padding, depth multipliers and
+pools, so that band borders fall on every kind of window edge.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from model_tools import MODELS_DIR, convert, opcodes  # noqa: E402
+
+
+def models():
+    """(name, build, input shapes, quantize)"""
+    import tensorflow as tf
+
+    L = tf.keras.layers
+
+    def chain(x):
+        x = L.Conv2D(8, 3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        x = L.DepthwiseConv2D(3, strides=2, padding="same", activation="relu6", bias_initializer="random_normal")(x)
+        x = L.Conv2D(8, 1, bias_initializer="random_normal")(x)
+        x = L.MaxPooling2D((3, 2), strides=(1, 1), padding="valid")(x)
+        x = L.Conv2D(6, 3, dilation_rate=2, padding="same", bias_initializer="random_normal")(x)
+        return L.AveragePooling2D(3, strides=1, padding="same")(x)
+
+    def valid_chain(x):
+        x = L.DepthwiseConv2D((5, 3), depth_multiplier=2, padding="valid", bias_initializer="random_normal")(x)
+        x = L.Conv2D(4, (4, 3), strides=(2, 1), padding="same", activation="relu", bias_initializer="random_normal")(x)
+        return L.DepthwiseConv2D(3, padding="valid", dilation_rate=(2, 1), bias_initializer="random_normal")(x)
+
+    return [
+        ("chain_int8", chain, [(1, 16, 10, 3)], "int8"),
+        ("chain_f32", chain, [(1, 16, 10, 3)], "float32"),
+        ("valid_chain_int8", valid_chain, [(1, 19, 6, 2)], "int8"),
+    ]
+
+
+def main() -> None:
+    (MODELS_DIR / "tiling").mkdir(exist_ok=True)
+    for seed, (name, build, shapes, quantize) in enumerate(models()):
+        path = convert(build, shapes, f"tiling/{name}", quantize=quantize, seed=300 + seed, input_range=(-1.0, 5.0))
+        print(f"{name}: {opcodes(path)} {path.stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main()

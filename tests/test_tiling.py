@@ -1,0 +1,117 @@
+"""Depth-first tiling (scripts/usmp/tiling): every band schedule is bit-exact and lowers the peak."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference import outputs_match, random_inputs, reference_outputs
+from usmp.compiler import CompileOptions, analyse_model, compile_model
+from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.host import run_host
+from usmp.tiling import chains
+from usmp.tiling.chains import find_chains, step_profile, tile_program
+
+MODELS_DIR = Path(__file__).parent / "models"
+CHAINS = sorted((MODELS_DIR / "tiling").glob("*.tflite"))
+PERSON = MODELS_DIR / "tflm" / "person_detect.tflite"
+QEMU = all(shutil.which(t) for t in ("arm-none-eabi-gcc", "qemu-system-arm"))
+
+
+def check(compiled, model, trials, run=run_host, seed=5):
+    rng = np.random.default_rng(seed)
+    for trial in range(trials):
+        inputs = random_inputs(compiled.program.graph, rng)
+        got = run(compiled, inputs)
+        for k, (e, g) in enumerate(zip(reference_outputs(model, inputs), got)):
+            assert outputs_match(e, g), f"{model.name} trial {trial} output {k}:\nexpected {e}\ngot      {g}"
+
+
+def forced(monkeypatch, positions, band):
+    """Compile with exactly one chain fused at `positions`, whatever the cost model would choose."""
+    def fuse_only(program, mode, workspace_io=False):
+        return chains._apply(program, positions, band), []
+    monkeypatch.setattr("usmp.compiler.tile_program", fuse_only)
+
+
+@pytest.mark.parametrize("model", CHAINS, ids=[m.stem for m in CHAINS])
+def test_every_sub_chain_and_band_is_bit_exact(model, monkeypatch):
+    """Every run of two or more links, every band height: the same values as tflite-micro."""
+    program, _ = analyse_model(model, CompileOptions())
+    (chain,) = find_chains(program)
+    for i in range(len(chain) - 1):
+        for j in range(i + 2, len(chain) + 1):
+            out_h = program.ops[chain[j - 1]].calls[0].params["out_h"]
+            for band in sorted({1, 2, 3, max(out_h - 1, 1)}):
+                forced(monkeypatch, chain[i:j], band)
+                check(compile_model(model, CompileOptions(tiling="max")), model, 1, seed=band + 10 * i + j)
+
+
+@pytest.mark.parametrize("mode", ["auto", "max"])
+@pytest.mark.parametrize("model", CHAINS + [PERSON], ids=[m.stem for m in CHAINS + [PERSON]])
+def test_modes_bit_exact_and_lower(model, mode):
+    off = compile_model(model, CompileOptions(tiling="off"))
+    tiled = compile_model(model, CompileOptions(tiling=mode))
+    check(tiled, model, 3)
+    assert tiled.plan.pool_sizes["workspace"] < off.plan.pool_sizes["workspace"]
+
+
+def test_person_detect_workspace():
+    """MobileNetV1 0.25 at 96x96: the tensor-level bound is 55,296 bytes."""
+    off = compile_model(PERSON, CompileOptions(tiling="off"))
+    auto = compile_model(PERSON, CompileOptions(tiling="auto"))
+    assert off.plan.pool_sizes["workspace"] == 55296
+    assert auto.plan.pool_sizes["workspace"] <= 36864
+
+
+def test_off_is_the_default_and_changes_nothing():
+    program, _ = analyse_model(PERSON, CompileOptions())
+    assert CompileOptions().tiling == "off"
+    assert tile_program(program, "off") == (program, [])
+
+
+def test_auto_spends_at_most_ten_percent():
+    program, _ = analyse_model(PERSON, CompileOptions())
+    total = sum(chains._work(op.calls[0].params, op.calls[0].params["out_h"]) for op in program.ops
+                if chains.window_call(op))
+    tiled, choices = tile_program(program, "auto")
+    assert choices
+    extra = 0
+    for op in tiled.ops:
+        for call in op.calls:
+            if call.function in chains.WINDOW_KERNELS:
+                extra += chains._work(call.params, call.params["out_h"])
+    assert total < extra <= (1 + chains.AUTO_EXTRA) * total
+    assert step_profile(tiled)[0] < step_profile(program)[0]
+
+
+@pytest.mark.skipif(not QEMU, reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@pytest.mark.parametrize("model", CHAINS, ids=[m.stem for m in CHAINS])
+def test_cortex_m0(model):
+    compiled = compile_model(model, CompileOptions(tiling="max"))
+    check(compiled, model, 1, run=lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs)
+
+
+@pytest.mark.parametrize("text, mode", [("", "off"), ("CONFIG_USMP_TILING_AUTO=y\n", "auto"),
+                                        ("CONFIG_USMP_TILING_MAX=y\n", "max")])
+def test_kconfig_choice(text, mode):
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
+
+    assert settings_from_config(parse_config_text("CONFIG_USMP=y\n" + text, "prj.conf")).tiling == mode
+
+
+def test_plan_command_lists_the_chains(capsys):
+    import json
+
+    from usmp.cli import main
+
+    assert main(["plan", str(PERSON), "--tiling", "auto", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["tiling"] and all(t["band_bytes"] < t["whole_bytes"] for t in doc["tiling"])
+    assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare"]) == 0
+    assert "band rows" in capsys.readouterr().out
+    assert main(["plan", str(PERSON), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tiling"] == []
