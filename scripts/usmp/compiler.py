@@ -1,6 +1,7 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
-    import -> fold constants -> lower (constants, scratch) -> analyse liveness -> plan
+    import -> fold constants -> lower (state, constants, scratch)
+           -> tile (depth-first bands, opt-in) -> analyse liveness -> plan
            -> rewrite offsets -> emit C
 """
 from __future__ import annotations
