@@ -67,7 +67,7 @@ int main(void)
 		printk("run before init was not refused\n");
 		failures++;
 	}
-	if (usmp_micro_speech_init() != 0) {
+	if (usmp_micro_speech_init(pools) != 0) {
 		printk("usmp_micro_speech_init failed\n");
 		failures++;
 	}
