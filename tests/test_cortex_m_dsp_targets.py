@@ -1,4 +1,4 @@
-"""The DSP-core targets (Cortex-M4 on MPS2 AN386, Cortex-M7 on AN500) run the shared models bit-exact.
+"""The DSP-core targets (Cortex-M4 on MPS2 AN386, Cortex-M7 on AN500, Cortex-M33 on AN505) run the shared models bit-exact.
 
 They build and measure like the Cortex-M3 target, so two models each keep QEMU's share of the suite
 small; counting twice checks that one inference costs the same instructions every run.
@@ -18,7 +18,7 @@ MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
 
 MODELS = sorted(shared_models())
-TARGETS = ("cortex-m4", "cortex-m7")
+TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33")
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -71,6 +71,9 @@ TARGETS = {
                                0x00000000, 4 * 1024 * 1024, 0x20000000, 4 * 1024 * 1024),
     "cortex-m7": CortexMTarget("cortex-m7", "cortex-m7", "mps2-an500", "Arm MPS2 AN500",
                                0x00000000, 4 * 1024 * 1024, 0x20000000, 4 * 1024 * 1024),
+    # AN505 boots secure: code in SSRAM1's secure alias, data in SSRAM2's.
+    "cortex-m33": CortexMTarget("cortex-m33", "cortex-m33", "mps2-an505", "Arm MPS2 AN505",
+                                0x10000000, 4 * 1024 * 1024, 0x38000000, 2 * 1024 * 1024),
 }
 
 
