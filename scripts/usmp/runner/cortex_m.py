@@ -66,6 +66,14 @@ TARGETS = {
                                0x00000000, 256 * 1024, 0x20000000, 16 * 1024),
     "cortex-m3": CortexMTarget("cortex-m3", "cortex-m3", "mps2-an385", "Arm MPS2 AN385",
                                0x00000000, 4 * 1024 * 1024, 0x20000000, 4 * 1024 * 1024),
+    # AN386 and AN500 keep AN385's memory map; only the core differs (DSP extension, M7 pipeline).
+    "cortex-m4": CortexMTarget("cortex-m4", "cortex-m4", "mps2-an386", "Arm MPS2 AN386",
+                               0x00000000, 4 * 1024 * 1024, 0x20000000, 4 * 1024 * 1024),
+    "cortex-m7": CortexMTarget("cortex-m7", "cortex-m7", "mps2-an500", "Arm MPS2 AN500",
+                               0x00000000, 4 * 1024 * 1024, 0x20000000, 4 * 1024 * 1024),
+    # AN505 boots secure: code in SSRAM1's secure alias, data in SSRAM2's.
+    "cortex-m33": CortexMTarget("cortex-m33", "cortex-m33", "mps2-an505", "Arm MPS2 AN505",
+                                0x10000000, 4 * 1024 * 1024, 0x38000000, 2 * 1024 * 1024),
 }
 
 

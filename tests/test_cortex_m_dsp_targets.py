@@ -1,0 +1,37 @@
+"""The DSP-core targets (Cortex-M4 on MPS2 AN386, Cortex-M7 on AN500, Cortex-M33 on AN505) run the shared models bit-exact.
+
+They build and measure like the Cortex-M3 target, so two models each keep QEMU's share of the suite
+small; counting twice checks that one inference costs the same instructions every run.
+"""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from reference import outputs_match, random_inputs, reference_outputs, shared_models
+from usmp.compiler import compile_model
+from usmp.runner.cortex_m import run_cortex_m
+
+MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
+pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
+
+MODELS = sorted(shared_models())
+TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_matches_reference_with_steady_count(model, target):
+    compiled = compile_model(model)
+    inputs = random_inputs(compiled.program.graph, np.random.default_rng(7))
+    first = run_cortex_m(compiled, inputs, target, count=True)
+    expected = reference_outputs(model, inputs)
+    assert len(first.outputs) == len(expected)
+    for k, (e, g) in enumerate(zip(expected, first.outputs)):
+        assert outputs_match(e, g), f"{model.name} on {target} output {k}:\nexpected {e}\ngot      {g}"
+    assert first.report["target"] == target
+    again = run_cortex_m(compiled, inputs, target, count=True)
+    assert first.report["instructions"] > 0
+    assert again.report["instructions"] == first.report["instructions"]
