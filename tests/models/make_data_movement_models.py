@@ -100,32 +100,6 @@ def int16_models():
     }
 
 
-def convert_int16(build, input_shapes, name: str, seed: int) -> Path:
-    """Full 16x8 quantization: int16 activations and model I/O (weights would be int8)."""
-    import numpy as np
-    import tensorflow as tf
-
-    tf.keras.utils.set_random_seed(seed)
-    inputs = [tf.keras.Input(shape=tuple(s[1:]), batch_size=s[0]) for s in input_shapes]
-    model = tf.keras.Model(inputs=inputs, outputs=build(*inputs))
-    converter = tf.lite.TFLiteConverter.from_keras_model(model)
-    rng = np.random.default_rng(seed)
-
-    def representative():
-        for _ in range(64):
-            yield [rng.uniform(-3.0, 3.0, s).astype(np.float32) for s in input_shapes]
-
-    converter.optimizations = [tf.lite.Optimize.DEFAULT]
-    converter.representative_dataset = representative
-    converter.target_spec.supported_ops = [
-        tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
-    converter.inference_input_type = tf.int16
-    converter.inference_output_type = tf.int16
-    path = MODELS_DIR / f"{name}.tflite"
-    path.write_bytes(converter.convert())
-    return path
-
-
 def main() -> None:
     import tensorflow as tf
 
@@ -140,7 +114,7 @@ def main() -> None:
                 failures.append(f"{path.name} has no {wanted}: {ops}")
     for name, (build, shapes, wanted) in int16_models().items():
         tf.keras.backend.clear_session()
-        path = convert_int16(build, shapes, name, seed=len(name))
+        path = convert(build, shapes, name, quantize="int16", seed=len(name))
         ops = opcodes(path)
         print(f"{path.name}: {' '.join(ops)}")
         if wanted not in ops:

@@ -22,8 +22,9 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
     """Build a Keras model with batch 1 and convert it.
 
     quantize: "int8" (full-integer post-training quantization, per-channel weights)
+              "int16" (16x8: int16 activations, int8 weights, int64 biases)
               "float32" (no quantization) or "float16" (float16 weights, float32 activations).
-    float_io: int8 model whose inputs/outputs stay float32 (adds QUANTIZE/DEQUANTIZE).
+    float_io: integer model whose inputs/outputs stay float32 (adds QUANTIZE/DEQUANTIZE).
     """
     import tensorflow as tf
 
@@ -33,7 +34,7 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
     model = tf.keras.Model(inputs=inputs, outputs=outputs)
     # Inputs carry a fixed batch size, so every shape in the .tflite is static.
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
-    if quantize == "int8":
+    if quantize in ("int8", "int16"):
         rng = np.random.default_rng(seed)
 
         def representative():
@@ -42,10 +43,13 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
 
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        if quantize == "int8":
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        else:
+            converter.target_spec.supported_ops = [
+                tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
         if not float_io:
-            converter.inference_input_type = tf.int8
-            converter.inference_output_type = tf.int8
+            converter.inference_input_type = converter.inference_output_type = getattr(tf, quantize)
     elif quantize == "float16":  # float16 weights, each expanded by a DEQUANTIZE at run time
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.target_spec.supported_types = [tf.float16]
