@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import tflite
 
+from reference import reference_outputs
 from test_ops_binary import pair_model, tensor
 from test_ops_elementwise import (ACTIVATIONS, ARM_GCC, ARM_OBJDUMP, assert_matches_reference, call_graph,
                                   is_float_routine, options, reachable)
@@ -76,6 +77,25 @@ def test_add_sub_int16_every_value_against_a_few(tmp_path, opcode):
                       shape_out=(65536, 5))
     every = np.arange(-32768, 32768).astype(np.int16).reshape(65536, 1)
     assert_matches_reference(path, [every, np.array([[0, 1, -1, 5000, 12345]], np.int16)])
+
+
+def rounding_divide_by_pot(x: np.ndarray, exponent: int) -> np.ndarray:
+    mask = (1 << exponent) - 1
+    return (x >> exponent) + ((x & mask) > (mask >> 1) + (x < 0))
+
+
+def test_add_int16_power_of_two_scales_take_the_general_path(tmp_path):
+    """TFLite's power-of-two shortcut (round the finer input to the output scale, then a saturating add)
+    rounds once before the add; the general path rounds the sum. With scales 2^-15, 2^-13 -> 2^-13 they
+    differ wherever x / 4 ends in .5 and the sum changes sign; TFLite Micro takes the general path."""
+    path = pair_model(tmp_path, "ADD", (2 ** -15, 0), (2 ** -13, 0), (2 ** -13, 0), "int16", shape1=(65536, 1),
+                      shape2=(1, 5), shape_out=(65536, 5))
+    every = np.arange(-32768, 32768).astype(np.int16).reshape(65536, 1)
+    few = np.array([[-2, -1, 0, 1, 2]], np.int16)
+    expected = reference_outputs(path, [every, few])[0]
+    shortcut = np.clip(rounding_divide_by_pot(every.astype(np.int32), 2) + few, -32768, 32767)
+    assert (expected != shortcut).any(), "the scales no longer tell the two paths apart"
+    assert_matches_reference(path, [every, few])
 
 
 MUL_QUANTIZATIONS = [
