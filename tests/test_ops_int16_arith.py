@@ -12,6 +12,7 @@ import pytest
 import tflite
 
 from reference import reference_outputs
+from test_cortex_m import MISSING, run_on_smallest_board
 from test_ops_binary import pair_model, tensor
 from test_ops_elementwise import (ACTIVATIONS, ARM_GCC, ARM_OBJDUMP, assert_matches_reference, call_graph,
                                   is_float_routine, options, reachable)
@@ -155,6 +156,23 @@ def test_int16_kernels_are_clean_under_sanitizers(tmp_path, opcode):
     n = inputs[0].size
     path = pair_model(tmp_path, opcode, *q, "int16", shape1=(1, n), shape2=(1, n), shape_out=(1, n))
     assert run_host(compile_model(path), inputs, sanitize=True)[0].shape == (1, n)
+
+
+@pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
+@pytest.mark.parametrize("opcode,q1,q2,q_out", [
+    ("ADD", (1e-4, -32768), (1e-4, 32767), (2e-4, 0)),
+    ("SUB", *FLOAT_DOUBLE_SPLIT),
+    ("MUL", (0.1, 0), (0.1, 0), (1e-5, 0)),
+    ("MUL", (1e-4, 0), (1e-4, 0), (1.0, 0)),
+])
+def test_int16_extreme_pairs_on_cortex_m0(tmp_path, opcode, q1, q2, q_out):
+    """Every pair of EXTREMES plus random ones, on the emulated Cortex-M0: offsets, wrap-around, rounding."""
+    inputs = list(sampled_pairs(6, count=256))
+    n = inputs[0].size
+    path = pair_model(tmp_path, opcode, q1, q2, q_out, "int16", shape1=(1, n), shape2=(1, n), shape_out=(1, n))
+    expected = reference_outputs(path, inputs)[0]
+    got = run_on_smallest_board(compile_model(path), inputs).outputs[0]
+    assert np.array_equal(expected, got), f"{np.count_nonzero(expected != got)} of {n} differ"
 
 
 @pytest.mark.parametrize("opcode,q1,q2,q_out,message", [
