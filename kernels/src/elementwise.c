@@ -1,72 +1,67 @@
 /* ADD, SUB and MUL kernels with TFLite broadcasting. */
 #include "usmp_kernels.h"
 
-static void add_sub_s8(const struct usmp_add_s8_params *p, const int8_t *input1, const int8_t *input2,
-		       int8_t *output, int32_t subtract)
+/* One int8 or int16 ADD/SUB element: both inputs rescaled to a common scale, summed, rescaled. */
+static int32_t add_sub_q(const struct usmp_add_s8_params *p, int32_t x, int32_t y, int32_t subtract)
 {
-	struct usmp_row_walk w;
-	const int32_t rows = usmp_walk_start(&w, p->rank, p->shape, p->stride1, p->stride2, NULL);
-	const int32_t n = p->shape[p->rank - 1];
-	const int32_t step1 = p->stride1[p->rank - 1];
-	const int32_t step2 = p->stride2[p->rank - 1];
 	const int32_t headroom = (int32_t)1 << p->left_shift;
-	int32_t r, i;
+	const int32_t sx = usmp_mul_by_quantized_multiplier((p->input1_offset + x) * headroom, p->input1_multiplier,
+							    p->input1_shift);
+	const int32_t sy = usmp_mul_by_quantized_multiplier((p->input2_offset + y) * headroom, p->input2_multiplier,
+							    p->input2_shift);
+	const int32_t out = usmp_mul_by_quantized_multiplier(subtract ? sx - sy : sx + sy, p->output_multiplier,
+							     p->output_shift);
 
-	for (r = 0; r < rows; r++) {
-		const int8_t *a = input1 + w.offset1;
-		const int8_t *b = input2 + w.offset2;
-
-		for (i = 0; i < n; i++) {
-			const int32_t x = (p->input1_offset + a[i * step1]) * headroom;
-			const int32_t y = (p->input2_offset + b[i * step2]) * headroom;
-			const int32_t sx = usmp_mul_by_quantized_multiplier(x, p->input1_multiplier, p->input1_shift);
-			int32_t sy = usmp_mul_by_quantized_multiplier(y, p->input2_multiplier, p->input2_shift);
-			int32_t out;
-
-			if (subtract) {
-				sy = -sy;
-			}
-			out = usmp_mul_by_quantized_multiplier(sx + sy, p->output_multiplier, p->output_shift);
-			*output++ = (int8_t)usmp_clamp(out + p->output_offset, p->act_min, p->act_max);
-		}
-		usmp_walk_next_row(&w);
-	}
+	return usmp_clamp(out + p->output_offset, p->act_min, p->act_max);
 }
 
 void usmp_add_s8(const struct usmp_add_s8_params *p, const int8_t *input1, const int8_t *input2,
 		 int8_t *output)
 {
-	add_sub_s8(p, input1, input2, output, 0);
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output, (int8_t)add_sub_q(p, x, y, 0));
 }
 
 void usmp_sub_s8(const struct usmp_add_s8_params *p, const int8_t *input1, const int8_t *input2,
 		 int8_t *output)
 {
-	add_sub_s8(p, input1, input2, output, 1);
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output, (int8_t)add_sub_q(p, x, y, 1));
+}
+
+void usmp_add_s16(const struct usmp_add_s8_params *p, const int16_t *input1, const int16_t *input2,
+		  int16_t *output)
+{
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output, (int16_t)add_sub_q(p, x, y, 0));
+}
+
+void usmp_sub_s16(const struct usmp_add_s8_params *p, const int16_t *input1, const int16_t *input2,
+		  int16_t *output)
+{
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output, (int16_t)add_sub_q(p, x, y, 1));
+}
+
+/*
+ * One int8 or int16 MUL element. The product of two int16 values (zero
+ * points 0) is at most 2^30 and fits int32; a rescale above 1 shifts it left
+ * with wrap-around, as TFLite's int32 arithmetic does.
+ */
+static int32_t mul_q(const struct usmp_mul_s8_params *p, int32_t x, int32_t y)
+{
+	const int32_t product = (p->input1_offset + x) * (p->input2_offset + y);
+	const int32_t out = usmp_mul_by_quantized_multiplier(product, p->output_multiplier, p->output_shift);
+
+	return usmp_clamp(out + p->output_offset, p->act_min, p->act_max);
 }
 
 void usmp_mul_s8(const struct usmp_mul_s8_params *p, const int8_t *input1, const int8_t *input2,
 		 int8_t *output)
 {
-	struct usmp_row_walk w;
-	const int32_t rows = usmp_walk_start(&w, p->rank, p->shape, p->stride1, p->stride2, NULL);
-	const int32_t n = p->shape[p->rank - 1];
-	const int32_t step1 = p->stride1[p->rank - 1];
-	const int32_t step2 = p->stride2[p->rank - 1];
-	int32_t r, i;
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output, (int8_t)mul_q(p, x, y));
+}
 
-	for (r = 0; r < rows; r++) {
-		const int8_t *a = input1 + w.offset1;
-		const int8_t *b = input2 + w.offset2;
-
-		for (i = 0; i < n; i++) {
-			const int32_t product = (p->input1_offset + a[i * step1]) * (p->input2_offset + b[i * step2]);
-			const int32_t out = usmp_mul_by_quantized_multiplier(product, p->output_multiplier, p->output_shift);
-
-			*output++ = (int8_t)usmp_clamp(out + p->output_offset, p->act_min, p->act_max);
-		}
-		usmp_walk_next_row(&w);
-	}
+void usmp_mul_s16(const struct usmp_mul_s8_params *p, const int16_t *input1, const int16_t *input2,
+		  int16_t *output)
+{
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output, (int16_t)mul_q(p, x, y));
 }
 
 enum binary_op { BINARY_ADD, BINARY_SUB, BINARY_MUL };

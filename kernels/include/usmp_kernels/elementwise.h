@@ -14,7 +14,10 @@
  * broadcast along it (usmp_kernels/broadcast.h).
  */
 
-/* int8 ADD and SUB: both inputs rescaled to a common scale, then the result. */
+/*
+ * int8 and int16 ADD and SUB: both inputs rescaled to a common scale, then
+ * the result (left_shift 20 for int8, 15 for int16).
+ */
 struct usmp_add_s8_params {
 	int32_t rank;
 	int32_t shape[USMP_BROADCAST_MAX_RANK];
@@ -38,7 +41,12 @@ void usmp_add_s8(const struct usmp_add_s8_params *p, const int8_t *input1, const
 		 int8_t *output);
 void usmp_sub_s8(const struct usmp_add_s8_params *p, const int8_t *input1, const int8_t *input2,
 		 int8_t *output);
+void usmp_add_s16(const struct usmp_add_s8_params *p, const int16_t *input1, const int16_t *input2,
+		  int16_t *output);
+void usmp_sub_s16(const struct usmp_add_s8_params *p, const int16_t *input1, const int16_t *input2,
+		  int16_t *output);
 
+/* int8 and int16 MUL (int16 with zero points 0): the product, rescaled. */
 struct usmp_mul_s8_params {
 	int32_t rank;
 	int32_t shape[USMP_BROADCAST_MAX_RANK];
@@ -55,6 +63,8 @@ struct usmp_mul_s8_params {
 
 void usmp_mul_s8(const struct usmp_mul_s8_params *p, const int8_t *input1, const int8_t *input2,
 		 int8_t *output);
+void usmp_mul_s16(const struct usmp_mul_s8_params *p, const int16_t *input1, const int16_t *input2,
+		  int16_t *output);
 
 /* float ADD, SUB, MUL: the operation, then the fused activation's clamp. */
 struct usmp_binary_f32_params {

@@ -5,7 +5,10 @@ import numpy as np
 
 from usmp.ir.graph import Operator, Tensor
 from usmp.lower.context import LowerContext
-from usmp.lower.fixed_point import activation_range_float, activation_range_int8, quantize_multiplier
+from usmp.lower.fixed_point import (
+    ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, activation_name, activation_range_float, activation_range_int8,
+    quantize_multiplier, quantize_value,
+)
 
 
 def require_dtype(ctx: LowerContext, tensor: Tensor, *allowed: str) -> str:
@@ -53,6 +56,24 @@ def optional_input(op: Operator, position: int) -> int | None:
 def int8_activation(ctx: LowerContext, op: Operator, output: Tensor) -> tuple[int, int]:
     q = require_quantized(ctx, output)
     return activation_range_int8(op.options.get("fused_activation_function", 0), q.scale, q.zero_point, ctx.where(op))
+
+
+INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
+_ACTIVATION_BOUNDS = {ACT_RELU: (0.0, None), ACT_RELU6: (0.0, 6.0), ACT_RELU_N1_TO_1: (-1.0, 1.0)}
+
+
+def int16_activation(ctx: LowerContext, op: Operator, output: Tensor) -> tuple[int, int]:
+    """The clamp bounds of a fused activation on an int16 output, quantized as int8's are."""
+    q = require_quantized(ctx, output)
+    activation = op.options.get("fused_activation_function", 0)
+    if activation == ACT_NONE:
+        return INT16_MIN, INT16_MAX
+    if activation not in _ACTIVATION_BOUNDS:
+        raise ctx.fail(f"fused activation {activation_name(activation)} is not supported")
+    low, high = _ACTIVATION_BOUNDS[activation]
+    lo = max(INT16_MIN, quantize_value(low, q.scale, q.zero_point))
+    hi = INT16_MAX if high is None else min(INT16_MAX, quantize_value(high, q.scale, q.zero_point))
+    return lo, hi
 
 
 def float_activation(ctx: LowerContext, op: Operator) -> tuple[float, float]:

@@ -11,15 +11,22 @@ rescaled to twice the larger input scale, added, then rescaled to the output.
 The multipliers are computed in double. (Some TFLite Micro sources compute
 SUB's in float; the tflite-micro interpreter used as the reference agrees with
 double, which tests/test_ops_elementwise.py checks on scales where they differ.)
+int16 ADD/SUB ("16x8") take the same path with 15 bits of headroom: TFLite
+Micro never takes TFLite's power-of-two shortcut for them, whatever the
+scales, and allows any zero points ((x - zero point) * 2^15 still fits int32).
+int16 MUL is int8's with zero points 0 (TFLite Micro refuses others).
 """
 from __future__ import annotations
 
 from usmp.lower.fixed_point import quantize_multiplier
 from usmp.lower.ops import lowering
-from usmp.lower.ops.common import float_activation, int8_activation, require_dtype, require_quantized
+from usmp.lower.ops.common import (
+    float_activation, int8_activation, int16_activation, require_dtype, require_quantized,
+)
 
 MAX_RANK = 6  # USMP_BROADCAST_MAX_RANK in usmp_kernels/elementwise.h
-ADD_SUB_LEFT_SHIFT = 20  # TFLite's headroom for int8 ADD and SUB
+ADD_SUB_LEFT_SHIFT = {"int8": 20, "int16": 15}  # TFLite's headroom for ADD and SUB
+SUFFIX = {"int8": "s8", "int16": "s16"}
 
 
 def broadcast_walk(ctx, shape1, shape2, out_shape) -> dict:
@@ -68,7 +75,7 @@ def _operands(op, ctx):
     if len(op.inputs) != 2 or any(i is None for i in op.inputs):
         raise ctx.fail("needs exactly two inputs")
     a, b, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.inputs[1]), ctx.tensor(op.outputs[0])
-    dtype = require_dtype(ctx, out, "int8", "float32")
+    dtype = require_dtype(ctx, out, "int8", "int16", "float32")
     require_dtype(ctx, a, dtype)
     require_dtype(ctx, b, dtype)
     return a, b, out, dtype
@@ -89,6 +96,10 @@ def _float_binary(op, ctx, function: str, walk: dict) -> None:
     ctx.call(function, "usmp_binary_f32_params", dict(walk, act_min=lo, act_max=hi), **_refs(op, ctx))
 
 
+def _activation(ctx, op, out, dtype: str) -> tuple[int, int]:
+    return int8_activation(ctx, op, out) if dtype == "int8" else int16_activation(ctx, op, out)
+
+
 def _smaller_than_one(ctx, real: float, what: str) -> tuple[int, int]:
     if not 0.0 < real < 1.0:
         raise ctx.fail(f"the {what} rescale factor {real:g} is outside (0, 1); the tensor scales are unsupported")
@@ -104,18 +115,19 @@ def lower_add_sub(op, ctx):
         _float_binary(op, ctx, f"usmp_{name}_f32", walk)
         return
     q1, q2, qo = require_quantized(ctx, a), require_quantized(ctx, b), require_quantized(ctx, out)
+    left_shift = ADD_SUB_LEFT_SHIFT[dtype]
     twice_max = 2.0 * max(q1.scale, q2.scale)  # in double, as TFLite Micro (ADD and SUB alike)
     real1, real2 = q1.scale / twice_max, q2.scale / twice_max
-    real_out = twice_max / ((1 << ADD_SUB_LEFT_SHIFT) * qo.scale)
+    real_out = twice_max / ((1 << left_shift) * qo.scale)
     m1, s1 = _smaller_than_one(ctx, real1, "first input")
     m2, s2 = _smaller_than_one(ctx, real2, "second input")
     mo, so = _smaller_than_one(ctx, real_out, "output")
-    lo, hi = int8_activation(ctx, op, out)
+    lo, hi = _activation(ctx, op, out, dtype)
     params = dict(walk, input1_offset=-q1.zero_point, input2_offset=-q2.zero_point, output_offset=qo.zero_point,
-                  left_shift=ADD_SUB_LEFT_SHIFT, input1_multiplier=m1, input1_shift=s1,
+                  left_shift=left_shift, input1_multiplier=m1, input1_shift=s1,
                   input2_multiplier=m2, input2_shift=s2, output_multiplier=mo, output_shift=so,
                   act_min=lo, act_max=hi)
-    ctx.call(f"usmp_{name}_s8", "usmp_add_s8_params", params, **_refs(op, ctx))
+    ctx.call(f"usmp_{name}_{SUFFIX[dtype]}", "usmp_add_s8_params", params, **_refs(op, ctx))
 
 
 @lowering("MUL")
@@ -126,8 +138,13 @@ def lower_mul(op, ctx):
         _float_binary(op, ctx, "usmp_mul_f32", walk)
         return
     q1, q2, qo = require_quantized(ctx, a), require_quantized(ctx, b), require_quantized(ctx, out)
+    if dtype == "int16":
+        for tensor, q in ((a, q1), (b, q2), (out, qo)):
+            if q.zero_point != 0:
+                raise ctx.fail(f"int16 tensor {tensor.index} '{tensor.name}' has zero point {q.zero_point}; "
+                               f"int16 MUL needs 0")
     multiplier, shift = quantize_multiplier(q1.scale * q2.scale / qo.scale)
-    lo, hi = int8_activation(ctx, op, out)
+    lo, hi = _activation(ctx, op, out, dtype)
     params = dict(walk, input1_offset=-q1.zero_point, input2_offset=-q2.zero_point, output_offset=qo.zero_point,
                   output_multiplier=multiplier, output_shift=shift, act_min=lo, act_max=hi)
-    ctx.call("usmp_mul_s8", "usmp_mul_s8_params", params, **_refs(op, ctx))
+    ctx.call(f"usmp_mul_{SUFFIX[dtype]}", "usmp_mul_s8_params", params, **_refs(op, ctx))
