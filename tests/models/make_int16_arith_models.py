@@ -15,8 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from make_data_movement_models import convert_int16  # noqa: E402
-from model_tools import opcodes  # noqa: E402
+from model_tools import convert, opcodes  # noqa: E402
 
 
 def models():
@@ -54,7 +53,7 @@ def main() -> None:
     failures = []
     for name, (fn, shapes, wanted) in models().items():
         tf.keras.backend.clear_session()  # tensor names restart, so reruns write the same bytes
-        path = convert_int16(keras_function(fn), shapes, name, seed=len(name))
+        path = convert(keras_function(fn), shapes, name, quantize="int16", seed=len(name))
         ops = opcodes(path)
         print(f"{path.name}: {' '.join(ops)}")
         if wanted not in ops:
