@@ -45,6 +45,20 @@ int32_t usmp_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t acc);
 /* sum of (x[i] + offset) * w[i] for i < n: the same at the borders, where nothing is folded. */
 int32_t usmp_dot_offset_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t offset);
 
+/*
+ * 16x8 (int16 activations, int8 weights): sum of x[i] * w[i] for i < n, in
+ * 64 bits (int32 partial sums over 256 products, which cannot overflow).
+ */
+int64_t usmp_dot_s16(const int16_t *x, const int8_t *w, int32_t n);
+
+/*
+ * TFLite's rescale of a 16x8 sum plus bias (scripts/usmp/lower/ops/sums16x8.py):
+ * wide (int64 bias), the 64-bit total with a 16-bit multiplier and a right
+ * shift (usmp_requantize_s64); else (int32 bias) the total wrapped to 32 bits
+ * and the int8 rescale. The total wraps around as TFLite's does.
+ */
+int32_t usmp_rescale_16x8(int64_t sum, int64_t bias, int32_t wide, int32_t multiplier, int32_t shift);
+
 /* Filter OHWI [out_ch][filter_h][filter_w][filter_in_ch]; groups = in_ch / filter_in_ch. */
 struct usmp_conv_s8_params {
 	int32_t batches;
@@ -74,6 +88,37 @@ struct usmp_conv_s8_params {
 void usmp_conv_s8(const struct usmp_conv_s8_params *p, const int8_t *input, const int8_t *filter,
 		  const int32_t *bias, const int32_t *folded_bias, const int32_t *multiplier,
 		  const int32_t *shift, int8_t *output);
+
+/*
+ * 16x8: int16 input and output, int8 filter, zero points 0 (TFLite Micro
+ * leaves them out of the sums); bias and wide as in usmp_rescale_16x8.
+ */
+struct usmp_conv_s16_params {
+	int32_t batches;
+	int32_t in_h;
+	int32_t in_w;
+	int32_t in_ch;
+	int32_t out_h;
+	int32_t out_w;
+	int32_t out_ch;
+	int32_t filter_h;
+	int32_t filter_w;
+	int32_t filter_in_ch;
+	int32_t filters_per_group;
+	int32_t stride_h;
+	int32_t stride_w;
+	int32_t dilation_h;
+	int32_t dilation_w;
+	int32_t pad_top;
+	int32_t pad_left;
+	int32_t act_min;
+	int32_t act_max;
+	int32_t per_channel;
+	int32_t wide;
+};
+
+void usmp_conv_s16(const struct usmp_conv_s16_params *p, const int16_t *input, const int8_t *filter,
+		   const int64_t *bias, const int32_t *multiplier, const int32_t *shift, int16_t *output);
 
 struct usmp_conv_f32_params {
 	int32_t batches;
@@ -131,6 +176,33 @@ struct usmp_depthwise_conv_s8_params {
 void usmp_depthwise_conv_s8(const struct usmp_depthwise_conv_s8_params *p, const int8_t *input,
 			    const int8_t *filter, const int32_t *bias, const int32_t *folded_bias,
 			    const int32_t *multiplier, const int32_t *shift, int8_t *output);
+
+/* 16x8, as usmp_conv_s16. */
+struct usmp_depthwise_conv_s16_params {
+	int32_t batches;
+	int32_t in_h;
+	int32_t in_w;
+	int32_t in_ch;
+	int32_t out_h;
+	int32_t out_w;
+	int32_t depth_multiplier;
+	int32_t filter_h;
+	int32_t filter_w;
+	int32_t stride_h;
+	int32_t stride_w;
+	int32_t dilation_h;
+	int32_t dilation_w;
+	int32_t pad_top;
+	int32_t pad_left;
+	int32_t act_min;
+	int32_t act_max;
+	int32_t per_channel;
+	int32_t wide;
+};
+
+void usmp_depthwise_conv_s16(const struct usmp_depthwise_conv_s16_params *p, const int16_t *input,
+			     const int8_t *filter, const int64_t *bias, const int32_t *multiplier,
+			     const int32_t *shift, int16_t *output);
 
 struct usmp_depthwise_conv_f32_params {
 	int32_t batches;
