@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 import tflite
 
-from reference import outputs_match, reference_outputs
+from reference import TEST_MODELS, outputs_match, reference_outputs
+from test_cortex_m import MISSING, run_on_smallest_board
 from tflite_builder import Op, Sub, T, build, options
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
@@ -31,10 +32,11 @@ ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6 = 0, 1, 2, 3
 INT32, INT64 = 2, 4  # tflite TensorType, for quantized_bias_type
 
 
-def check(path, inputs, sanitize=False):
-    """The compiled model's outputs equal TFLite Micro's."""
+def check(path, inputs, sanitize=False, cortex_m=False):
+    """The compiled model's outputs equal TFLite Micro's (on the host, or on the emulated Cortex-M0)."""
     expected = reference_outputs(path, inputs)
-    got = run_host(compile_model(path), inputs, sanitize=sanitize)
+    compiled = compile_model(path)
+    got = run_on_smallest_board(compiled, inputs).outputs if cortex_m else run_host(compiled, inputs, sanitize=sanitize)
     for e, g in zip(expected, got):
         if not outputs_match(e, g):
             wrong = np.flatnonzero(e.ravel() != g.ravel())
@@ -316,6 +318,58 @@ def test_conv_bias_near_int64_limits_and_per_tensor_filter(tmp_path):
           sanitize=True)
 
 
+def test_conv_groups(tmp_path):
+    """6 input channels in 3 groups of 2, two filters per group."""
+    rng = np.random.default_rng(7)
+    weights = rng.integers(-128, 128, (6, 3, 3, 2)).astype(np.int8)
+    path = conv_model(tmp_path, (1, 5, 6, 6), weights, list(rng.integers(-2**30, 2**30, 6)), "int64",
+                      tuple(rng.uniform(0.001, 0.01, 6)), (0.01, 0), (0.05, 0), stride=(2, 1))
+    for seed in range(3):
+        check(path, [np.random.default_rng(seed).integers(-32768, 32768, (1, 5, 6, 6)).astype(np.int16)])
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("depthwise", [False, True])
+def test_random_geometries(tmp_path, depthwise, seed):
+    """Shapes, filters, strides, dilations, padding, depth multipliers, biases and scales drawn at random."""
+    rng = np.random.default_rng(100 + seed)
+    in_shape = (int(rng.integers(1, 3)), int(rng.integers(1, 9)), int(rng.integers(1, 9)), int(rng.integers(1, 5)))
+    filter_hw = (int(rng.integers(1, 5)), int(rng.integers(1, 5)))
+    stride = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    dilation = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+    padding = 0 if any((f - 1) * d + 1 > n for f, d, n in zip(filter_hw, dilation, in_shape[1:3])) \
+        else int(rng.integers(0, 2))
+    channels = in_shape[3] * int(rng.integers(1, 4)) if depthwise else int(rng.integers(1, 6))
+    w_shape = (1, *filter_hw, channels) if depthwise else (channels, *filter_hw, in_shape[3])
+    weights = rng.integers(-128, 128, w_shape).astype(np.int8)
+    bias = None if rng.random() < 0.25 else list(rng.integers(-2**40, 2**40, channels))
+    bias_dtype = "int64" if depthwise or rng.random() < 0.5 else "int32"
+    if bias is not None and bias_dtype == "int32":
+        bias = [int(b) >> 10 for b in bias]
+    w_scales = tuple(rng.uniform(1e-3, 2e-2, channels if rng.random() < 0.7 else 1))
+    path = conv_model(tmp_path, in_shape, weights, bias, bias_dtype, w_scales, (float(rng.uniform(1e-4, 1e-2)), 0),
+                      (float(rng.uniform(1e-3, 1e-1)), 0), stride, dilation, padding, int(rng.integers(0, 4)),
+                      depthwise)
+    for trial in range(2):
+        check(path, [rng.integers(-32768, 32768, in_shape).astype(np.int16)])
+
+
+@pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed")
+def test_extremes_on_cortex_m0(tmp_path):
+    """The 64-bit sums, wrap-arounds and rescales on the Cortex-M0's runtime helpers."""
+    weights = np.tile(np.array([[127, -128] * 300], np.int8), (4, 1))
+    x = np.array([[32767, -32768] * 300, [-32768, 32767] * 300], np.int16)
+    bias = [INT64_MAX, INT64_MIN, 2**46, -5]
+    check(fc_model(tmp_path, weights, bias, w_scales=(2.0**-10,), in_q=(2.0**-12, 0), out_q=(1.0, 0), batches=2,
+                   name="fc64"), [x], cortex_m=True)
+    check(fc_model(tmp_path, weights, [2**31 - 1, -2**31, 7, -7], "int32", (2.0**-10,), (2.0**-12, 0), (1.0, 0),
+                   batches=2, name="fc32"), [x], cortex_m=True)
+    dw = np.full((1, 2, 300, 2), -128, np.int8)
+    check(conv_model(tmp_path, (1, 2, 300, 2), dw, [INT64_MIN, 2**40], "int64", (2.0**-11,), (2.0**-12, 0),
+                     (1.0, 0), padding=1, depthwise=True, name="dw"),
+          [np.full((1, 2, 300, 2), -32768, np.int16)], cortex_m=True)
+
+
 def test_conv_rejections(tmp_path):
     weights = np.ones((1, 1, 1, 1), np.int8)
     shape = (1, 2, 2, 1)
@@ -390,3 +444,23 @@ def test_tflite_micro_runs_a_convolution_without_options_degenerately(tmp_path):
     x = np.random.default_rng(6).integers(-32768, 32768, (1, 4, 4, 1)).astype(np.int16)
     y = reference_outputs(path, [x])[0]
     assert np.all(y == y[:, :1, :1, :]) and np.any(y)
+
+
+# -- a real model ------------------------------------------------------------------------------------------------
+
+SEANET = sorted((TEST_MODELS / "seanet").glob("*.tflite"))
+
+
+@pytest.mark.parametrize("model", SEANET, ids=[m.stem for m in SEANET])
+def test_seanet_convolutions_match_their_golden_outputs(model):
+    """TFLite Micro's own 16x8 CONV_2D integration tests (tests/models/seanet/README.md)."""
+    compiled = compile_model(model)
+    graph = compiled.program.graph
+    shape = graph.tensors[graph.inputs[0]].shape
+    x = np.loadtxt(model.with_name(f"{model.stem}_input0_int16.csv"), delimiter=",", dtype=np.int16).reshape(shape)
+    golden = np.loadtxt(model.with_name(f"{model.stem}_golden_int16.csv"), delimiter=",", dtype=np.int16)
+    got = run_host(compiled, [x])[0]
+    np.testing.assert_array_equal(got.ravel(), golden)
+    rng = np.random.default_rng(12)
+    check(model, [x])
+    check(model, [rng.integers(-32768, 32768, shape).astype(np.int16)], sanitize=True)

@@ -41,6 +41,7 @@ def models():
          [(1, 7, 8, 4)], "DEPTHWISE_CONV_2D"),
         ("dwconv_dilation2_valid_int16", layer(L.DepthwiseConv2D, 3, dilation_rate=2, padding="valid"),
          [(1, 8, 8, 2)], "DEPTHWISE_CONV_2D"),
+        ("fc_3d_relu6_int16", layer(L.Dense, 5, activation="relu6"), [(1, 4, 8)], "FULLY_CONNECTED"),
     ]
 
 
