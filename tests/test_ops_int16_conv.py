@@ -11,18 +11,22 @@ it with stride 0, dilation 0 and depth multiplier 0).
 """
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
 import tflite
 
 from reference import TEST_MODELS, outputs_match, reference_outputs
 from test_cortex_m import MISSING, run_on_smallest_board
+from test_ops_elementwise import ARM_GCC, ARM_OBJDUMP, call_graph, is_float_routine, reachable
 from tflite_builder import Op, Sub, T, build, options
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.lower.ops import fully_connected
 from usmp.lower.fixed_point import quantize_multiplier
 from usmp.lower.ops.common import per_channel_requantization
+from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
 from usmp.runner.host import run_host
 
 OPS = tflite.BuiltinOperator
@@ -444,6 +448,25 @@ def test_tflite_micro_runs_a_convolution_without_options_degenerately(tmp_path):
     x = np.random.default_rng(6).integers(-32768, 32768, (1, 4, 4, 1)).astype(np.int16)
     y = reference_outputs(path, [x])[0]
     assert np.all(y == y[:, :1, :1, :]) and np.any(y)
+
+
+@pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
+@pytest.mark.parametrize("source,roots", [
+    ("fully_connected.c", ["usmp_fully_connected_s16"]), ("conv.c", ["usmp_conv_s16"]),
+    ("depthwise_conv.c", ["usmp_depthwise_conv_s16"]), ("sums16x8.c", ["usmp_dot_s16", "usmp_rescale_16x8"]),
+])
+def test_kernels_use_no_float_and_no_64bit_division(tmp_path, source, roots):
+    """Cortex-M0: 64-bit multiplies and shifts are fine, 64-bit division (a runtime helper) is not."""
+    obj = tmp_path / "kernel.o"
+    subprocess.run([ARM_GCC, "-mcpu=cortex-m0", "-mthumb", "-Os", "-std=c99", "-Wall", "-Wextra", "-Werror",
+                    "-ffunction-sections", f"-I{KERNELS_INCLUDE_DIR}", "-c", str(KERNELS_SRC_DIR / source),
+                    "-o", str(obj)], check=True)
+    graph = call_graph(obj)
+    for root in roots:
+        assert root in graph, f"{root} not found in {source}"
+        used = reachable(graph, root)
+        assert not [s for s in used if is_float_routine(s)], f"{root} uses floating point: {sorted(used)}"
+        assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod"}, f"{root} uses 64-bit division"
 
 
 # -- a real model ------------------------------------------------------------------------------------------------

@@ -45,20 +45,6 @@ int32_t usmp_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t acc);
 /* sum of (x[i] + offset) * w[i] for i < n: the same at the borders, where nothing is folded. */
 int32_t usmp_dot_offset_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t offset);
 
-/*
- * 16x8 (int16 activations, int8 weights): sum of x[i] * w[i] for i < n, in
- * 64 bits (int32 partial sums over 256 products, which cannot overflow).
- */
-int64_t usmp_dot_s16(const int16_t *x, const int8_t *w, int32_t n);
-
-/*
- * TFLite's rescale of a 16x8 sum plus bias (scripts/usmp/lower/ops/sums16x8.py):
- * wide (int64 bias), the 64-bit total with a 16-bit multiplier and a right
- * shift (usmp_requantize_s64); else (int32 bias) the total wrapped to 32 bits
- * and the int8 rescale. The total wraps around as TFLite's does.
- */
-int32_t usmp_rescale_16x8(int64_t sum, int64_t bias, int32_t wide, int32_t multiplier, int32_t shift);
-
 /* Filter OHWI [out_ch][filter_h][filter_w][filter_in_ch]; groups = in_ch / filter_in_ch. */
 struct usmp_conv_s8_params {
 	int32_t batches;
