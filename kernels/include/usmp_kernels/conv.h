@@ -9,6 +9,9 @@
  * exact where the whole filter lies inside the input. At the borders the
  * kernels use the plain `bias` and add the input offset tap by tap over the
  * taps that are inside, as TFLite does, so every output equals TFLite's.
+ *
+ * 16x8 (int16 activations, int8 filter): zero points are 0, so nothing is
+ * folded; the sums and rescale are usmp_kernels/sums16x8.h's.
  */
 #ifndef USMP_KERNELS_CONV_H
 #define USMP_KERNELS_CONV_H
@@ -75,10 +78,7 @@ void usmp_conv_s8(const struct usmp_conv_s8_params *p, const int8_t *input, cons
 		  const int32_t *bias, const int32_t *folded_bias, const int32_t *multiplier,
 		  const int32_t *shift, int8_t *output);
 
-/*
- * 16x8: int16 input and output, int8 filter, zero points 0 (TFLite Micro
- * leaves them out of the sums); bias and wide as in usmp_rescale_16x8.
- */
+/* 16x8: int16 input and output, int8 filter; bias and wide as usmp_rescale_16x8 takes them. */
 struct usmp_conv_s16_params {
 	int32_t batches;
 	int32_t in_h;

@@ -21,7 +21,7 @@ void usmp_fully_connected_s8(const struct usmp_fully_connected_s8_params *p, con
 
 /*
  * 16x8: int16 input and output, int8 weights. bias has the input zero point
- * folded in; wide picks the sum and rescale (usmp_rescale_16x8 in conv.h).
+ * folded in; wide picks the sum and rescale (usmp_rescale_16x8 in sums16x8.h).
  */
 struct usmp_fully_connected_s16_params {
 	int32_t batches;
