@@ -95,7 +95,7 @@ def test_folded_float16_dequantize_is_marked():
 def test_lowering_refusals_and_tensor_types_are_collected(tmp_path):
     """An operator's own lowering gives its reason; a tensor of an unknown type is listed once, by type."""
     sub = custom_model()
-    sub.tensors[0].dtype = "int16"  # FULLY_CONNECTED's lowering refuses int16 input
+    sub.tensors[0].dtype = "int16"  # FULLY_CONNECTED refuses an int16 input with an int8 output
     sub.tensors.append(tb.T("text", (1, 2), "string"))  # a type the importer does not know
     sub.tensors.append(tb.T("half", (1, 2), "float16"))  # float16 is for constants only
     report = json.loads(usmp("check", "--json", str(write(tmp_path, [sub]))).stdout)

@@ -13,6 +13,7 @@
 #include "usmp_kernels/fixed_point.h"
 #include "usmp_kernels/fully_connected.h"
 #include "usmp_kernels/conv.h"
+#include "usmp_kernels/sums16x8.h"
 #include "usmp_kernels/pooling.h"
 #include "usmp_kernels/elementwise.h"
 #include "usmp_kernels/activations.h"

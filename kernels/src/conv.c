@@ -144,6 +144,70 @@ void usmp_conv_s8(const struct usmp_conv_s8_params *p, const int8_t *input, cons
 	}
 }
 
+static int64_t walk_dot_s16(const struct conv_walk *k, const int16_t *x, const int8_t *w)
+{
+	int64_t acc = 0;
+	int32_t r, i;
+
+	for (r = 0; r < k->rows; r++) {
+		const int16_t *xi = x;
+		const int8_t *wi = w;
+
+		for (i = 0; i < k->reps; i++) {
+			acc += usmp_dot_s16(xi, wi, k->run);
+			xi += k->x_rep;
+			wi += k->w_rep;
+		}
+		x += k->x_row;
+		w += k->w_row;
+	}
+	return acc;
+}
+
+void usmp_conv_s16(const struct usmp_conv_s16_params *p, const int16_t *input, const int8_t *filter,
+		   const int64_t *bias, const int32_t *multiplier, const int32_t *shift, int16_t *output)
+{
+	const int32_t filter_size = p->filter_h * p->filter_w * p->filter_in_ch;
+	const int32_t step = p->per_channel ? 1 : 0;
+	struct conv_walk k;
+	int32_t b, oy, ox, oc, fy0, fy1, fx0, fx1, acc;
+
+	k.x_rep = p->dilation_w * p->in_ch;
+	k.x_row = p->dilation_h * p->in_w * p->in_ch;
+	k.w_rep = p->filter_in_ch;
+	k.w_row = p->filter_w * p->filter_in_ch;
+	for (b = 0; b < p->batches; b++) {
+		for (oy = 0; oy < p->out_h; oy++) {
+			const int32_t iy0 = oy * p->stride_h - p->pad_top;
+
+			usmp_window_taps(iy0, p->dilation_h, p->filter_h, p->in_h, &fy0, &fy1);
+			k.rows = fy1 - fy0;
+			for (ox = 0; ox < p->out_w; ox++) {
+				const int32_t ix0 = ox * p->stride_w - p->pad_left;
+				const int16_t *x;
+				const int8_t *w;
+				int32_t in_group = 0;
+
+				usmp_window_taps(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
+				conv_walk_columns(&k, fx1 - fx0, p->dilation_w, p->in_ch, p->filter_in_ch);
+				x = input + ((b * p->in_h + iy0 + fy0 * p->dilation_h) * p->in_w + ix0 +
+					     fx0 * p->dilation_w) * p->in_ch;
+				w = filter + (fy0 * p->filter_w + fx0) * p->filter_in_ch;
+				for (oc = 0; oc < p->out_ch; oc++) {
+					acc = usmp_rescale_16x8(walk_dot_s16(&k, x, w), bias[oc], p->wide,
+								multiplier[oc * step], shift[oc * step]);
+					*output++ = (int16_t)usmp_clamp(acc, p->act_min, p->act_max);
+					w += filter_size;
+					if (++in_group == p->filters_per_group) {
+						in_group = 0;
+						x += p->filter_in_ch;
+					}
+				}
+			}
+		}
+	}
+}
+
 /* Accumulates in TFLite's order (row, column, channel) into one running sum. */
 static float walk_dot_f32(const struct conv_walk *k, const float *x, const float *w)
 {

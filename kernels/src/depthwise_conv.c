@@ -125,6 +125,78 @@ void usmp_depthwise_conv_s8(const struct usmp_depthwise_conv_s8_params *p, const
 	}
 }
 
+/* 16x8: the sum over the window in 64 bits, a filter row's in int32 partial sums (as usmp_dot_s16). */
+static int64_t dw_dot_s16(const struct dw_walk *k, const int16_t *x, const int8_t *w)
+{
+	int64_t acc = 0;
+	int32_t r, c;
+
+	for (r = k->rows; r > 0; r--) {
+		if (k->x_col == 1) {
+			acc += usmp_dot_s16(x, w, k->cols);
+		} else {
+			const int16_t *xi = x;
+			int32_t part = 0;
+
+			for (c = 0; c < k->cols; c++) {
+				part += (int32_t)*xi * (int32_t)w[c];
+				xi += k->x_col;
+				if ((c & 255) == 255) {
+					acc += part;
+					part = 0;
+				}
+			}
+			acc += part;
+		}
+		x += k->x_row;
+		w += k->w_row;
+	}
+	return acc;
+}
+
+void usmp_depthwise_conv_s16(const struct usmp_depthwise_conv_s16_params *p, const int16_t *input,
+			     const int8_t *filter, const int64_t *bias, const int32_t *multiplier,
+			     const int32_t *shift, int16_t *output)
+{
+	const int32_t filter_size = p->filter_h * p->filter_w;
+	const int32_t step = p->per_channel ? 1 : 0;
+	struct dw_walk k;
+	int32_t b, oy, ox, c, m, fy0, fy1, fx0, fx1, acc;
+
+	k.x_col = p->dilation_w * p->in_ch;
+	k.x_row = p->dilation_h * p->in_w * p->in_ch;
+	k.w_row = p->filter_w;
+	for (b = 0; b < p->batches; b++) {
+		for (oy = 0; oy < p->out_h; oy++) {
+			const int32_t iy0 = oy * p->stride_h - p->pad_top;
+
+			usmp_window_taps(iy0, p->dilation_h, p->filter_h, p->in_h, &fy0, &fy1);
+			k.rows = fy1 - fy0;
+			for (ox = 0; ox < p->out_w; ox++) {
+				const int32_t ix0 = ox * p->stride_w - p->pad_left;
+				const int16_t *x;
+				const int8_t *w;
+				int32_t oc = 0;
+
+				usmp_window_taps(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
+				k.cols = fx1 - fx0;
+				x = input + ((b * p->in_h + iy0 + fy0 * p->dilation_h) * p->in_w + ix0 +
+					     fx0 * p->dilation_w) * p->in_ch;
+				w = filter + fy0 * p->filter_w + fx0;
+				for (c = 0; c < p->in_ch; c++) {
+					for (m = 0; m < p->depth_multiplier; m++) {
+						acc = usmp_rescale_16x8(dw_dot_s16(&k, x + c, w), bias[oc], p->wide,
+									multiplier[oc * step], shift[oc * step]);
+						*output++ = (int16_t)usmp_clamp(acc, p->act_min, p->act_max);
+						w += filter_size;
+						oc++;
+					}
+				}
+			}
+		}
+	}
+}
+
 /* Accumulates in TFLite's order (row, column) into one running sum. */
 static float dw_dot_f32(const struct dw_walk *k, const float *x, const float *w)
 {

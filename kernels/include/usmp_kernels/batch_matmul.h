@@ -51,9 +51,10 @@ void usmp_batch_matmul_f32(const struct usmp_batch_matmul_params *p, const float
  */
 static inline int32_t usmp_requantize_s64(int64_t x, int32_t multiplier16, int32_t right_shift)
 {
-	const int64_t round = (int64_t)1 << (right_shift - 1);
+	/* unsigned, so that a sum near the int64 limits (a huge bias) wraps around as TFLite's does */
+	const uint64_t scaled = (uint64_t)x * (uint64_t)(int64_t)multiplier16 + ((uint64_t)1 << (right_shift - 1));
 
-	return (int32_t)((x * (int64_t)multiplier16 + round) >> right_shift);
+	return (int32_t)((int64_t)scaled >> right_shift);
 }
 
 #endif /* USMP_KERNELS_BATCH_MATMUL_H */

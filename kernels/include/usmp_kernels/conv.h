@@ -9,6 +9,9 @@
  * exact where the whole filter lies inside the input. At the borders the
  * kernels use the plain `bias` and add the input offset tap by tap over the
  * taps that are inside, as TFLite does, so every output equals TFLite's.
+ *
+ * 16x8 (int16 activations, int8 filter): zero points are 0, so nothing is
+ * folded; the sums and rescale are usmp_kernels/sums16x8.h's.
  */
 #ifndef USMP_KERNELS_CONV_H
 #define USMP_KERNELS_CONV_H
@@ -75,6 +78,34 @@ void usmp_conv_s8(const struct usmp_conv_s8_params *p, const int8_t *input, cons
 		  const int32_t *bias, const int32_t *folded_bias, const int32_t *multiplier,
 		  const int32_t *shift, int8_t *output);
 
+/* 16x8: int16 input and output, int8 filter; bias and wide as usmp_rescale_16x8 takes them. */
+struct usmp_conv_s16_params {
+	int32_t batches;
+	int32_t in_h;
+	int32_t in_w;
+	int32_t in_ch;
+	int32_t out_h;
+	int32_t out_w;
+	int32_t out_ch;
+	int32_t filter_h;
+	int32_t filter_w;
+	int32_t filter_in_ch;
+	int32_t filters_per_group;
+	int32_t stride_h;
+	int32_t stride_w;
+	int32_t dilation_h;
+	int32_t dilation_w;
+	int32_t pad_top;
+	int32_t pad_left;
+	int32_t act_min;
+	int32_t act_max;
+	int32_t per_channel;
+	int32_t wide;
+};
+
+void usmp_conv_s16(const struct usmp_conv_s16_params *p, const int16_t *input, const int8_t *filter,
+		   const int64_t *bias, const int32_t *multiplier, const int32_t *shift, int16_t *output);
+
 struct usmp_conv_f32_params {
 	int32_t batches;
 	int32_t in_h;
@@ -131,6 +162,33 @@ struct usmp_depthwise_conv_s8_params {
 void usmp_depthwise_conv_s8(const struct usmp_depthwise_conv_s8_params *p, const int8_t *input,
 			    const int8_t *filter, const int32_t *bias, const int32_t *folded_bias,
 			    const int32_t *multiplier, const int32_t *shift, int8_t *output);
+
+/* 16x8, as usmp_conv_s16. */
+struct usmp_depthwise_conv_s16_params {
+	int32_t batches;
+	int32_t in_h;
+	int32_t in_w;
+	int32_t in_ch;
+	int32_t out_h;
+	int32_t out_w;
+	int32_t depth_multiplier;
+	int32_t filter_h;
+	int32_t filter_w;
+	int32_t stride_h;
+	int32_t stride_w;
+	int32_t dilation_h;
+	int32_t dilation_w;
+	int32_t pad_top;
+	int32_t pad_left;
+	int32_t act_min;
+	int32_t act_max;
+	int32_t per_channel;
+	int32_t wide;
+};
+
+void usmp_depthwise_conv_s16(const struct usmp_depthwise_conv_s16_params *p, const int16_t *input,
+			     const int8_t *filter, const int64_t *bias, const int32_t *multiplier,
+			     const int32_t *shift, int16_t *output);
 
 struct usmp_depthwise_conv_f32_params {
 	int32_t batches;

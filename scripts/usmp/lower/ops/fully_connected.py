@@ -3,16 +3,22 @@
 int8: the input zero point is folded into the bias at compile time
 (bias'[o] = bias[o] - zp_in * sum_k W[o, k]), so the kernel's inner loop is a
 plain int8 dot product; the sum is equal modulo 2**32 to TFLite's.
+
+16x8 (int16 activations, int8 weights): the same fold into an int64 or int32
+bias, summed and rescaled as lower/ops/sums16x8.py says; TFLite Micro's
+16x8 FULLY_CONNECTED, unlike its convolutions, honours zero points.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from usmp.lower.ops import lowering
+from usmp.lower.ops.batch_matmul import int16_activation
 from usmp.lower.ops.common import (
     float_activation, int8_activation, optional_input, per_channel_requantization, require_constant,
     require_dtype, require_quantized,
 )
+from usmp.lower.ops.sums16x8 import sums_16x8
 
 
 @lowering("FULLY_CONNECTED")
@@ -33,7 +39,7 @@ def lower_fully_connected(op, ctx):
         raise ctx.fail("a non-constant bias is not supported")
     if bias is not None and bias.num_elements != out_features:  # the kernel reads one per output feature
         raise ctx.fail(f"bias '{bias.name}' has {bias.num_elements} elements, not {out_features}")
-    dtype = require_dtype(ctx, inp, "int8", "float32")
+    dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     require_dtype(ctx, out, dtype)
     shape = dict(batches=batches, in_features=in_features, out_features=out_features)
     if dtype == "float32":
@@ -55,17 +61,25 @@ def lower_fully_connected(op, ctx):
     if q_w.per_channel and (len(q_w.scales) != out_features or q_w.axis != 0):
         raise ctx.fail(f"weights tensor '{weights.name}' is quantized along axis {q_w.axis} with {len(q_w.scales)} "
                        f"scales; expected axis 0 with {out_features}")
+    multipliers, shifts = per_channel_requantization(q_in.scale, q_w.scales, q_out.scale)
+    w = weights.data.astype(np.int64)
+    folded = (bias.data.astype(np.int64).reshape(-1) if bias is not None else np.zeros(out_features, np.int64))
+    folded = folded - q_in.zero_point * w.sum(axis=1)
+    refs = dict(input=ctx.read(op.inputs[0]), weights=ctx.read(op.inputs[1]))
+    if dtype == "int16":
+        sums = sums_16x8(ctx, op, bias, folded, multipliers, shifts)
+        lo, hi = int16_activation(ctx, op, op.options.get("fused_activation_function", 0), q_out)
+        ctx.call("usmp_fully_connected_s16", "usmp_fully_connected_s16_params",
+                 dict(shape, output_offset=q_out.zero_point, act_min=lo, act_max=hi, **sums.params),
+                 **refs, **sums.refs, output=ctx.write(op.outputs[0]))
+        return
     if bias is not None:
         require_dtype(ctx, bias, "int32")
     lo, hi = int8_activation(ctx, op, out)
-    w = weights.data.astype(np.int64)
-    folded = (bias.data.astype(np.int64) if bias is not None else np.zeros(out_features, np.int64))
-    folded = folded - q_in.zero_point * w.sum(axis=1)
     folded = ((folded + 2**31) % 2**32 - 2**31).astype(np.int32)
-    multipliers, shifts = per_channel_requantization(q_in.scale, q_w.scales, q_out.scale)
     ctx.call("usmp_fully_connected_s8", "usmp_fully_connected_s8_params",
              dict(shape, output_offset=q_out.zero_point, act_min=lo, act_max=hi,
                   per_channel=int(len(multipliers) > 1)),
-             input=ctx.read(op.inputs[0]), weights=ctx.read(op.inputs[1]),
-             bias=ctx.constant("bias", folded), multiplier=ctx.constant("multiplier", multipliers),
+             **refs, bias=ctx.constant("bias", folded), multiplier=ctx.constant("multiplier", multipliers),
              shift=ctx.constant("shift", shifts), output=ctx.write(op.outputs[0]))
+
