@@ -13,6 +13,7 @@ from usmp.runner.cortex_m import run_cortex_m
 from usmp.runner.host import run_host
 from usmp.tiling import chains
 from usmp.tiling.chains import find_chains, step_profile, tile_program
+from usmp.tiling.schedule import STRATEGIES
 
 MODELS_DIR = Path(__file__).parent / "models"
 CHAINS = sorted((MODELS_DIR / "tiling").glob("*.tflite"))
@@ -29,23 +30,24 @@ def check(compiled, model, trials, run=run_host, seed=5):
             assert outputs_match(e, g), f"{model.name} trial {trial} output {k}:\nexpected {e}\ngot      {g}"
 
 
-def forced(monkeypatch, positions, band):
+def forced(monkeypatch, positions, band, strategy):
     """Compile with exactly one chain fused at `positions`, whatever the cost model would choose."""
     def fuse_only(program, mode, workspace_io=False):
-        return chains._apply(program, positions, band), []
+        return chains._apply(program, positions, band, strategy), []
     monkeypatch.setattr("usmp.compiler.tile_program", fuse_only)
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("model", CHAINS, ids=[m.stem for m in CHAINS])
-def test_every_sub_chain_and_band_is_bit_exact(model, monkeypatch):
-    """Every run of two or more links, every band height: the same values as tflite-micro."""
+def test_every_sub_chain_and_band_is_bit_exact(model, strategy, monkeypatch):
+    """Every run of two or more links, every band height, both strategies: the same values as tflite-micro."""
     program, _ = analyse_model(model, CompileOptions())
     (chain,) = find_chains(program)
     for i in range(len(chain) - 1):
         for j in range(i + 2, len(chain) + 1):
             out_h = program.ops[chain[j - 1]].calls[0].params["out_h"]
             for band in sorted({1, 2, 3, max(out_h - 1, 1)}):
-                forced(monkeypatch, chain[i:j], band)
+                forced(monkeypatch, chain[i:j], band, strategy)
                 check(compile_model(model, CompileOptions(tiling="max")), model, 1, seed=band + 10 * i + j)
 
 
@@ -78,12 +80,16 @@ def test_auto_spends_at_most_ten_percent():
                 if chains.window_call(op))
     tiled, choices = tile_program(program, "auto")
     assert choices
-    extra = 0
+    work = 0
     for op in tiled.ops:
         for call in op.calls:
             if call.function in chains.WINDOW_KERNELS:
-                extra += chains._work(call.params, call.params["out_h"])
-    assert total < extra <= (1 + chains.AUTO_EXTRA) * total
+                work += chains._work(call.params, call.params["out_h"])
+            elif call.function == "usmp_move_words":
+                work += 4 * call.params["count"] * chains.MOVE_COST
+            elif call.function == "usmp_move_bytes":
+                work += call.params["count"] * chains.MOVE_COST * 4
+    assert total <= work <= (1 + chains.AUTO_EXTRA) * total
     assert step_profile(tiled)[0] < step_profile(program)[0]
 
 

@@ -16,7 +16,9 @@ from functools import partial
 
 from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp, Program
-from usmp.tiling.geometry import Rows, band_params, row_elements, rows_read
+from usmp.tiling.geometry import band_params, row_elements
+from usmp.tiling.schedule import (STRATEGIES, Compute, Move, chain_schedule, computed_rows, held_rows, moved_rows,
+                                  moves)
 
 WINDOW_KERNELS = {
     "usmp_conv_s8", "usmp_conv_f32", "usmp_depthwise_conv_s8", "usmp_depthwise_conv_f32",
@@ -35,6 +37,7 @@ class TilingChoice:
     band_bytes: int  # their band buffers
     extra_rows: int  # output rows computed more than once (recompute cost)
     total_rows: int  # output rows of the chain's operators untiled
+    strategy: str = "recompute"  # or "sliding": rows kept from band to band (schedule.py)
 
 
 @dataclass
@@ -46,7 +49,8 @@ class DepthFirstOp(LoweredOp):
     def report(self) -> dict:
         c = self.choice
         return {"operators": c.op_indices, "band_rows": c.band, "whole_bytes": c.whole_bytes,
-                "band_bytes": c.band_bytes, "recomputed_rows": c.extra_rows, "rows": c.total_rows}
+                "band_bytes": c.band_bytes, "recomputed_rows": c.extra_rows, "rows": c.total_rows,
+                "strategy": c.strategy}
 
 
 def window_call(op: LoweredOp) -> KernelCall | None:
@@ -92,34 +96,18 @@ def _links(program: Program, users: dict[str, list[int]], k: int, j: int) -> boo
             and not _arg(second, second.calls[0].args[0]).writable)
 
 
-def chain_bands(calls: list[KernelCall], band: int) -> list[list[tuple[Rows, Rows]]]:
-    """Per band, per link (first to last): (output rows, input rows) it computes."""
-    out_h = calls[-1].params["out_h"]
-    bands = []
-    for first in range(0, out_h, band):
-        rows = Rows(first, min(first + band, out_h))
-        links = []
-        for call in reversed(calls):
-            needed = rows_read(call.params, rows)
-            links.append((rows, needed))
-            rows = needed
-        bands.append(links[::-1])
-    return bands
-
-
-def plan_chain(program: Program, positions: list[int], band: int) -> TilingChoice:
+def plan_chain(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> TilingChoice:
     calls = [program.ops[k].calls[0] for k in positions]
-    bands = chain_bands(calls, band)
+    steps = chain_schedule(calls, band, strategy)
     whole = band_bytes = extra = total = 0
     for i, call in enumerate(calls):
         total += call.params["out_h"]
-        computed = sum(links[i][0].count for links in bands)
-        extra += computed - call.params["out_h"]
+        extra += computed_rows(steps, i) - call.params["out_h"]
         if i + 1 < len(calls):
             row = row_elements(call.params, "out") * _element_bytes(program, calls, positions, i)
             whole += row * call.params["out_h"]
-            band_bytes += _aligned(row * max(links[i][0].count for links in bands))
-    return TilingChoice([program.ops[k].op_index for k in positions], band, whole, band_bytes, extra, total)
+            band_bytes += _aligned(row * held_rows(steps, i))
+    return TilingChoice([program.ops[k].op_index for k in positions], band, whole, band_bytes, extra, total, strategy)
 
 
 def _element_bytes(program: Program, calls: list[KernelCall], positions: list[int], i: int) -> int:
@@ -131,7 +119,8 @@ def _aligned(n: int) -> int:
     return (n + MIN_ALIGNMENT - 1) // MIN_ALIGNMENT * MIN_ALIGNMENT
 
 
-def fuse_chain(program: Program, positions: list[int], band: int) -> tuple[LoweredOp, dict[str, Buffer]]:
+def fuse_chain(program: Program, positions: list[int], band: int,
+               strategy: str = "recompute") -> tuple[LoweredOp, dict[str, Buffer]]:
     """The depth-first step for the chain at `positions`, and its band buffers."""
     ops = [program.ops[k] for k in positions]
     calls = [op.calls[0] for op in ops]
@@ -148,36 +137,44 @@ def fuse_chain(program: Program, positions: list[int], band: int) -> tuple[Lower
             names[a.name] = f"l{j}_{a.name}"
             args.append(Arg(names[a.name], a.buffer, a.writable))
         renamed.append(names)
-    bands = chain_bands(calls, band)
+    steps = chain_schedule(calls, band, strategy)
     buffers: dict[str, Buffer] = {}
     band_names = []
     for i, call in enumerate(calls[:-1]):
         out = program.buffers[_arg(ops[i], call.args[-1]).buffer]
-        rows = max(links[i][0].count for links in bands)
         name = f"op{first.op_index}_band{i}"
-        buffers[name] = Buffer(name, "scratch", rows * row_elements(call.params, "out") * ELEMENT_BYTES[out.c_type],
+        buffers[name] = Buffer(name, "scratch",
+                               held_rows(steps, i) * row_elements(call.params, "out") * ELEMENT_BYTES[out.c_type],
                                max(out.alignment, MIN_ALIGNMENT), out.c_type)
         band_names.append(name)
         args.append(Arg(name, name, True))
     new_calls = []
-    for links in bands:
-        for i, call in enumerate(calls):
-            out_rows, in_rows = links[i]
-            if i == 0:
-                source = _offset(renamed[0][call.args[0]], in_rows.first * row_elements(call.params, "in"))
-            else:
-                source = _offset(band_names[i - 1], (in_rows.first - links[i - 1][0].first)
-                                 * row_elements(call.params, "in"))
-            if i + 1 < len(calls):
-                target = band_names[i]
-            else:
-                target = _offset(renamed[i][call.args[-1]], out_rows.first * row_elements(call.params, "out"))
-            middle = [renamed[i][a] for a in call.args[1:-1]]
-            new_calls.append(KernelCall(call.function, call.params_type, band_params(call.params, out_rows, in_rows),
-                                        [source, *middle, target]))
+    for step in steps:
+        call = calls[step.link]
+        i = step.link
+        if isinstance(step, Move):
+            row = row_elements(call.params, "out")
+            new_calls.append(_move_rows(band_names[i], step.source * row, step.rows * row,
+                                        ELEMENT_BYTES[buffers[band_names[i]].c_type]))
+            continue
+        source = renamed[0][call.args[0]] if i == 0 else band_names[i - 1]
+        target = band_names[i] if i + 1 < len(calls) else renamed[i][call.args[-1]]
+        source = _offset(source, (step.rows_in.first - step.in_top) * row_elements(call.params, "in"))
+        target = _offset(target, (step.out.first - step.out_top) * row_elements(call.params, "out"))
+        middle = [renamed[i][a] for a in call.args[1:-1]]
+        new_calls.append(KernelCall(call.function, call.params_type, band_params(call.params, step.out, step.rows_in),
+                                    [source, *middle, target]))
     opcode = "DEPTH_FIRST_" + "_".join(op.opcode for op in ops[:1]) + f"_X{len(ops)}"
-    choice = plan_chain(program, positions, band)
+    choice = plan_chain(program, positions, band, strategy)
     return DepthFirstOp(first.op_index, opcode, args, new_calls, choice), buffers
+
+
+def _move_rows(buffer: str, source: int, elements: int, element_bytes: int) -> KernelCall:
+    """Copy `elements` from `source` up to the top of a band buffer (overlapping: a forward copy)."""
+    count = elements * element_bytes
+    words = count % 4 == 0 and source * element_bytes % 4 == 0  # band buffers are word aligned
+    return KernelCall("usmp_move_words" if words else "usmp_move_bytes", "usmp_move_params",
+                      dict(count=count // 4 if words else count), [_offset(buffer, source), buffer])
 
 
 def _offset(pointer: str, elements: int) -> str:
@@ -195,7 +192,8 @@ def step_profile(program: Program, workspace_io: bool = False) -> list[int]:
     return sorted(live, reverse=True)
 
 
-MAX_LINKS = 6  # longer chains recompute too much halo to pay off
+MAX_LINKS = {"recompute": 6,  # longer chains recompute too much halo to pay off
+             "sliding": 12}  # bounds the search; a sliding chain repeats no work however long
 # `auto` spends at most this share of the estimated window work on recomputation: 10 % less a margin,
 # as the estimate runs low (person_detect: 9.9 % estimated was 10.8 % measured on the Cortex-M3).
 AUTO_EXTRA = 0.08
@@ -206,9 +204,10 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False) -> tup
 
     The profile (live workspace bytes per step, highest first) is compared
     as a whole, so that two steps sharing the peak can be lowered one after
-    the other. "max" takes any recomputation; "auto" keeps the added
-    multiply-accumulates (the cost model) within AUTO_EXTRA of the model's
-    window work. A result whose peak is not lower is dropped.
+    the other. Each candidate chain and band height is costed both ways,
+    recomputing halos or sliding them (schedule.py). "max" takes any cost;
+    "auto" keeps the added instructions (the cost model) within AUTO_EXTRA
+    of the model's window work. A result whose peak is not lower is dropped.
     """
     if mode == "off":
         return program, []
@@ -221,27 +220,27 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False) -> tup
         baseline = peak(program)
         best = None
         for chain in find_chains(program):
-            for i in range(len(chain) - 1):
-                for j in range(i + 2, min(len(chain), i + MAX_LINKS) + 1):
-                    positions = chain[i:j]
-                    out_h = program.ops[positions[-1]].calls[0].params["out_h"]
-                    for band in _band_heights(out_h):
-                        choice = plan_chain(program, positions, band)
-                        cost = _extra_work(program, positions, band)
-                        if cost > budget:
-                            continue
-                        value = peak(_apply(program, positions, band))
-                        key = (value, cost)
-                        if value < baseline and (best is None or key < best[0]):
-                            best = (key, positions, band, choice)
+            for strategy in STRATEGIES:
+                for i in range(len(chain) - 1):
+                    for j in range(i + 2, min(len(chain), i + MAX_LINKS[strategy]) + 1):
+                        positions = chain[i:j]
+                        out_h = program.ops[positions[-1]].calls[0].params["out_h"]
+                        for band in _band_heights(out_h):
+                            cost = _extra_work(program, positions, band, strategy)
+                            if cost > budget:
+                                continue
+                            value = peak(_apply(program, positions, band, strategy))
+                            key = (value, cost)
+                            if value < baseline and (best is None or key < best[0]):
+                                best = (key, positions, band, strategy)
         if best is None:
             if not choices or peak(program)[0] >= peak(original)[0]:
                 return original, []
             return program, choices
-        (_, cost), positions, band, choice = best
+        (_, cost), positions, band, strategy = best
         budget -= cost
-        program = _apply(program, positions, band)
-        choices.append(choice)
+        choices.append(plan_chain(program, positions, band, strategy))
+        program = _apply(program, positions, band, strategy)
 
 
 def _band_heights(out_h: int) -> list[int]:
@@ -255,6 +254,8 @@ def _band_heights(out_h: int) -> list[int]:
 # Cortex-M0 instructions, roughly: per multiply-accumulate (load, load, multiply, add), per output
 # element (requantize, clamp, store) and per kernel call (setup, border walks).
 MAC_COST, ELEMENT_COST, CALL_COST = 4, 80, 300
+# per byte a sliding buffer keeps: a word copy's load, store and loop (a byte copy's is four times that)
+MOVE_COST = 2
 
 
 def _work(params: dict, rows: int) -> int:
@@ -263,16 +264,22 @@ def _work(params: dict, rows: int) -> int:
     return rows * row_elements(params, "out") * (MAC_COST * taps + ELEMENT_COST)
 
 
-def _extra_work(program: Program, positions: list[int], band: int) -> int:
+def _extra_work(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> int:
+    """The cost model's added instructions: recomputed rows, rows moved, and the extra kernel calls."""
     calls = [program.ops[k].calls[0] for k in positions]
-    bands = chain_bands(calls, band)
-    return sum(_work(call.params, sum(links[i][0].count for links in bands) - call.params["out_h"])
-               for i, call in enumerate(calls)) + CALL_COST * (len(bands) - 1) * len(calls)
+    steps = chain_schedule(calls, band, strategy)
+    extra = CALL_COST * (sum(1 for s in steps if isinstance(s, Compute)) - len(calls))
+    for i, call in enumerate(calls):
+        extra += _work(call.params, computed_rows(steps, i) - call.params["out_h"])
+        if i + 1 < len(calls):
+            row_bytes = row_elements(call.params, "out") * _element_bytes(program, calls, positions, i)
+            extra += moved_rows(steps, i) * row_bytes * MOVE_COST + CALL_COST * moves(steps, i)
+    return extra
 
 
-def _apply(program: Program, positions: list[int], band: int) -> Program:
+def _apply(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> Program:
     """The program with one chain fused (positions after it shift)."""
-    fused, band_buffers = fuse_chain(program, positions, band)
+    fused, band_buffers = fuse_chain(program, positions, band, strategy)
     dropped = {program.buffers[_arg(program.ops[k], program.ops[k].calls[0].args[-1]).buffer].name
                for k in positions[:-1]}
     ops = program.ops[:positions[0]] + [fused] + program.ops[positions[-1] + 1:]
