@@ -45,7 +45,7 @@ def test_every_sub_chain_and_band_is_bit_exact(model, strategy, monkeypatch):
     (chain,) = find_chains(program)
     for i in range(len(chain) - 1):
         for j in range(i + 2, len(chain) + 1):
-            out_h = program.ops[chain[j - 1]].calls[0].params["out_h"]
+            out_h = chains._row_params(program, chain[i:j])[0][-1]["out_h"]  # a reducing tail: its input rows
             for band in sorted({1, 2, 3, max(out_h - 1, 1)}):
                 forced(monkeypatch, chain[i:j], band, strategy)
                 check(compile_model(model, CompileOptions(tiling="max")), model, 1, seed=band + 10 * i + j)
@@ -121,3 +121,20 @@ def test_plan_command_lists_the_chains(capsys):
     assert "band rows" in capsys.readouterr().out
     assert main(["plan", str(PERSON), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tiling"] == []
+
+
+REDUCING = [m for m in CHAINS if m.stem.split("_")[0] in ("pooled", "mean", "sum")]
+
+
+@pytest.mark.parametrize("model", REDUCING, ids=[m.stem for m in REDUCING])
+def test_a_reduction_ends_the_chain_band_by_band(model):
+    """A global pool, MEAN or SUM joins the chain as its last link, so its input never exists whole."""
+    program, _ = analyse_model(model, CompileOptions())
+    (chain,) = find_chains(program)
+    assert program.ops[chain[-1]].opcode in ("AVERAGE_POOL_2D", "MEAN", "SUM")
+    tiled, choices = tile_program(program, "max")
+    assert any(c.op_indices[-1] == program.ops[chain[-1]].op_index for c in choices)
+    functions = {call.function for op in tiled.ops for call in op.calls}
+    assert functions & {"usmp_band_sum_s8", "usmp_band_sum_f32"}
+    reduced_input = program.ops[chain[-1]].args[0].buffer
+    assert reduced_input not in tiled.buffers

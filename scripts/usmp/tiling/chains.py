@@ -17,6 +17,7 @@ from functools import partial
 from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp, Program
 from usmp.tiling.geometry import band_params, row_elements
+from usmp.tiling.reductions import Tail, reduction_tail
 from usmp.tiling.schedule import (STRATEGIES, Compute, Move, chain_schedule, computed_rows, held_rows, moved_rows,
                                   moves)
 
@@ -73,6 +74,12 @@ def find_chains(program: Program) -> list[list[int]]:
     chains: list[list[int]] = []
     current: list[int] = []
     for k, op in enumerate(program.ops):
+        if current and _links(program, users, current[-1], k) and _tail(program, [current[-1], k]):
+            current.append(k)  # a reduction ends its chain
+            if len(current) == 2:
+                chains.append(current)
+            current = []
+            continue
         call = window_call(op)
         if call is None or program.buffers[_arg(op, call.args[0]).buffer].c_type not in ELEMENT_BYTES:
             current = []
@@ -84,6 +91,20 @@ def find_chains(program: Program) -> list[list[int]]:
         if len(current) == 2:
             chains.append(current)
     return chains
+
+
+def _tail(program: Program, positions: list[int]) -> Tail | None:
+    """The chain's last operator as a band-by-band reduction of the link before it, if it is one."""
+    if len(positions) < 2:
+        return None
+    return reduction_tail(program.ops[positions[-1]], program.ops[positions[-2]].calls[0])
+
+
+def _row_params(program: Program, positions: list[int]) -> tuple[list[dict], Tail | None]:
+    """Each link's params as the band schedule reads them (a reducing tail as a 1x1 window)."""
+    tail = _tail(program, positions)
+    params = [program.ops[k].calls[0].params for k in positions]
+    return (params[:-1] + [tail.row_params()], tail) if tail else (params, None)
 
 
 def _links(program: Program, users: dict[str, list[int]], k: int, j: int) -> bool:
@@ -98,14 +119,15 @@ def _links(program: Program, users: dict[str, list[int]], k: int, j: int) -> boo
 
 def plan_chain(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> TilingChoice:
     calls = [program.ops[k].calls[0] for k in positions]
-    steps = chain_schedule(calls, band, strategy)
+    params, _ = _row_params(program, positions)
+    steps = chain_schedule(params, band, strategy)
     whole = band_bytes = extra = total = 0
-    for i, call in enumerate(calls):
-        total += call.params["out_h"]
-        extra += computed_rows(steps, i) - call.params["out_h"]
+    for i, p in enumerate(params):
+        total += p["out_h"]
+        extra += computed_rows(steps, i) - p["out_h"]
         if i + 1 < len(calls):
-            row = row_elements(call.params, "out") * _element_bytes(program, calls, positions, i)
-            whole += row * call.params["out_h"]
+            row = row_elements(p, "out") * _element_bytes(program, calls, positions, i)
+            whole += row * p["out_h"]
             band_bytes += _aligned(row * held_rows(steps, i))
     return TilingChoice([program.ops[k].op_index for k in positions], band, whole, band_bytes, extra, total, strategy)
 
@@ -137,7 +159,8 @@ def fuse_chain(program: Program, positions: list[int], band: int,
             names[a.name] = f"l{j}_{a.name}"
             args.append(Arg(names[a.name], a.buffer, a.writable))
         renamed.append(names)
-    steps = chain_schedule(calls, band, strategy)
+    params, tail = _row_params(program, positions)
+    steps = chain_schedule(params, band, strategy)
     buffers: dict[str, Buffer] = {}
     band_names = []
     for i, call in enumerate(calls[:-1]):
@@ -149,6 +172,15 @@ def fuse_chain(program: Program, positions: list[int], band: int,
         band_names.append(name)
         args.append(Arg(name, name, True))
     new_calls = []
+    if tail:
+        acc = None
+        if tail.needs_accumulator:
+            acc = f"op{first.op_index}_acc"
+            buffers[acc] = Buffer(acc, "scratch", 4 * tail.channels, MIN_ALIGNMENT,
+                                  "int32_t" if tail.suffix == "s8" else "float")
+            args.append(Arg(acc, acc, True))
+        acc = tail.accumulator(renamed[-1], acc)
+        new_calls.append(tail.start(acc))
     for step in steps:
         call = calls[step.link]
         i = step.link
@@ -158,12 +190,17 @@ def fuse_chain(program: Program, positions: list[int], band: int,
                                         ELEMENT_BYTES[buffers[band_names[i]].c_type]))
             continue
         source = renamed[0][call.args[0]] if i == 0 else band_names[i - 1]
+        source = _offset(source, (step.rows_in.first - step.in_top) * row_elements(params[i], "in"))
+        if tail and i + 1 == len(calls):
+            new_calls.append(tail.band(source, step.out.count, acc))
+            continue
         target = band_names[i] if i + 1 < len(calls) else renamed[i][call.args[-1]]
-        source = _offset(source, (step.rows_in.first - step.in_top) * row_elements(call.params, "in"))
         target = _offset(target, (step.out.first - step.out_top) * row_elements(call.params, "out"))
         middle = [renamed[i][a] for a in call.args[1:-1]]
         new_calls.append(KernelCall(call.function, call.params_type, band_params(call.params, step.out, step.rows_in),
                                     [source, *middle, target]))
+    if tail:
+        new_calls.extend(tail.finish(acc, renamed[-1][calls[-1].args[-1]]))
     opcode = "DEPTH_FIRST_" + "_".join(op.opcode for op in ops[:1]) + f"_X{len(ops)}"
     choice = plan_chain(program, positions, band, strategy)
     return DepthFirstOp(first.op_index, opcode, args, new_calls, choice), buffers
@@ -224,7 +261,7 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False) -> tup
                 for i in range(len(chain) - 1):
                     for j in range(i + 2, min(len(chain), i + MAX_LINKS[strategy]) + 1):
                         positions = chain[i:j]
-                        out_h = program.ops[positions[-1]].calls[0].params["out_h"]
+                        out_h = _row_params(program, positions)[0][-1]["out_h"]
                         for band in _band_heights(out_h):
                             cost = _extra_work(program, positions, band, strategy)
                             if cost > budget:
@@ -267,12 +304,13 @@ def _work(params: dict, rows: int) -> int:
 def _extra_work(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> int:
     """The cost model's added instructions: recomputed rows, rows moved, and the extra kernel calls."""
     calls = [program.ops[k].calls[0] for k in positions]
-    steps = chain_schedule(calls, band, strategy)
+    params, _ = _row_params(program, positions)
+    steps = chain_schedule(params, band, strategy)
     extra = CALL_COST * (sum(1 for s in steps if isinstance(s, Compute)) - len(calls))
-    for i, call in enumerate(calls):
-        extra += _work(call.params, computed_rows(steps, i) - call.params["out_h"])
+    for i, p in enumerate(params):
+        extra += _work(p, computed_rows(steps, i) - p["out_h"])
         if i + 1 < len(calls):
-            row_bytes = row_elements(call.params, "out") * _element_bytes(program, calls, positions, i)
+            row_bytes = row_elements(p, "out") * _element_bytes(program, calls, positions, i)
             extra += moved_rows(steps, i) * row_bytes * MOVE_COST + CALL_COST * moves(steps, i)
     return extra
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from usmp.lower.program import KernelCall
 from usmp.tiling.geometry import Rows, rows_read
 
 STRATEGIES = ("recompute", "sliding")
@@ -50,34 +49,35 @@ class Move:
     rows: int
 
 
-def chain_schedule(calls: list[KernelCall], band: int, strategy: str) -> list[Compute | Move]:
+def chain_schedule(params: list[dict], band: int, strategy: str) -> list[Compute | Move]:
+    """The steps for links with these window params (in_h, out_h, stride_h, filter_h, pad_top, dilation_h)."""
     if strategy == "recompute":
-        return _recompute(calls, band)
-    return _sliding(calls, band)
+        return _recompute(params, band)
+    return _sliding(params, band)
 
 
-def _recompute(calls: list[KernelCall], band: int) -> list[Compute | Move]:
+def _recompute(params: list[dict], band: int) -> list[Compute | Move]:
     steps: list[Compute | Move] = []
-    out_h = calls[-1].params["out_h"]
+    out_h = params[-1]["out_h"]
     for first in range(0, out_h, band):
         rows = [Rows(first, min(first + band, out_h))]
-        for call in reversed(calls[1:]):
-            rows.insert(0, rows_read(call.params, rows[0]))
-        for i, call in enumerate(calls):
-            rows_in = rows_read(call.params, rows[i])
-            out_top = rows[i].first if i + 1 < len(calls) else 0
+        for p in reversed(params[1:]):
+            rows.insert(0, rows_read(p, rows[0]))
+        for i, p in enumerate(params):
+            rows_in = rows_read(p, rows[i])
+            out_top = rows[i].first if i + 1 < len(params) else 0
             steps.append(Compute(i, rows[i], rows_in, rows_in.first if i else 0, out_top))
     return steps
 
 
-def _sliding(calls: list[KernelCall], band: int) -> list[Compute | Move]:
-    last = len(calls) - 1
-    done = [0] * len(calls)  # rows each link has computed
-    top = [0] * len(calls)  # output row at the top of each link's band buffer
+def _sliding(params: list[dict], band: int) -> list[Compute | Move]:
+    last = len(params) - 1
+    done = [0] * len(params)  # rows each link has computed
+    top = [0] * len(params)  # output row at the top of each link's band buffer
     steps: list[Compute | Move] = []
 
     def compute(i: int, out: Rows) -> None:
-        rows_in = rows_read(calls[i].params, out)
+        rows_in = rows_read(params[i], out)
         if i:
             if rows_in.first > top[i - 1]:  # rows above are no longer read: keep the rest at the top
                 kept = max(done[i - 1] - rows_in.first, 0)
@@ -94,7 +94,7 @@ def _sliding(calls: list[KernelCall], band: int) -> list[Compute | Move]:
         while done[i] < end:
             compute(i, Rows(done[i], min(done[i] + band, end)))
 
-    pull(last, calls[last].params["out_h"])
+    pull(last, params[last]["out_h"])
     return steps
 
 
