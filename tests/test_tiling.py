@@ -68,9 +68,9 @@ def test_person_detect_workspace():
     assert auto.plan.pool_sizes["workspace"] <= 36864
 
 
-def test_off_is_the_default_and_changes_nothing():
-    program, _ = analyse_model(PERSON, CompileOptions())
-    assert CompileOptions().tiling == "off"
+def test_auto_is_the_default_and_off_changes_nothing():
+    program, _ = analyse_model(PERSON, CompileOptions(tiling="off"))
+    assert CompileOptions().tiling == "auto"
     assert tile_program(program, "off") == (program, [])
 
 
@@ -100,7 +100,7 @@ def test_cortex_m0(model):
     check(compiled, model, 1, run=lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs)
 
 
-@pytest.mark.parametrize("text, mode", [("", "off"), ("CONFIG_USMP_TILING_AUTO=y\n", "auto"),
+@pytest.mark.parametrize("text, mode", [("", "auto"), ("CONFIG_USMP_TILING_OFF=y\n", "off"),
                                         ("CONFIG_USMP_TILING_MAX=y\n", "max")])
 def test_kconfig_choice(text, mode):
     from usmp.zephyr.dotconfig import parse_config_text
@@ -119,7 +119,9 @@ def test_plan_command_lists_the_chains(capsys):
     assert doc["tiling"] and all(t["band_bytes"] < t["whole_bytes"] for t in doc["tiling"])
     assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare"]) == 0
     assert "band rows" in capsys.readouterr().out
-    assert main(["plan", str(PERSON), "--json"]) == 0
+    assert main(["plan", str(PERSON), "--json"]) == 0  # auto is the default
+    assert json.loads(capsys.readouterr().out)["tiling"]
+    assert main(["plan", str(PERSON), "--tiling", "off", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tiling"] == []
 
 
@@ -138,3 +140,13 @@ def test_a_reduction_ends_the_chain_band_by_band(model):
     assert functions & {"usmp_band_sum_s8", "usmp_band_sum_f32"}
     reduced_input = program.ops[chain[-1]].args[0].buffer
     assert reduced_input not in tiled.buffers
+
+
+def test_svg_shows_the_bands(tmp_path):
+    from usmp.cli import main
+
+    svg = tmp_path / "plan.svg"
+    assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare", "--svg", str(svg)]) == 0
+    text = svg.read_text()
+    assert "depth-first: operators [0, 1," in text and "bands of 1 rows (sliding)" in text
+    assert text.count('fill="#edc948"') >= 10  # the first chain's band buffers

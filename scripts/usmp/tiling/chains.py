@@ -11,7 +11,7 @@ scratch in place of whole intermediate tensors; it stays generic.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from usmp.analysis.liveness import live_intervals
@@ -39,6 +39,8 @@ class TilingChoice:
     extra_rows: int  # output rows computed more than once (recompute cost)
     total_rows: int  # output rows of the chain's operators untiled
     strategy: str = "recompute"  # or "sliding": rows kept from band to band (schedule.py)
+    bands: int = 1  # times the chain's last link runs
+    band_buffers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -51,7 +53,7 @@ class DepthFirstOp(LoweredOp):
         c = self.choice
         return {"operators": c.op_indices, "band_rows": c.band, "whole_bytes": c.whole_bytes,
                 "band_bytes": c.band_bytes, "recomputed_rows": c.extra_rows, "rows": c.total_rows,
-                "strategy": c.strategy}
+                "strategy": c.strategy, "bands": c.bands, "band_buffers": c.band_buffers}
 
 
 def window_call(op: LoweredOp) -> KernelCall | None:
@@ -129,7 +131,10 @@ def plan_chain(program: Program, positions: list[int], band: int, strategy: str 
             row = row_elements(p, "out") * _element_bytes(program, calls, positions, i)
             whole += row * p["out_h"]
             band_bytes += _aligned(row * held_rows(steps, i))
-    return TilingChoice([program.ops[k].op_index for k in positions], band, whole, band_bytes, extra, total, strategy)
+    last_runs = sum(1 for s in steps if isinstance(s, Compute) and s.link == len(params) - 1)
+    names = [f"op{program.ops[positions[0]].op_index}_band{i}" for i in range(len(params) - 1)]
+    return TilingChoice([program.ops[k].op_index for k in positions], band, whole, band_bytes, extra, total, strategy,
+                        last_runs, names)
 
 
 def _element_bytes(program: Program, calls: list[KernelCall], positions: list[int], i: int) -> int:
