@@ -52,6 +52,18 @@ def models():
         x = L.DepthwiseConv2D(3, padding="same", bias_initializer="random_normal")(x)
         return L.Lambda(lambda t: tf.reduce_sum(t, axis=[1, 2]))(x)
 
+    def residual(x):
+        """Two ResNet blocks: an identity skip, then a strided one with a 1x1 projection; relu after each join."""
+        x = L.Conv2D(6, 3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        y = L.Conv2D(6, 3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        y = L.Conv2D(6, 3, padding="same", bias_initializer="random_normal")(y)
+        x = L.ReLU()(L.Add()([x, y]))
+        y = L.Conv2D(8, 3, strides=2, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        y = L.Conv2D(8, 3, padding="same", bias_initializer="random_normal")(y)
+        x = L.Conv2D(8, 1, strides=2, bias_initializer="random_normal")(x)
+        x = L.ReLU()(L.Add()([x, y]))
+        return L.AveragePooling2D((5, 4))(x)
+
     return [
         ("chain_int8", chain, [(1, 16, 10, 3)], "int8"),
         ("chain_f32", chain, [(1, 16, 10, 3)], "float32"),
@@ -62,6 +74,8 @@ def models():
         ("mean_chain_f32", mean_chain, [(1, 12, 7, 2)], "float32"),
         ("sum_chain_int8", sum_chain, [(1, 9, 6, 2)], "int8"),
         ("sum_chain_f32", sum_chain, [(1, 9, 6, 2)], "float32"),
+        ("residual_int8", residual, [(1, 10, 8, 2)], "int8"),
+        ("residual_f32", residual, [(1, 10, 8, 2)], "float32"),
     ]
 
 

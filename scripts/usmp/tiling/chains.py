@@ -1,13 +1,12 @@
-"""The tiling pass: fuse chains of window operators into one depth-first step.
+"""The tiling pass: fuse runs of operators into one depth-first step.
 
-A chain is a run of consecutive lowered operators, each a single window-kernel
-call (CONV_2D, DEPTHWISE_CONV_2D, pools) on a batch-1 tensor, where each
-intermediate tensor is written by one link and read only by the next. The
-fused step computes the chain's output `band` rows at a time; each
-intermediate tensor becomes a band buffer (scratch) holding the rows its
-consumer's window needs for one band, recomputed where bands overlap (the halo).
-Only the chain's input and output exist whole, so the planner sees a smaller
-scratch in place of whole intermediate tensors; it stays generic.
+A run (a region, region.py) of convolutions, depthwise convolutions, pools,
+element-wise joins and a final reduction computes its output `band` rows at
+a time. Each intermediate tensor becomes a band buffer (scratch) holding the
+rows its consumers read: either recomputed where bands overlap (the halo) or
+kept from band to band as a sliding window (schedule.py). Only the run's
+inputs and output exist whole, so the planner sees small scratch buffers in
+place of whole intermediate tensors; it stays generic.
 """
 from __future__ import annotations
 
@@ -16,16 +15,13 @@ from functools import partial
 
 from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp, Program
-from usmp.tiling.geometry import band_params, row_elements
-from usmp.tiling.reductions import Tail, reduction_tail
+from usmp.tiling.geometry import row_elements
+from usmp.tiling.links import WINDOW_KERNELS, link_of, window_call
+from usmp.tiling.region import Region, buffer_users, region_at
 from usmp.tiling.schedule import (STRATEGIES, Compute, Move, chain_schedule, computed_rows, held_rows, moved_rows,
                                   moves)
 
-WINDOW_KERNELS = {
-    "usmp_conv_s8", "usmp_conv_f32", "usmp_depthwise_conv_s8", "usmp_depthwise_conv_f32",
-    "usmp_avg_pool_s8", "usmp_avg_pool_f32", "usmp_max_pool_s8", "usmp_max_pool_f32",
-}
-ELEMENT_BYTES = {"int8_t": 1, "float": 4}
+__all__ = ["WINDOW_KERNELS", "TilingChoice", "DepthFirstOp", "find_chains", "tile_program", "window_call"]
 
 
 @dataclass
@@ -56,90 +52,63 @@ class DepthFirstOp(LoweredOp):
                 "strategy": c.strategy, "bands": c.bands, "band_buffers": c.band_buffers}
 
 
-def window_call(op: LoweredOp) -> KernelCall | None:
-    if len(op.calls) != 1 or op.calls[0].function not in WINDOW_KERNELS:
-        return None
-    call = op.calls[0]
-    return call if call.params.get("batches") == 1 else None
-
-
-def _arg(op: LoweredOp, name: str) -> Arg:
-    return next(a for a in op.args if a.name == name)
-
-
 def find_chains(program: Program) -> list[list[int]]:
-    """Maximal runs of positions in program.ops that can be fused (at least two operators)."""
-    users: dict[str, list[int]] = {}
-    for k, op in enumerate(program.ops):
-        for a in op.args:
-            users.setdefault(a.buffer, []).append(k)
-    chains: list[list[int]] = []
+    """Maximal runs of positions in program.ops whose operators are all links (sub-runs are tried as regions).
+
+    A run ends at an operator that is no link; a reduction ends the run it closes.
+    """
+    runs: list[list[int]] = []
     current: list[int] = []
     for k, op in enumerate(program.ops):
-        if current and _links(program, users, current[-1], k) and _tail(program, [current[-1], k]):
-            current.append(k)  # a reduction ends its chain
-            if len(current) == 2:
-                chains.append(current)
-            current = []
-            continue
-        call = window_call(op)
-        if call is None or program.buffers[_arg(op, call.args[0]).buffer].c_type not in ELEMENT_BYTES:
-            current = []
-            continue
-        if current and _links(program, users, current[-1], k):
+        if link_of(program, op) is not None:
             current.append(k)
-        else:
-            current = [k]
-        if len(current) == 2:
-            chains.append(current)
-    return chains
+            continue
+        if current and region_at(program, current[-1:] + [k]) is not None:
+            current.append(k)  # a reduction of the last link's output ends the run
+        if len(current) >= 2:
+            runs.append(current)
+        current = []
+    if len(current) >= 2:
+        runs.append(current)
+    return runs
 
 
-def _tail(program: Program, positions: list[int]) -> Tail | None:
-    """The chain's last operator as a band-by-band reduction of the link before it, if it is one."""
-    if len(positions) < 2:
-        return None
-    return reduction_tail(program.ops[positions[-1]], program.ops[positions[-2]].calls[0])
+def _region(program: Program, positions: list[int]) -> Region:
+    region = region_at(program, positions)
+    if region is None:
+        raise ValueError(f"operators at {positions} cannot go depth-first together")
+    return region
 
 
-def _row_params(program: Program, positions: list[int]) -> tuple[list[dict], Tail | None]:
-    """Each link's params as the band schedule reads them (a reducing tail as a 1x1 window)."""
-    tail = _tail(program, positions)
-    params = [program.ops[k].calls[0].params for k in positions]
-    return (params[:-1] + [tail.row_params()], tail) if tail else (params, None)
+def _row_params(program: Program, positions: list[int]) -> tuple[list[dict], object]:
+    """Each link's row geometry as the band schedule reads it (tests use it to pick band heights)."""
+    region = _region(program, positions)
+    return region.params, region.links[-1].tail
 
 
-def _links(program: Program, users: dict[str, list[int]], k: int, j: int) -> bool:
-    """Operator j reads, as its window input, a tensor only operator k writes and only j reads."""
-    first, second = program.ops[k], program.ops[j]
-    out = _arg(first, first.calls[0].args[-1]).buffer
-    inp = _arg(second, second.calls[0].args[0]).buffer
-    buffer = program.buffers[out]
-    return (out == inp and buffer.kind == "tensor" and users[out] == [k, j] and len(buffer.tensors) <= 1
-            and not _arg(second, second.calls[0].args[0]).writable)
+def _schedule(region: Region, band: int, strategy: str) -> list[Compute | Move]:
+    return chain_schedule(region.params, region.producers, band, strategy)
 
 
 def plan_chain(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> TilingChoice:
-    calls = [program.ops[k].calls[0] for k in positions]
-    params, _ = _row_params(program, positions)
-    steps = chain_schedule(params, band, strategy)
+    region = _region(program, positions)
+    steps = _schedule(region, band, strategy)
     whole = band_bytes = extra = total = 0
-    for i, p in enumerate(params):
+    for i, p in enumerate(region.params):
         total += p["out_h"]
         extra += computed_rows(steps, i) - p["out_h"]
-        if i + 1 < len(calls):
-            row = row_elements(p, "out") * _element_bytes(program, calls, positions, i)
+        if i + 1 < len(region.links):
+            row = row_elements(p, "out") * region.element_bytes[i]
             whole += row * p["out_h"]
             band_bytes += _aligned(row * held_rows(steps, i))
-    last_runs = sum(1 for s in steps if isinstance(s, Compute) and s.link == len(params) - 1)
-    names = [f"op{program.ops[positions[0]].op_index}_band{i}" for i in range(len(params) - 1)]
+    last_runs = sum(1 for s in steps if isinstance(s, Compute) and s.link == len(region.links) - 1)
+    names = [_band_name(program, positions, i) for i in range(len(region.links) - 1)]
     return TilingChoice([program.ops[k].op_index for k in positions], band, whole, band_bytes, extra, total, strategy,
                         last_runs, names)
 
 
-def _element_bytes(program: Program, calls: list[KernelCall], positions: list[int], i: int) -> int:
-    op = program.ops[positions[i]]
-    return ELEMENT_BYTES[program.buffers[_arg(op, calls[i].args[-1]).buffer].c_type]
+def _band_name(program: Program, positions: list[int], i: int) -> str:
+    return f"op{program.ops[positions[0]].op_index}_band{i}"
 
 
 def _aligned(n: int) -> int:
@@ -148,67 +117,68 @@ def _aligned(n: int) -> int:
 
 def fuse_chain(program: Program, positions: list[int], band: int,
                strategy: str = "recompute") -> tuple[LoweredOp, dict[str, Buffer]]:
-    """The depth-first step for the chain at `positions`, and its band buffers."""
-    ops = [program.ops[k] for k in positions]
-    calls = [op.calls[0] for op in ops]
-    first = ops[0]
+    """The depth-first step for the region at `positions`, and its band buffers."""
+    region = _region(program, positions)
+    links, last = region.links, len(region.links) - 1
     args: list[Arg] = []
     renamed: list[dict[str, str]] = []
-    for j, op in enumerate(ops):
+    for j, link in enumerate(links):
+        internal = {a for a, p in zip(link.inputs, region.producers[j]) if p is not None}
+        if j < last:
+            internal.add(link.output)  # a band buffer replaces the intermediate tensor
+        internal -= {a for a, p in zip(link.inputs, region.producers[j]) if p is None}  # whole inputs stay
         names = {}
-        for a in op.args:
-            if j and a.name == op.calls[0].args[0]:
-                continue  # the band buffer replaces the intermediate tensor
-            if j + 1 < len(ops) and a.name == op.calls[0].args[-1]:
-                continue
-            names[a.name] = f"l{j}_{a.name}"
-            args.append(Arg(names[a.name], a.buffer, a.writable))
+        for a in link.op.args:
+            if a.name not in internal:
+                names[a.name] = f"l{j}_{a.name}"
+                args.append(Arg(names[a.name], a.buffer, a.writable))
         renamed.append(names)
-    params, tail = _row_params(program, positions)
-    steps = chain_schedule(params, band, strategy)
+    output = renamed[last].get(links[last].output)
+    if output is None:  # written in place over an input that is now a band buffer: the buffer stays, as the output
+        output = f"l{last}_output"
+        args.append(Arg(output, region.buffer(last, links[last].output), True))
+    steps = _schedule(region, band, strategy)
     buffers: dict[str, Buffer] = {}
     band_names = []
-    for i, call in enumerate(calls[:-1]):
-        out = program.buffers[_arg(ops[i], call.args[-1]).buffer]
-        name = f"op{first.op_index}_band{i}"
-        buffers[name] = Buffer(name, "scratch",
-                               held_rows(steps, i) * row_elements(call.params, "out") * ELEMENT_BYTES[out.c_type],
+    for i, link in enumerate(links[:-1]):
+        out = program.buffers[region.buffer(i, link.output)]
+        name = _band_name(program, positions, i)
+        buffers[name] = Buffer(name, "scratch", held_rows(steps, i) * link.row("out") * region.element_bytes[i],
                                max(out.alignment, MIN_ALIGNMENT), out.c_type)
         band_names.append(name)
         args.append(Arg(name, name, True))
     new_calls = []
+    tail = links[-1].tail
     if tail:
         acc = None
         if tail.needs_accumulator:
-            acc = f"op{first.op_index}_acc"
+            acc = f"op{links[0].op.op_index}_acc"
             buffers[acc] = Buffer(acc, "scratch", 4 * tail.channels, MIN_ALIGNMENT,
                                   "int32_t" if tail.suffix == "s8" else "float")
             args.append(Arg(acc, acc, True))
         acc = tail.accumulator(renamed[-1], acc)
         new_calls.append(tail.start(acc))
     for step in steps:
-        call = calls[step.link]
-        i = step.link
+        i, link = step.link, links[step.link]
         if isinstance(step, Move):
-            row = row_elements(call.params, "out")
-            new_calls.append(_move_rows(band_names[i], step.source * row, step.rows * row,
-                                        ELEMENT_BYTES[buffers[band_names[i]].c_type]))
+            row = link.row("out")
+            new_calls.append(_move_rows(band_names[i], step.source * row, step.rows * row, region.element_bytes[i]))
             continue
-        source = renamed[0][call.args[0]] if i == 0 else band_names[i - 1]
-        source = _offset(source, (step.rows_in.first - step.in_top) * row_elements(params[i], "in"))
-        if tail and i + 1 == len(calls):
-            new_calls.append(tail.band(source, step.out.count, acc))
+        sources = []
+        for a, p, (rows_in, top) in zip(link.inputs, region.producers[i], step.reads):
+            origin = renamed[i][a] if p is None else band_names[p]
+            sources.append(_offset(origin, (rows_in.first - top) * link.row("in")))
+        if tail and i == last:
+            new_calls.append(tail.band(sources[0], step.out.count, acc))
             continue
-        target = band_names[i] if i + 1 < len(calls) else renamed[i][call.args[-1]]
-        target = _offset(target, (step.out.first - step.out_top) * row_elements(call.params, "out"))
-        middle = [renamed[i][a] for a in call.args[1:-1]]
-        new_calls.append(KernelCall(call.function, call.params_type, band_params(call.params, step.out, step.rows_in),
-                                    [source, *middle, target]))
+        target = band_names[i] if i < last else output
+        target = _offset(target, (step.out.first - step.out_top) * link.row("out"))
+        new_calls.append(link.band_call(sources, renamed[i], target, step.out, step.reads[0][0]))
     if tail:
-        new_calls.extend(tail.finish(acc, renamed[-1][calls[-1].args[-1]]))
-    opcode = "DEPTH_FIRST_" + "_".join(op.opcode for op in ops[:1]) + f"_X{len(ops)}"
+        new_calls.extend(tail.finish(acc, output))
+    opcode = f"DEPTH_FIRST_{links[0].op.opcode}_X{len(links)}"
     choice = plan_chain(program, positions, band, strategy)
-    return DepthFirstOp(first.op_index, opcode, args, new_calls, choice), buffers
+    return DepthFirstOp(links[0].op.op_index, opcode, args, new_calls, choice), buffers
 
 
 def _move_rows(buffer: str, source: int, elements: int, element_bytes: int) -> KernelCall:
@@ -261,20 +231,24 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False) -> tup
     while True:
         baseline = peak(program)
         best = None
-        for chain in find_chains(program):
-            for strategy in STRATEGIES:
-                for i in range(len(chain) - 1):
-                    for j in range(i + 2, min(len(chain), i + MAX_LINKS[strategy]) + 1):
-                        positions = chain[i:j]
-                        out_h = _row_params(program, positions)[0][-1]["out_h"]
-                        for band in _band_heights(out_h):
-                            cost = _extra_work(program, positions, band, strategy)
+        users = buffer_users(program)
+        for run in find_chains(program):
+            for i in range(len(run) - 1):
+                for j in range(i + 2, min(len(run), i + MAX_LINKS["sliding"]) + 1):
+                    region = region_at(program, run[i:j], users)
+                    if region is None:
+                        continue
+                    for strategy in STRATEGIES:
+                        if j - i > MAX_LINKS[strategy] or (strategy == "recompute" and not region.is_plain_chain):
+                            continue
+                        for band in _band_heights(region.params[-1]["out_h"]):
+                            cost = _extra_work(region, band, strategy)
                             if cost > budget:
                                 continue
-                            value = peak(_apply(program, positions, band, strategy))
+                            value = peak(_apply(program, run[i:j], band, strategy))
                             key = (value, cost)
                             if value < baseline and (best is None or key < best[0]):
-                                best = (key, positions, band, strategy)
+                                best = (key, run[i:j], band, strategy)
         if best is None:
             if not choices or peak(program)[0] >= peak(original)[0]:
                 return original, []
@@ -306,25 +280,25 @@ def _work(params: dict, rows: int) -> int:
     return rows * row_elements(params, "out") * (MAC_COST * taps + ELEMENT_COST)
 
 
-def _extra_work(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> int:
+def _extra_work(region: Region, band: int, strategy: str = "recompute") -> int:
     """The cost model's added instructions: recomputed rows, rows moved, and the extra kernel calls."""
-    calls = [program.ops[k].calls[0] for k in positions]
-    params, _ = _row_params(program, positions)
-    steps = chain_schedule(params, band, strategy)
-    extra = CALL_COST * (sum(1 for s in steps if isinstance(s, Compute)) - len(calls))
-    for i, p in enumerate(params):
+    steps = _schedule(region, band, strategy)
+    extra = CALL_COST * (sum(1 for s in steps if isinstance(s, Compute)) - len(region.links))
+    for i, p in enumerate(region.params):
         extra += _work(p, computed_rows(steps, i) - p["out_h"])
-        if i + 1 < len(calls):
-            row_bytes = row_elements(p, "out") * _element_bytes(program, calls, positions, i)
+        if i + 1 < len(region.links):
+            row_bytes = row_elements(p, "out") * region.element_bytes[i]
             extra += moved_rows(steps, i) * row_bytes * MOVE_COST + CALL_COST * moves(steps, i)
     return extra
 
 
 def _apply(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> Program:
-    """The program with one chain fused (positions after it shift)."""
+    """The program with one region fused (positions after it shift)."""
     fused, band_buffers = fuse_chain(program, positions, band, strategy)
-    dropped = {program.buffers[_arg(program.ops[k], program.ops[k].calls[0].args[-1]).buffer].name
-               for k in positions[:-1]}
+    region = _region(program, positions)
+    kept = {a.buffer for a in fused.args} | {a.buffer for k, op in enumerate(program.ops)
+                                             if k not in positions for a in op.args}
+    dropped = {region.buffer(i, link.output) for i, link in enumerate(region.links[:-1])} - kept
     ops = program.ops[:positions[0]] + [fused] + program.ops[positions[-1] + 1:]
     buffers = {n: b for n, b in program.buffers.items() if n not in dropped}
     buffers.update(band_buffers)

@@ -67,12 +67,13 @@ class Tail:
         return []  # float SUM: the sums are the output
 
 
-def reduction_tail(op: LoweredOp, producer: KernelCall) -> Tail | None:
-    """The operator as a chain's reducing last link, if it reduces all rows and columns of `producer`'s output."""
+def reduction_tail(op: LoweredOp, q: dict) -> Tail | None:
+    """The operator as a chain's reducing last link, if it reduces all rows and columns of the output of a
+    producer with row geometry `q`."""
     if len(op.calls) != 1:
         return None
     call = op.calls[0]
-    p, q = call.params, producer.params
+    p = call.params
     rows, width = q["out_h"], q["out_w"]
     channels = q.get("out_ch") or q.get("channels") or q["in_ch"] * q["depth_multiplier"]
     if call.function in _AVERAGE:

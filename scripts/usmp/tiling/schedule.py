@@ -26,17 +26,17 @@ STRATEGIES = ("recompute", "sliding")
 
 @dataclass(frozen=True)
 class Compute:
-    """Link `link` computes output rows `out` from input rows `rows_in`.
+    """Link `link` computes output rows `out`.
 
-    `in_top` is the input row at the top of the buffer it reads (the chain's
-    input tensor for link 0: row 0); `out_top` is the output row at the top of
-    the buffer it writes (the chain's output tensor for the last link: row 0).
+    `reads` has, per row input of the link, the rows it reads and the row at
+    the top of the buffer they are in (0 for a tensor that exists whole).
+    `out_top` is the output row at the top of the buffer it writes (the
+    chain's output tensor for the last link: row 0).
     """
 
     link: int
     out: Rows
-    rows_in: Rows
-    in_top: int
+    reads: tuple[tuple[Rows, int], ...]
     out_top: int
 
 
@@ -49,11 +49,18 @@ class Move:
     rows: int
 
 
-def chain_schedule(params: list[dict], band: int, strategy: str) -> list[Compute | Move]:
-    """The steps for links with these window params (in_h, out_h, stride_h, filter_h, pad_top, dilation_h)."""
+def chain_schedule(params: list[dict], producers: list[list[int | None]], band: int,
+                   strategy: str) -> list[Compute | Move]:
+    """The steps for links with these window params (in_h, out_h, stride_h, filter_h, pad_top, dilation_h).
+
+    producers[i] names, per row input of link i, the link whose output it is
+    (None: a tensor outside the chain, whole). "recompute" needs a plain chain
+    (link i reads link i - 1); "sliding" takes any such graph, e.g. a residual
+    join whose two inputs come from different links.
+    """
     if strategy == "recompute":
         return _recompute(params, band)
-    return _sliding(params, band)
+    return _sliding(params, producers, band)
 
 
 def _recompute(params: list[dict], band: int) -> list[Compute | Move]:
@@ -66,27 +73,38 @@ def _recompute(params: list[dict], band: int) -> list[Compute | Move]:
         for i, p in enumerate(params):
             rows_in = rows_read(p, rows[i])
             out_top = rows[i].first if i + 1 < len(params) else 0
-            steps.append(Compute(i, rows[i], rows_in, rows_in.first if i else 0, out_top))
+            steps.append(Compute(i, rows[i], ((rows_in, rows_in.first if i else 0),), out_top))
     return steps
 
 
-def _sliding(params: list[dict], band: int) -> list[Compute | Move]:
+def _sliding(params: list[dict], producers: list[list[int | None]], band: int) -> list[Compute | Move]:
     last = len(params) - 1
+    consumers = {p: [i for i, ps in enumerate(producers) if p in ps] for p in range(len(params))}
     done = [0] * len(params)  # rows each link has computed
     top = [0] * len(params)  # output row at the top of each link's band buffer
+    wants: dict[tuple[int, int], int] = {}  # (producer, consumer) -> first row the consumer will still read
     steps: list[Compute | Move] = []
+
+    def slide(p: int) -> None:
+        """Drop the rows of p's buffer that no consumer will read again; keep the rest at its top."""
+        first = min(wants.get((p, c), 0) for c in consumers[p])
+        if first > top[p]:
+            kept = max(done[p] - first, 0)
+            if kept:
+                steps.append(Move(p, first - top[p], kept))
+            top[p] = first
+            done[p] = max(done[p], first)
 
     def compute(i: int, out: Rows) -> None:
         rows_in = rows_read(params[i], out)
-        if i:
-            if rows_in.first > top[i - 1]:  # rows above are no longer read: keep the rest at the top
-                kept = max(done[i - 1] - rows_in.first, 0)
-                if kept:
-                    steps.append(Move(i - 1, rows_in.first - top[i - 1], kept))
-                top[i - 1] = rows_in.first
-                done[i - 1] = max(done[i - 1], rows_in.first)
-            pull(i - 1, rows_in.end)
-        steps.append(Compute(i, out, rows_in, top[i - 1] if i else 0, top[i] if i < last else 0))
+        inside = [p for p in producers[i] if p is not None]
+        for p in inside:  # first all, so that pulling one input cannot drop rows of another
+            wants[(p, i)] = rows_in.first
+        for p in inside:
+            slide(p)
+            pull(p, rows_in.end)
+        reads = tuple((rows_in, 0 if p is None else top[p]) for p in producers[i])
+        steps.append(Compute(i, out, reads, top[i] if i < last else 0))
         done[i] = out.end
 
     def pull(i: int, end: int) -> None:
