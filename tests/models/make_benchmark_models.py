@@ -41,7 +41,7 @@ def ds_cnn(x):
         x = L.Conv2D(64, 1, use_bias=False)(x)
         x = L.ReLU()(L.BatchNormalization()(x))
     x = L.AveragePooling2D((25, 5))(x)
-    return L.Dense(12, activation="softmax")(L.Flatten()(x))
+    return L.Softmax()(L.Dense(12)(L.Flatten()(x)))  # separate, so that unit_variance scales the logits
 
 
 def mobilenet_v1_025(x):
@@ -64,7 +64,7 @@ def mobilenet_v1_025(x):
                             (128, 1), (128, 1), (256, 2), (256, 1)):
         x = separable(x, filters, stride)
     x = L.GlobalAveragePooling2D()(x)
-    return L.Dense(2, activation="softmax")(x)
+    return L.Softmax()(L.Dense(2)(x))
 
 
 def resnet8(x):
@@ -84,7 +84,7 @@ def resnet8(x):
         x = L.Conv2D(filters, 1, strides=2, padding="same")(x)
         x = L.ReLU()(L.Add()([x, y]))
     x = L.AveragePooling2D(8)(x)
-    return L.Dense(10, activation="softmax")(L.Flatten()(x))
+    return L.Softmax()(L.Dense(10)(L.Flatten()(x)))
 
 
 def unit_variance(model, seed: int) -> None:

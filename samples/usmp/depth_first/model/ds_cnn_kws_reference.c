@@ -40,5 +40,5 @@ const int8_t usmp_ds_cnn_kws_reference_input_serving_default_keras_tensor_0[490]
 };
 
 const int8_t usmp_ds_cnn_kws_expected_statefulpartitionedcall_1_0[12] __attribute__((aligned(4))) = {
-	-128, -128, -128, -128, -128, -128, -128, 127, -128, -128, -128, -128,
+	-101, -122, -124, -99, -116, -126, -97, -59, -100, -111, -125, -100,
 };
