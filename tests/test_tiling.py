@@ -13,6 +13,8 @@ from usmp.runner.cortex_m import run_cortex_m
 from usmp.runner.host import run_host
 from usmp.tiling import chains
 from usmp.tiling.chains import find_chains, step_profile, tile_program
+from usmp.tiling.region import region_at
+from usmp.tiling.schedule import STRATEGIES
 
 MODELS_DIR = Path(__file__).parent / "models"
 CHAINS = sorted((MODELS_DIR / "tiling").glob("*.tflite"))
@@ -29,24 +31,31 @@ def check(compiled, model, trials, run=run_host, seed=5):
             assert outputs_match(e, g), f"{model.name} trial {trial} output {k}:\nexpected {e}\ngot      {g}"
 
 
-def forced(monkeypatch, positions, band):
+def forced(monkeypatch, positions, band, strategy):
     """Compile with exactly one chain fused at `positions`, whatever the cost model would choose."""
     def fuse_only(program, mode, workspace_io=False):
-        return chains._apply(program, positions, band), []
+        return chains._apply(program, positions, band, strategy), []
     monkeypatch.setattr("usmp.compiler.tile_program", fuse_only)
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("model", CHAINS, ids=[m.stem for m in CHAINS])
-def test_every_sub_chain_and_band_is_bit_exact(model, monkeypatch):
-    """Every run of two or more links, every band height: the same values as tflite-micro."""
-    program, _ = analyse_model(model, CompileOptions())
+def test_every_sub_chain_and_band_is_bit_exact(model, strategy, monkeypatch):
+    """Every run of two or more links, every band height, both strategies: the same values as tflite-micro."""
+    program, _ = analyse_model(model, CompileOptions(tiling="off"))
     (chain,) = find_chains(program)
+    tried = 0
     for i in range(len(chain) - 1):
         for j in range(i + 2, len(chain) + 1):
-            out_h = program.ops[chain[j - 1]].calls[0].params["out_h"]
+            region = region_at(program, chain[i:j])
+            if region is None or (strategy == "recompute" and not region.is_plain_chain):
+                continue  # e.g. a residual block cut in half: its skip tensor is read after the cut
+            tried += 1
+            out_h = region.params[-1]["out_h"]  # a reducing tail: its input rows
             for band in sorted({1, 2, 3, max(out_h - 1, 1)}):
-                forced(monkeypatch, chain[i:j], band)
+                forced(monkeypatch, chain[i:j], band, strategy)
                 check(compile_model(model, CompileOptions(tiling="max")), model, 1, seed=band + 10 * i + j)
+    assert tried or strategy == "recompute"
 
 
 @pytest.mark.parametrize("mode", ["auto", "max"])
@@ -66,24 +75,28 @@ def test_person_detect_workspace():
     assert auto.plan.pool_sizes["workspace"] <= 36864
 
 
-def test_off_is_the_default_and_changes_nothing():
-    program, _ = analyse_model(PERSON, CompileOptions())
-    assert CompileOptions().tiling == "off"
+def test_auto_is_the_default_and_off_changes_nothing():
+    program, _ = analyse_model(PERSON, CompileOptions(tiling="off"))
+    assert CompileOptions().tiling == "auto"
     assert tile_program(program, "off") == (program, [])
 
 
 def test_auto_spends_at_most_ten_percent():
-    program, _ = analyse_model(PERSON, CompileOptions())
+    program, _ = analyse_model(PERSON, CompileOptions(tiling="off"))
     total = sum(chains._work(op.calls[0].params, op.calls[0].params["out_h"]) for op in program.ops
                 if chains.window_call(op))
     tiled, choices = tile_program(program, "auto")
     assert choices
-    extra = 0
+    work = 0
     for op in tiled.ops:
         for call in op.calls:
             if call.function in chains.WINDOW_KERNELS:
-                extra += chains._work(call.params, call.params["out_h"])
-    assert total < extra <= (1 + chains.AUTO_EXTRA) * total
+                work += chains._work(call.params, call.params["out_h"])
+            elif call.function == "usmp_move_words":
+                work += 4 * call.params["count"] * chains.MOVE_COST
+            elif call.function == "usmp_move_bytes":
+                work += call.params["count"] * chains.MOVE_COST * 4
+    assert total <= work <= (1 + chains.AUTO_EXTRA) * total
     assert step_profile(tiled)[0] < step_profile(program)[0]
 
 
@@ -94,7 +107,7 @@ def test_cortex_m0(model):
     check(compiled, model, 1, run=lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs)
 
 
-@pytest.mark.parametrize("text, mode", [("", "off"), ("CONFIG_USMP_TILING_AUTO=y\n", "auto"),
+@pytest.mark.parametrize("text, mode", [("", "auto"), ("CONFIG_USMP_TILING_OFF=y\n", "off"),
                                         ("CONFIG_USMP_TILING_MAX=y\n", "max")])
 def test_kconfig_choice(text, mode):
     from usmp.zephyr.dotconfig import parse_config_text
@@ -113,5 +126,61 @@ def test_plan_command_lists_the_chains(capsys):
     assert doc["tiling"] and all(t["band_bytes"] < t["whole_bytes"] for t in doc["tiling"])
     assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare"]) == 0
     assert "band rows" in capsys.readouterr().out
-    assert main(["plan", str(PERSON), "--json"]) == 0
+    assert main(["plan", str(PERSON), "--json"]) == 0  # auto is the default
+    assert json.loads(capsys.readouterr().out)["tiling"]
+    assert main(["plan", str(PERSON), "--tiling", "off", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tiling"] == []
+
+
+REDUCING = [m for m in CHAINS if m.stem.split("_")[0] in ("pooled", "mean", "sum")]
+
+
+@pytest.mark.parametrize("model", REDUCING, ids=[m.stem for m in REDUCING])
+def test_a_reduction_ends_the_chain_band_by_band(model):
+    """A global pool, MEAN or SUM joins the chain as its last link, so its input never exists whole."""
+    program, _ = analyse_model(model, CompileOptions(tiling="off"))
+    (chain,) = find_chains(program)
+    assert program.ops[chain[-1]].opcode in ("AVERAGE_POOL_2D", "MEAN", "SUM")
+    tiled, choices = tile_program(program, "max")
+    assert any(c.op_indices[-1] == program.ops[chain[-1]].op_index for c in choices)
+    functions = {call.function for op in tiled.ops for call in op.calls}
+    assert functions & {"usmp_band_sum_s8", "usmp_band_sum_f32"}
+    reduced_input = program.ops[chain[-1]].args[0].buffer
+    assert reduced_input not in tiled.buffers
+
+
+def test_svg_shows_the_bands(tmp_path):
+    from usmp.cli import main
+
+    svg = tmp_path / "plan.svg"
+    assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare", "--svg", str(svg)]) == 0
+    text = svg.read_text()
+    assert "depth-first: operators [0, 1," in text and "bands of 1 rows (sliding)" in text
+    assert text.count('fill="#edc948"') >= 10  # the first chain's band buffers
+
+
+@pytest.mark.parametrize("model", [MODELS_DIR / "tiling" / f"residual_{t}.tflite" for t in ("int8", "f32")],
+                         ids=["int8", "f32"])
+def test_residual_blocks_go_depth_first_as_one_region(model):
+    """Both joins (an identity skip and a strided 1x1 projection) and the final pool: one step, no whole tensor."""
+    program, _ = analyse_model(model, CompileOptions(tiling="off"))
+    tiled, choices = tile_program(program, "max")
+    assert [len(c.op_indices) for c in choices] == [len(program.ops)]
+    assert all(b.kind != "tensor" for b in tiled.buffers.values())
+    check(compile_model(model, CompileOptions(tiling="max")), model, 3)
+
+
+BENCHMARKS = Path(__file__).parents[1] / "benchmarks" / "models"
+# The issue's targets for --tiling auto: workspace at most this share of the tensor-level bound.
+TARGET_SHARE = {"mobilenet_v1_025_96": 1 / 3, "ds_cnn_kws": 1 / 2, "resnet8_32": 1 / 2}
+
+
+@pytest.mark.parametrize("name", sorted(TARGET_SHARE))
+def test_benchmark_architectures_meet_their_targets(name):
+    """MobileNetV1 0.25 at 96x96 within 1/3 of its bound, DS-CNN and ResNet-8 within 1/2, bit-exact."""
+    model = BENCHMARKS / f"{name}.tflite"
+    off = compile_model(model, CompileOptions(tiling="off"))
+    auto = compile_model(model, CompileOptions(tiling="auto"))
+    assert off.plan.pool_sizes["workspace"] == off.plan.lower_bounds["workspace"]
+    assert auto.plan.pool_sizes["workspace"] <= TARGET_SHARE[name] * off.plan.pool_sizes["workspace"]
+    check(auto, model, 1)

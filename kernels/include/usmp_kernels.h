@@ -42,5 +42,6 @@
 #include "usmp_kernels/broadcast_args.h"
 #include "usmp_kernels/svdf.h"
 #include "usmp_kernels/lstm.h"
+#include "usmp_kernels/tiling.h"
 
 #endif /* USMP_KERNELS_H */

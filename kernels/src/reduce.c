@@ -29,6 +29,25 @@
 		}                                                                                   \
 	} while (0)
 
+/* From the raw sums to the outputs; also the last step of a MEAN that ends a depth-first chain. */
+#define USMP_DEFINE_QUANTIZED_SUM_FINISH(suffix, type, lo, hi)                                      \
+	void usmp_quantized_sum_finish_##suffix(const struct usmp_quantized_sum_params *p,          \
+						const int32_t *accumulators, type *output)          \
+	{                                                                                           \
+		int32_t k;                                                                          \
+                                                                                                    \
+		for (k = 0; k < p->num_outputs; k++) {                                              \
+			const int32_t sum = (int32_t)((uint32_t)accumulators[k] - (uint32_t)p->sum_offset); \
+			const int32_t value =                                                       \
+				usmp_mul_by_quantized_multiplier(sum, p->multiplier, p->shift) + p->output_offset; \
+                                                                                                    \
+			output[k] = (type)usmp_clamp(value, lo, hi);                                \
+		}                                                                                   \
+	}
+
+USMP_DEFINE_QUANTIZED_SUM_FINISH(s8, int8_t, INT8_MIN, INT8_MAX)
+USMP_DEFINE_QUANTIZED_SUM_FINISH(s16, int16_t, INT16_MIN, INT16_MAX)
+
 /* Unsigned adds: a wrapping int32 sum is defined in C, as TFLite's overflow is expected. */
 #define USMP_DEFINE_QUANTIZED_SUM(suffix, type, lo, hi)                                             \
 	void usmp_quantized_sum_##suffix(const struct usmp_quantized_sum_params *p, const type *input, \
@@ -41,13 +60,7 @@
 		}                                                                                   \
 		REDUCE_WALK(p, i, o,                                                                \
 			    accumulators[o] = (int32_t)((uint32_t)accumulators[o] + (uint32_t)(int32_t)input[i])); \
-		for (k = 0; k < p->num_outputs; k++) {                                              \
-			const int32_t sum = (int32_t)((uint32_t)accumulators[k] - (uint32_t)p->sum_offset); \
-			const int32_t value =                                                       \
-				usmp_mul_by_quantized_multiplier(sum, p->multiplier, p->shift) + p->output_offset; \
-                                                                                                    \
-			output[k] = (type)usmp_clamp(value, lo, hi);                                \
-		}                                                                                   \
+		usmp_quantized_sum_finish_##suffix(p, accumulators, output);                        \
 	}
 
 USMP_DEFINE_QUANTIZED_SUM(s8, int8_t, INT8_MIN, INT8_MAX)

@@ -29,6 +29,7 @@ from usmp.runner.io_files import load_inputs  # noqa: E402
 VECTORS = [
     ("hello/model/micro_speech_quantized.tflite", "micro_speech", ["hello/model/input_0.npy"]),
     ("shared_workspace/model/branchy_fc.tflite", "branchy_fc", 7),
+    ("depth_first/model/ds_cnn_kws.tflite", "ds_cnn_kws", 49),
 ]
 
 

@@ -38,7 +38,7 @@ class CompileOptions:
     progress: Callable[[int, int], None] | None = None  # planner progress (best, bound), for slow plans
     reorder: bool = False  # memory-aware operator order (same results, lower peak on branching graphs)
     guards: bool = False  # canary bytes after workspace buffers, checked after each operator (codegen/guards.py)
-    tiling: str = "off"  # depth-first chains of window operators: off, auto (<= 10 % more rows) or max (tiling/)
+    tiling: str = "auto"  # depth-first chains (tiling/): auto (<= ~10 % more instructions), max, or off
 
 
 @dataclass

@@ -33,10 +33,49 @@ def models():
         x = L.Conv2D(4, (4, 3), strides=(2, 1), padding="same", activation="relu", bias_initializer="random_normal")(x)
         return L.DepthwiseConv2D(3, padding="valid", dilation_rate=(2, 1), bias_initializer="random_normal")(x)
 
+    def pooled_chain(x):
+        """A keyword-spotter tail: the chain ends in a global average pool (AVERAGE_POOL_2D)."""
+        x = L.Conv2D(8, (4, 3), strides=(2, 1), padding="same", activation="relu", bias_initializer="random_normal")(x)
+        x = L.DepthwiseConv2D(3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        x = L.Conv2D(8, 1, activation="relu", bias_initializer="random_normal")(x)
+        return L.AveragePooling2D((7, 4))(x)
+
+    def mean_chain(x):
+        """The same ending as a MEAN over height and width (Keras GlobalAveragePooling2D), then a classifier."""
+        x = L.Conv2D(6, 3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        x = L.DepthwiseConv2D(3, strides=2, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        x = L.GlobalAveragePooling2D()(x)
+        return L.Dense(3)(x)
+
+    def sum_chain(x):
+        x = L.Conv2D(5, 3, padding="valid", bias_initializer="random_normal")(x)
+        x = L.DepthwiseConv2D(3, padding="same", bias_initializer="random_normal")(x)
+        return L.Lambda(lambda t: tf.reduce_sum(t, axis=[1, 2]))(x)
+
+    def residual(x):
+        """Two ResNet blocks: an identity skip, then a strided one with a 1x1 projection; relu after each join."""
+        x = L.Conv2D(6, 3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        y = L.Conv2D(6, 3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        y = L.Conv2D(6, 3, padding="same", bias_initializer="random_normal")(y)
+        x = L.ReLU()(L.Add()([x, y]))
+        y = L.Conv2D(8, 3, strides=2, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        y = L.Conv2D(8, 3, padding="same", bias_initializer="random_normal")(y)
+        x = L.Conv2D(8, 1, strides=2, bias_initializer="random_normal")(x)
+        x = L.ReLU()(L.Add()([x, y]))
+        return L.AveragePooling2D((5, 4))(x)
+
     return [
         ("chain_int8", chain, [(1, 16, 10, 3)], "int8"),
         ("chain_f32", chain, [(1, 16, 10, 3)], "float32"),
         ("valid_chain_int8", valid_chain, [(1, 19, 6, 2)], "int8"),
+        ("pooled_chain_int8", pooled_chain, [(1, 13, 4, 1)], "int8"),
+        ("pooled_chain_f32", pooled_chain, [(1, 13, 4, 1)], "float32"),
+        ("mean_chain_int8", mean_chain, [(1, 12, 7, 2)], "int8"),
+        ("mean_chain_f32", mean_chain, [(1, 12, 7, 2)], "float32"),
+        ("sum_chain_int8", sum_chain, [(1, 9, 6, 2)], "int8"),
+        ("sum_chain_f32", sum_chain, [(1, 9, 6, 2)], "float32"),
+        ("residual_int8", residual, [(1, 10, 8, 2)], "int8"),
+        ("residual_f32", residual, [(1, 10, 8, 2)], "float32"),
     ]
 
 

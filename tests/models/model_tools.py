@@ -18,13 +18,14 @@ MODELS_DIR = Path(__file__).resolve().parent
 
 
 def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 0,
-            float_io: bool = False, calibration_samples: int = 64, input_range=(-3.0, 3.0)) -> Path:
+            float_io: bool = False, calibration_samples: int = 64, input_range=(-3.0, 3.0), prepare=None) -> Path:
     """Build a Keras model with batch 1 and convert it.
 
     quantize: "int8" (full-integer post-training quantization, per-channel weights)
               "int16" (16x8: int16 activations, int8 weights, int64 biases)
               "float32" (no quantization) or "float16" (float16 weights, float32 activations).
     float_io: integer model whose inputs/outputs stay float32 (adds QUANTIZE/DEQUANTIZE).
+    prepare: called with the Keras model before conversion (e.g. to rescale its weights).
     """
     import tensorflow as tf
 
@@ -32,6 +33,8 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
     inputs = [tf.keras.Input(shape=tuple(s[1:]), batch_size=s[0]) for s in input_shapes]
     outputs = build(*inputs)
     model = tf.keras.Model(inputs=inputs, outputs=outputs)
+    if prepare is not None:
+        prepare(model)
     # Inputs carry a fixed batch size, so every shape in the .tflite is static.
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     if quantize in ("int8", "int16"):

@@ -39,6 +39,11 @@ void usmp_quantized_sum_s8(const struct usmp_quantized_sum_params *p, const int8
 			   int8_t *output);
 void usmp_quantized_sum_s16(const struct usmp_quantized_sum_params *p, const int16_t *input,
 			    int32_t *accumulators, int16_t *output);
+/* Only the rescale of given sums (count and out_step unused). */
+void usmp_quantized_sum_finish_s8(const struct usmp_quantized_sum_params *p, const int32_t *accumulators,
+				  int8_t *output);
+void usmp_quantized_sum_finish_s16(const struct usmp_quantized_sum_params *p, const int32_t *accumulators,
+				   int16_t *output);
 
 struct usmp_mean_f32_params {
 	int32_t count[USMP_ND_DIMS];

@@ -26,9 +26,10 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
                         help="time budget for the planner's search")
     parser.add_argument("--reorder", action="store_true",
                         help="run operators in a memory-aware order (same results; lower peak on branching graphs)")
-    parser.add_argument("--tiling", choices=("off", "auto", "max"), default="off",
-                        help="depth-first bands over chains of convolutions and pools: auto (lower peak, at most "
-                             "10 %% more rows computed), max (lowest peak) or off (default)")
+    parser.add_argument("--tiling", choices=("off", "auto", "max"), default=None,
+                        help="depth-first bands over chains of convolutions, pools and a final reduction: auto "
+                             "(default: lower peak for at most about 10 %% more instructions), max (lowest peak) "
+                             "or off (whole tensors)")
     parser.add_argument("--workspace-io", action="store_true",
                         help="plan model inputs and outputs inside a workspace pool")
     parser.add_argument("--guards", action="store_true",
@@ -51,5 +52,5 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         progress=TerminalProgress(),
         reorder=getattr(args, "reorder", False),
         guards=getattr(args, "guards", False),
-        tiling=getattr(args, "tiling", "off"),
+        tiling=getattr(args, "tiling", None) or "auto",
     )

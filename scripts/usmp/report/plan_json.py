@@ -35,7 +35,8 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools)
             "alignment": p.alignment, "targets": list(getattr(p, "targets", ())),
         } for p in pools],
         "buffers": rows,
-        "tiling": [op.report() for op in program.ops if hasattr(op, "report")],  # depth-first chains (tiling/)
+        # depth-first chains (tiling/), with the schedule step each one is
+        "tiling": [dict(op.report(), step=k) for k, op in enumerate(program.ops) if hasattr(op, "report")],
         # No timings: the document is part of the generated files, which must be reproducible.
         "tried": [{"algorithm": a, "bytes": b} for a, b, _ in result.tried],
     }

@@ -36,9 +36,9 @@ def format_rows(rows: list[tuple[str, ...]]) -> str:
 
 
 def tiling_table(document: dict) -> str:
-    """The depth-first chains: which operators, band height, intermediate bytes whole and in bands."""
-    rows = [("chain (operators)", "band rows", "whole B", "bands B", "recomputed rows")]
+    """The depth-first chains: which operators, band height, schedule, intermediate bytes whole and in bands."""
+    rows = [("chain (operators)", "band rows", "schedule", "whole B", "bands B", "recomputed rows")]
     for t in document["tiling"]:
-        rows.append((" ".join(str(i) for i in t["operators"]), str(t["band_rows"]), str(t["whole_bytes"]),
-                     str(t["band_bytes"]), f"{t['recomputed_rows']} of {t['rows']}"))
+        rows.append((" ".join(str(i) for i in t["operators"]), str(t["band_rows"]), t["strategy"],
+                     str(t["whole_bytes"]), str(t["band_bytes"]), f"{t['recomputed_rows']} of {t['rows']}"))
     return format_rows(rows)

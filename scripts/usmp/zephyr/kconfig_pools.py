@@ -47,7 +47,7 @@ class UsmpSettings:
     workspace_io: bool
     guard_words: int
     model: str  # CONFIG_USMP_MODEL (the Kconfig-only path), "" when unused
-    tiling: str = "off"  # CONFIG_USMP_TILING_{OFF,AUTO,MAX}
+    tiling: str = "auto"  # CONFIG_USMP_TILING_{OFF,AUTO,MAX}
 
 
 def settings_from_config(config: KconfigValues) -> UsmpSettings:
@@ -61,7 +61,7 @@ def settings_from_config(config: KconfigValues) -> UsmpSettings:
         workspace_io=config.flag("CONFIG_USMP_WORKSPACE_IO"),
         guard_words=config.integer("CONFIG_USMP_GUARD_WORDS", 0),
         model=config.string("CONFIG_USMP_MODEL"),
-        tiling=next((m for m in ("auto", "max") if config.flag(f"CONFIG_USMP_TILING_{m.upper()}")), "off"),
+        tiling=next((m for m in ("off", "max") if config.flag(f"CONFIG_USMP_TILING_{m.upper()}")), "auto"),
     )
 
 

@@ -63,6 +63,6 @@ def zephyr_compile_options(args: argparse.Namespace, options: CompileOptions) ->
         changes["algorithm"] = settings.algorithm
     if settings.workspace_io:
         changes["workspace_io"] = True
-    if getattr(args, "tiling", "off") == "off":
+    if getattr(args, "tiling", None) is None:  # not on the command line: the build's Kconfig choice
         changes["tiling"] = settings.tiling
     return dataclasses.replace(options, **changes)
