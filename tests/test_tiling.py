@@ -184,3 +184,39 @@ def test_benchmark_architectures_meet_their_targets(name):
     assert off.plan.pool_sizes["workspace"] == off.plan.lower_bounds["workspace"]
     assert auto.plan.pool_sizes["workspace"] <= TARGET_SHARE[name] * off.plan.pool_sizes["workspace"]
     check(auto, model, 1)
+
+
+def test_workspace_io_output_overwrites_the_consumed_input():
+    """person_detect's first run reads the 96x96 input top to bottom; its output goes where rows were read."""
+    plain = compile_model(PERSON, CompileOptions(tiling="auto"))
+    io = compile_model(PERSON, CompileOptions(tiling="auto", workspace_io=True))
+    (source,) = [b for b in io.program.buffers.values() if b.kind == "input"]
+    assert len(source.tensors) == 2  # the input and the first run's output
+    assert io.plan.pool_sizes["workspace"] < plain.plan.pool_sizes["workspace"] + source.size
+    check(io, PERSON, 2)
+
+
+def test_overlay_refused_where_writes_would_overtake_reads():
+    """DS-CNN's first convolution widens 10-byte input rows to 320-byte rows (64 channels): its first output
+    row would overwrite input rows still to be read, so the output keeps its own buffer. A chain that narrows
+    its rows (chain_int8: 30-byte rows to 40-byte rows at half the height) may use the input's."""
+    from usmp.tiling.overlay import overlay_output
+
+    for model, expected in ((BENCHMARKS / "ds_cnn_kws.tflite", False), (MODELS_DIR / "tiling" / "chain_int8.tflite", True)):
+        program, _ = analyse_model(model, CompileOptions(tiling="off"))
+        region = region_at(program, [0, 1])
+        fused = chains._apply(program, [0, 1], 1, "sliding")
+        assert (overlay_output(fused, region, chains._schedule(region, 1, "sliding"), 0) is not fused) == expected
+
+
+@pytest.mark.skipif(not QEMU, reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_workspace_io_overlay_on_cortex_m0():
+    model = MODELS_DIR / "tiling" / "chain_int8.tflite"
+    compiled = compile_model(model, CompileOptions(tiling="auto", workspace_io=True))
+    assert any(len(b.tensors) == 2 for b in compiled.program.buffers.values() if b.kind == "input")
+    check(compiled, model, 1, run=lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs)
+
+
+@pytest.mark.parametrize("model", CHAINS + [PERSON], ids=[m.stem for m in CHAINS + [PERSON]])
+def test_workspace_io_bit_exact(model):
+    check(compile_model(model, CompileOptions(tiling="max", workspace_io=True)), model, 2)

@@ -17,6 +17,7 @@ from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp, Program
 from usmp.tiling.geometry import row_elements
 from usmp.tiling.links import WINDOW_KERNELS, link_of, window_call
+from usmp.tiling.overlay import overlay_output
 from usmp.tiling.region import Region, buffer_users, region_at
 from usmp.tiling.schedule import (STRATEGIES, Compute, Move, chain_schedule, computed_rows, held_rows, moved_rows,
                                   moves)
@@ -245,7 +246,7 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False) -> tup
                             cost = _extra_work(region, band, strategy)
                             if cost > budget:
                                 continue
-                            value = peak(_apply(program, run[i:j], band, strategy))
+                            value = peak(_apply(program, run[i:j], band, strategy, workspace_io))
                             key = (value, cost)
                             if value < baseline and (best is None or key < best[0]):
                                 best = (key, run[i:j], band, strategy)
@@ -256,7 +257,7 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False) -> tup
         (_, cost), positions, band, strategy = best
         budget -= cost
         choices.append(plan_chain(program, positions, band, strategy))
-        program = _apply(program, positions, band, strategy)
+        program = _apply(program, positions, band, strategy, workspace_io)
 
 
 def _band_heights(out_h: int) -> list[int]:
@@ -292,8 +293,10 @@ def _extra_work(region: Region, band: int, strategy: str = "recompute") -> int:
     return extra
 
 
-def _apply(program: Program, positions: list[int], band: int, strategy: str = "recompute") -> Program:
-    """The program with one region fused (positions after it shift)."""
+def _apply(program: Program, positions: list[int], band: int, strategy: str = "recompute",
+           workspace_io: bool = False) -> Program:
+    """The program with one region fused (positions after it shift); with the model's I/O in the workspace,
+    its output overwrites the input rows it has consumed where that is safe (overlay.py)."""
     fused, band_buffers = fuse_chain(program, positions, band, strategy)
     region = _region(program, positions)
     kept = {a.buffer for a in fused.args} | {a.buffer for k, op in enumerate(program.ops)
@@ -302,4 +305,7 @@ def _apply(program: Program, positions: list[int], band: int, strategy: str = "r
     ops = program.ops[:positions[0]] + [fused] + program.ops[positions[-1] + 1:]
     buffers = {n: b for n, b in program.buffers.items() if n not in dropped}
     buffers.update(band_buffers)
-    return replace(program, ops=ops, buffers=buffers)
+    fused_program = replace(program, ops=ops, buffers=buffers)
+    if workspace_io:
+        return overlay_output(fused_program, region, _schedule(region, band, strategy), positions[0])
+    return fused_program
