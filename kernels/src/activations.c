@@ -20,23 +20,38 @@ void usmp_relu_f32(const struct usmp_relu_f32_params *p, const float *input, flo
 	}
 }
 
+/* LEAKY_RELU of one quantized value, before the clamp to the output type (int8 and int16 alike). */
+static int32_t leaky_relu_value(const struct usmp_leaky_relu_s8_params *p, int32_t value)
+{
+	const int32_t x = value - p->input_zero_point;
+	int32_t scaled;
+
+	if (x >= 0) {
+		scaled = usmp_mul_by_quantized_multiplier(x, p->identity_multiplier, p->identity_shift);
+	} else {
+		scaled = usmp_mul_by_quantized_multiplier(x, p->alpha_multiplier, p->alpha_shift);
+		if (p->alpha_negative) {
+			scaled = -scaled;
+		}
+	}
+	return usmp_fp_add(p->output_zero_point, scaled); /* wraps like TFLite's int32 sum on extreme scales */
+}
+
 void usmp_leaky_relu_s8(const struct usmp_leaky_relu_s8_params *p, const int8_t *input, int8_t *output)
 {
 	int32_t i;
 
 	for (i = 0; i < p->size; i++) {
-		const int32_t x = input[i] - p->input_zero_point;
-		int32_t scaled;
+		output[i] = (int8_t)usmp_clamp(leaky_relu_value(p, input[i]), INT8_MIN, INT8_MAX);
+	}
+}
 
-		if (x >= 0) {
-			scaled = usmp_mul_by_quantized_multiplier(x, p->identity_multiplier, p->identity_shift);
-		} else {
-			scaled = usmp_mul_by_quantized_multiplier(x, p->alpha_multiplier, p->alpha_shift);
-			if (p->alpha_negative) {
-				scaled = -scaled;
-			}
-		}
-		output[i] = (int8_t)usmp_clamp(p->output_zero_point + scaled, INT8_MIN, INT8_MAX);
+void usmp_leaky_relu_s16(const struct usmp_leaky_relu_s8_params *p, const int16_t *input, int16_t *output)
+{
+	int32_t i;
+
+	for (i = 0; i < p->size; i++) {
+		output[i] = (int16_t)usmp_clamp(leaky_relu_value(p, input[i]), INT16_MIN, INT16_MAX);
 	}
 }
 

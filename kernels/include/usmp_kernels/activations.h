@@ -34,6 +34,8 @@ struct usmp_leaky_relu_s8_params {
 };
 
 void usmp_leaky_relu_s8(const struct usmp_leaky_relu_s8_params *p, const int8_t *input, int8_t *output);
+/* int16 ("16x8") LEAKY_RELU: the same arithmetic, clamped to int16. */
+void usmp_leaky_relu_s16(const struct usmp_leaky_relu_s8_params *p, const int16_t *input, int16_t *output);
 
 struct usmp_leaky_relu_f32_params {
 	int32_t size;

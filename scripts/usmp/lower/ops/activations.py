@@ -1,4 +1,4 @@
-"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8 and float32.
+"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8 and float32; LEAKY_RELU also on int16.
 
 What TFLite Micro computes for int8, and so what these lowerings ask for:
 - RELU requantizes from the input to the output quantization, then clamps
@@ -6,7 +6,7 @@ What TFLite Micro computes for int8, and so what these lowerings ask for:
 - RELU6 clamps in the *input* quantization to [zero, six] and ignores the
   output's quantization parameters.
 - LEAKY_RELU rescales positive inputs by in/out scale and negative ones by
-  alpha * in/out scale.
+  alpha * in/out scale; int16 ("16x8") does the same, clamped to int16.
 - LOGISTIC and TANH rescale the input to Q4 fixed point and evaluate
   gemmlowp's fixed-point logistic/tanh; outputs are scale 1/256 zero point
   -128 (LOGISTIC) and 1/128, 0 (TANH). That arithmetic runs here, once per
@@ -72,7 +72,7 @@ def lower_relu(op, ctx):
 
 @lowering("LEAKY_RELU")
 def lower_leaky_relu(op, ctx):
-    inp, out, dtype = unary_operands(op, ctx, "int8", "float32")
+    inp, out, dtype = unary_operands(op, ctx, "int8", "int16", "float32")
     alpha = float(op.options.get("alpha", 0.0))  # the schema default
     size = out.num_elements
     if dtype == "float32":
@@ -86,7 +86,8 @@ def lower_leaky_relu(op, ctx):
                   identity_multiplier=identity_multiplier, identity_shift=identity_shift,
                   alpha_multiplier=abs(alpha_multiplier), alpha_shift=alpha_shift,
                   alpha_negative=int(alpha_multiplier < 0))
-    ctx.call("usmp_leaky_relu_s8", "usmp_leaky_relu_s8_params", params, **unary_refs(op, ctx))
+    kernel = "usmp_leaky_relu_s8" if dtype == "int8" else "usmp_leaky_relu_s16"
+    ctx.call(kernel, "usmp_leaky_relu_s8_params", params, **unary_refs(op, ctx))
 
 
 def sigmoid_input_params(ctx, scale: float) -> tuple[int, int, int]:

