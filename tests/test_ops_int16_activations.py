@@ -12,9 +12,9 @@ import pytest
 
 from reference import TEST_MODELS
 from test_ops_elementwise import (
-    ARM_GCC, ARM_OBJDUMP, assert_matches_reference, call_graph, is_float_routine, reachable, unary_model,
+    ARM_GCC, ARM_OBJDUMP, OPS, assert_matches_reference, call_graph, is_float_routine, reachable, tensor, unary_model,
 )
-from tflite_builder import options
+from tflite_builder import Op, Sub, build, options
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.frontend.tflite_reader import read_tflite
@@ -41,6 +41,44 @@ def test_leaky_relu_every_int16_input(tmp_path, in_q, out_q, alpha):
     assert_matches_reference(path, [EVERY_INT16])
 
 
+POOL_CASES = [  # (filter h, w, stride h, w, padding 0 SAME / 1 VALID, fused activation, quantization)
+    (2, 2, 2, 2, 1, 0, (1e-4, 0)),
+    (3, 3, 2, 2, 0, 0, (9.155e-05, 0)),
+    (3, 2, 1, 3, 0, 1, (0.01, 0)),  # RELU
+    (5, 4, 2, 1, 0, 3, (3e-4, -100)),  # RELU6, a zero point
+    (4, 4, 3, 3, 1, 2, (5e-5, 0)),  # RELU_N1_TO_1
+    (9, 11, 1, 1, 0, 0, (1.0, 0)),  # the whole image, at every position
+    (1, 1, 2, 2, 0, 0, (2e-3, 7)),
+]
+
+
+def pool_model(tmp_path, opcode, shape, case):
+    filter_h, filter_w, stride_h, stride_w, padding, activation, q = case
+    out_h = (shape[1] + stride_h - 1) // stride_h if padding == 0 else (shape[1] - filter_h) // stride_h + 1
+    out_w = (shape[2] + stride_w - 1) // stride_w if padding == 0 else (shape[2] - filter_w) // stride_w + 1
+    sub = Sub([tensor("input", shape, "int16", q), tensor("output", (shape[0], out_h, out_w, shape[3]), "int16", q)],
+              [Op(getattr(OPS, opcode), [0], [1], options=options(
+                  "Pool2D", Padding=padding, StrideW=stride_w, StrideH=stride_h, FilterWidth=filter_w,
+                  FilterHeight=filter_h, FusedActivationFunction=activation))], [0], [1])
+    path = tmp_path / f"{opcode.lower()}.tflite"
+    path.write_bytes(build([sub]))
+    return path
+
+
+@pytest.mark.parametrize("opcode", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_int16_pools(tmp_path, opcode, case):
+    """Random full-range images, and images of only the extremes (the largest sums, ties at halves)."""
+    shape = (2, 9, 11, 3)
+    path = pool_model(tmp_path, opcode, shape, case)
+    rng = np.random.default_rng(3)
+    images = [rng.integers(-32768, 32768, shape).astype(np.int16),
+              rng.choice(np.array([-32768, 32767, -1, 1, 0], np.int16), shape),
+              np.full(shape, -32768, np.int16), np.full(shape, 32767, np.int16)]
+    for image in images:
+        assert_matches_reference(path, [image])
+
+
 def converted_quantization(model):
     """(input (scale, zero point), output (scale, zero point), options) of a converted one-operator model."""
     graph = read_tflite(TEST_MODELS / f"{model}.tflite")
@@ -64,6 +102,7 @@ def test_converter_scales_every_int16_input(tmp_path, model, opcode):
 @pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
 @pytest.mark.parametrize("source,kernels", [
     ("activations.c", ["usmp_leaky_relu_s16"]),
+    ("pooling.c", ["usmp_avg_pool_s16", "usmp_max_pool_s16"]),
 ])
 def test_int16_kernels_use_no_float_and_no_64bit_division(tmp_path, source, kernels):
     obj = tmp_path / "kernel.o"
