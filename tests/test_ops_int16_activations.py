@@ -41,6 +41,20 @@ def test_leaky_relu_every_int16_input(tmp_path, in_q, out_q, alpha):
     assert_matches_reference(path, [EVERY_INT16])
 
 
+Q15 = (1 / 32768, 0)
+# Input scales: the converter's, powers of two TFLite Micro takes a shortcut on (2^-12 for both,
+# 2^-11 for TANH; the others fall back to the multiplier search), one just off a power of two
+# (within CheckedLog2's 1e-3), wide and narrow ones.
+SIGMOID_INPUT_SCALES = [9.1555194e-05, 2.0 ** -12, 2.0 ** -11, 2.0 ** -13, 2.0 ** -10, 2.0 ** -12 * 1.0004, 2.0 ** -11 * 0.9996,
+                        1e-3, 0.02, 0.3, 1e-6, 3.0517578e-05, 2.5e-4]
+
+
+@pytest.mark.parametrize("opcode", ["LOGISTIC", "TANH"])
+@pytest.mark.parametrize("scale", SIGMOID_INPUT_SCALES)
+def test_sigmoid_every_int16_input(tmp_path, opcode, scale):
+    assert_matches_reference(every_int16_model(tmp_path, opcode, (scale, 0), Q15), [EVERY_INT16])
+
+
 POOL_CASES = [  # (filter h, w, stride h, w, padding 0 SAME / 1 VALID, fused activation, quantization)
     (2, 2, 2, 2, 1, 0, (1e-4, 0)),
     (3, 3, 2, 2, 0, 0, (9.155e-05, 0)),
@@ -91,7 +105,8 @@ def converted_quantization(model):
     return q(op.inputs[0]), q(op.outputs[0]), op.options
 
 
-@pytest.mark.parametrize("model,opcode", [("leaky_relu_int16", "LEAKY_RELU")])
+@pytest.mark.parametrize("model,opcode", [("leaky_relu_int16", "LEAKY_RELU"), ("logistic_int16", "LOGISTIC"),
+                                          ("tanh_int16", "TANH")])
 def test_converter_scales_every_int16_input(tmp_path, model, opcode):
     """Every int16 input through the operator with the scales and options the 16x8 converter chose."""
     in_q, out_q, op_options = converted_quantization(model)
@@ -99,9 +114,33 @@ def test_converter_scales_every_int16_input(tmp_path, model, opcode):
     assert_matches_reference(every_int16_model(tmp_path, opcode, in_q, out_q, written), [EVERY_INT16])
 
 
+@pytest.mark.parametrize("opcode,in_q,out_q,message", [
+    ("LOGISTIC", (1e-3, 3), Q15, r"int16 input 'input' has zero point 3; TFLite Micro requires 0"),
+    ("TANH", (1e-3, 0), (1 / 32768, 5), r"int16 output 'output' must have scale 2\^-15 and zero point 0, not 3.05176e-05 and 5"),
+    ("LOGISTIC", (1e-3, 0), (1 / 16384, 0), r"must have scale 2\^-15 and zero point 0, not 6.10352e-05 and 0"),
+    ("TANH", (1e-3, 0), (3.1e-5, 0), r"must have scale 2\^-15"),
+    ("TANH", (4.0, 0), Q15, r"int16 input scale 4 is outside the range TFLite Micro's int16 TANH supports"),
+])
+def test_unsupported_cases_are_one_line_errors(tmp_path, opcode, in_q, out_q, message):
+    path = unary_model(tmp_path, opcode, in_q, out_q, "int16", "int16", shape=(1, 4))
+    with pytest.raises(ModelError, match=message) as caught:
+        compile_model(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_int16_pool_needs_matching_quantization(tmp_path):
+    sub = Sub([tensor("input", (1, 4, 4, 2), "int16", (1e-3, 0)), tensor("output", (1, 2, 2, 2), "int16", (2e-3, 0))],
+              [Op(OPS.MAX_POOL_2D, [0], [1], options=options("Pool2D", Padding=1, StrideW=2, StrideH=2,
+                                                              FilterWidth=2, FilterHeight=2))], [0], [1])
+    path = tmp_path / "pool.tflite"
+    path.write_bytes(build([sub]))
+    with pytest.raises(ModelError, match=r"int16 pooling needs the same scale and zero point on input and output"):
+        compile_model(path)
+
+
 @pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
 @pytest.mark.parametrize("source,kernels", [
-    ("activations.c", ["usmp_leaky_relu_s16"]),
+    ("activations.c", ["usmp_leaky_relu_s16", "usmp_logistic_s16", "usmp_tanh_s16"]),
     ("pooling.c", ["usmp_avg_pool_s16", "usmp_max_pool_s16"]),
 ])
 def test_int16_kernels_use_no_float_and_no_64bit_division(tmp_path, source, kernels):

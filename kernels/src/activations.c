@@ -76,6 +76,60 @@ void usmp_lookup_s8(const struct usmp_lookup_s8_params *p, const int8_t *input, 
 	}
 }
 
+/* The input rescaled to the table's steps (the rounding shift of TFLite's int16 LOGISTIC and TANH). */
+static int32_t sigmoid_rescale(const struct usmp_sigmoid_s16_params *p, int16_t value)
+{
+	const int32_t round = p->shift > 0 ? (int32_t)1 << (p->shift - 1) : 0;
+
+	return (value * p->multiplier + round) >> p->shift;
+}
+
+/* table[|x| >> bits] interpolated by the low bits of |x|, times 2^bits; saturated past the last entry. */
+static uint32_t sigmoid_interpolate(const uint16_t *table, uint32_t magnitude, int32_t bits, uint32_t saturated)
+{
+	const uint32_t index = magnitude >> bits;
+	uint32_t low, high;
+
+	if (index >= 255u) {
+		return saturated;
+	}
+	low = table[index];
+	high = table[index + 1u];
+	return (low << bits) + (magnitude & ((1u << bits) - 1u)) * (high - low);
+}
+
+void usmp_logistic_s16(const struct usmp_sigmoid_s16_params *p, const int16_t *input, const uint16_t *table,
+		       int16_t *output)
+{
+	int32_t i;
+
+	for (i = 0; i < p->size; i++) {
+		const int32_t x = sigmoid_rescale(p, input[i]);
+		const uint32_t magnitude = x < 0 ? (uint32_t)-x : (uint32_t)x;
+		uint32_t result = sigmoid_interpolate(table, magnitude, 9, 0x7FFFu << 10);
+
+		/* sigmoid(-x) = 1 - sigmoid(x) */
+		result = x >= 0 ? result + (1u << 9) : (1u << 25) - result + (1u << 9) - 1u;
+		output[i] = (int16_t)(result >> 10);
+	}
+}
+
+void usmp_tanh_s16(const struct usmp_sigmoid_s16_params *p, const int16_t *input, const uint16_t *table,
+		   int16_t *output)
+{
+	int32_t i;
+
+	for (i = 0; i < p->size; i++) {
+		const int32_t x = sigmoid_rescale(p, input[i]);
+		const uint32_t magnitude = x < 0 ? (uint32_t)-x : (uint32_t)x;
+		const int32_t sigmoid = (int32_t)sigmoid_interpolate(table, magnitude, 8, 0xFFFFu << 8);
+		/* tanh(x) = 2 sigmoid(2x) - 1, and tanh(-x) = -tanh(x); an arithmetic shift rounds down */
+		const int32_t result = x >= 0 ? sigmoid - (1 << 23) + (1 << 7) : -sigmoid + (1 << 23) + (1 << 7) - 1;
+
+		output[i] = (int16_t)(result >> 8);
+	}
+}
+
 /* Beyond these, 1/(1+exp(-x)) is 1.0f, or exp(x) alone is as exact (TFLite's cut-offs). */
 #define LOGISTIC_CUTOFF_UPPER 16.619047164916992188f
 #define LOGISTIC_CUTOFF_LOWER (-9.0f)

@@ -52,6 +52,22 @@ struct usmp_lookup_s8_params {
 void usmp_lookup_s8(const struct usmp_lookup_s8_params *p, const int8_t *input, const int8_t *table,
 		    int8_t *output);
 
+/*
+ * int16 LOGISTIC and TANH (zero points 0, output Q0.15), as TFLite Micro computes them: the input
+ * is rescaled to x = (input * multiplier + 2^(shift-1)) >> shift, and |x| interpolates table, the
+ * 256 samples of sigmoid(i / 24) in 0.16 (LOGISTIC in steps of 2^9 of x, TANH in steps of 2^8).
+ */
+struct usmp_sigmoid_s16_params {
+	int32_t size;
+	int32_t multiplier; /* 1 .. 32767 */
+	int32_t shift;      /* 0 .. 31 */
+};
+
+void usmp_logistic_s16(const struct usmp_sigmoid_s16_params *p, const int16_t *input, const uint16_t *table,
+		       int16_t *output);
+void usmp_tanh_s16(const struct usmp_sigmoid_s16_params *p, const int16_t *input, const uint16_t *table,
+		   int16_t *output);
+
 struct usmp_unary_f32_params {
 	int32_t size;
 };

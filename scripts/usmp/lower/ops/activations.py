@@ -1,4 +1,4 @@
-"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8 and float32; LEAKY_RELU also on int16.
+"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8 and float32; LEAKY_RELU, LOGISTIC, TANH on int16.
 
 What TFLite Micro computes for int8, and so what these lowerings ask for:
 - RELU requantizes from the input to the output quantization, then clamps
@@ -11,6 +11,8 @@ What TFLite Micro computes for int8, and so what these lowerings ask for:
   gemmlowp's fixed-point logistic/tanh; outputs are scale 1/256 zero point
   -128 (LOGISTIC) and 1/128, 0 (TANH). That arithmetic runs here, once per
   possible input value, into a 256-entry table the kernel looks up.
+- int16 LOGISTIC and TANH (zero points 0, outputs Q0.15) interpolate TFLite's
+  table of sigmoid(i / 24) after an integer input rescale (int16_tables.py).
 Multipliers are computed in double and RELU6's bound in float: that is what
 the tflite-micro reference does (tests/test_ops_elementwise.py has scales on
 which float and double disagree).
@@ -24,6 +26,8 @@ import numpy as np
 from usmp.lower.fixed_point import FLOAT_MAX, INT8_MAX, INT8_MIN, quantize_multiplier, round_half_away
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_dtype, require_quantized
+from usmp.lower.ops.int16_tables import require_q15_output, sigmoid_input_scaling
+from usmp.lower.ops.lstm import SIGMOID_TABLE
 
 SIGMOID_INPUT_INTEGER_BITS = 4  # LOGISTIC and TANH take their input in Q4
 
@@ -128,12 +132,22 @@ def sigmoid_table(ctx, opcode: str, zero_point: int, scale: float) -> np.ndarray
 
 @lowering("LOGISTIC", "TANH")
 def lower_sigmoid(op, ctx):
-    inp, out, dtype = unary_operands(op, ctx, "int8", "float32")
+    inp, out, dtype = unary_operands(op, ctx, "int8", "int16", "float32")
     size = out.num_elements
     if dtype == "float32":
         ctx.call(f"usmp_{op.opcode.lower()}_f32", "usmp_unary_f32_params", dict(size=size), **unary_refs(op, ctx))
         return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
+    if dtype == "int16":
+        if q_in.zero_point != 0:
+            raise ctx.fail(f"int16 input '{inp.name}' has zero point {q_in.zero_point}; TFLite Micro requires 0")
+        require_q15_output(ctx, out, q_out)
+        multiplier, shift = sigmoid_input_scaling(ctx, op.opcode, q_in.scale)
+        ctx.call(f"usmp_{op.opcode.lower()}_s16", "usmp_sigmoid_s16_params",
+                 dict(size=size, multiplier=multiplier, shift=shift), input=ctx.read(op.inputs[0]),
+                 table=ctx.constant("sigmoid_table", SIGMOID_TABLE),
+                 output=ctx.write_in_place(op.outputs[0], op.inputs[0]))
+        return
     if op.opcode == "LOGISTIC" and q_out.zero_point != INT8_MIN:
         raise ctx.fail(f"int8 output zero point must be -128, not {q_out.zero_point}")
     table = sigmoid_table(ctx, op.opcode, q_in.zero_point, q_in.scale)

@@ -1,0 +1,51 @@
+"""What TFLite Micro derives for its int16 LOGISTIC, TANH and SOFTMAX, computed at compile time.
+
+LOGISTIC and TANH interpolate one 256-entry table of sigmoid(i / 24)
+(SIGMOID_TABLE, shared with the LSTM) after rescaling the input by an
+integer multiplier and a rounding right shift. TFLite Micro takes a shortcut
+when the input scale is (within 1e-3 in log2) a power of two it expects, and
+otherwise searches a 15-bit multiplier; both are reproduced here so the kernel
+runs one multiply and shift per element.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from usmp.lower.fixed_point import round_half_away
+
+# log2 of the input scale at which each operator's table steps are one input step apart.
+POWER_OF_TWO_SHIFTS = {"LOGISTIC": (0,), "TANH": (0, 1)}
+INPUT_INTEGER_BITS = 3  # the table covers inputs in [-8, 8) (scaled by 4/3 to [-10.7, 10.7))
+OUTPUT_FRACTIONAL_BITS = 15  # outputs are Q0.15: scale 2^-15, zero point 0
+
+
+def checked_log2(scale: float) -> tuple[bool, int]:
+    """TFLite's CheckedLog2 in float: (is within 1e-3 of a power of two, rounded log2)."""
+    with np.errstate(all="ignore"):
+        log2 = np.float32(np.log(np.float32(scale))) * (np.float32(1.0) / np.float32(np.log(np.float32(2.0))))
+    rounded = round_half_away(float(log2))
+    return bool(abs(np.float32(log2) - np.float32(rounded)) < np.float32(1e-3)), rounded
+
+
+def sigmoid_input_scaling(ctx, opcode: str, input_scale: float) -> tuple[int, int]:
+    """(multiplier, right shift) taking an int16 input to the table's steps: (x * m + round) >> shift."""
+    power_of_two, log2 = checked_log2(input_scale)
+    left_shift = (15 - INPUT_INTEGER_BITS) + log2
+    if power_of_two and left_shift in POWER_OF_TWO_SHIFTS[opcode]:
+        return 3 << left_shift, 0
+    multiplier, shift = float(np.float32(input_scale)) * 4096.0 * 3.0, 0
+    while multiplier <= 32767.0 / 2.0 and shift <= 30:
+        shift += 1
+        multiplier *= 2.0
+    if not 1 <= multiplier <= 32767.0:  # TFLite Micro asserts the upper bound; 0 would shift by 31
+        raise ctx.fail(f"int16 input scale {input_scale:g} is outside the range TFLite Micro's int16 "
+                       f"{opcode} supports")
+    return int(multiplier), shift
+
+
+def require_q15_output(ctx, tensor, q) -> None:
+    """int16 LOGISTIC and TANH write Q0.15: zero point 0 and a scale of 2^-15 (as CheckedLog2 sees it)."""
+    power_of_two, log2 = checked_log2(q.scale)
+    if q.zero_point != 0 or not power_of_two or log2 != -OUTPUT_FRACTIONAL_BITS:
+        raise ctx.fail(f"int16 output '{tensor.name}' must have scale 2^-15 and zero point 0, "
+                       f"not {q.scale:g} and {q.zero_point}")
