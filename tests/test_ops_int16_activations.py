@@ -55,6 +55,44 @@ def test_sigmoid_every_int16_input(tmp_path, opcode, scale):
     assert_matches_reference(every_int16_model(tmp_path, opcode, (scale, 0), Q15), [EVERY_INT16])
 
 
+SOFTMAX_QUANTIZATIONS = [  # (input scale, beta)
+    (9.154749e-05, 1.0),  # the converter's
+    (1e-3, 1.0), (1.0 / 4096, 2.0), (3e-5, 0.5), (0.01, 1.0), (0.05, 0.3), (2e-6, 1.0), (1.0, 1.0),
+]
+
+
+@pytest.mark.parametrize("scale,beta", SOFTMAX_QUANTIZATIONS)
+def test_softmax_every_int16_difference(tmp_path, scale, beta):
+    """Rows [32767, v] for every int16 v: every difference from the maximum, and the sums they make."""
+    rows = np.stack([np.full(65536, 32767, np.int16), EVERY_INT16[0]], axis=1)
+    path = unary_model(tmp_path, "SOFTMAX", (scale, 0), Q15, "int16", "int16", shape=rows.shape,
+                       op_options=options("Softmax", Beta=beta))
+    assert_matches_reference(path, [rows])
+    assert_matches_reference(path, [rows[:, ::-1].copy()])
+
+
+@pytest.mark.parametrize("depth", [1, 3, 40, 1000])
+@pytest.mark.parametrize("scale,beta", [(9.154749e-05, 1.0), (1e-3, 0.7), (0.02, 1.0)])
+def test_softmax_int16_rows(tmp_path, depth, scale, beta):
+    rng = np.random.default_rng(depth)
+    shape = (6, depth)
+    path = unary_model(tmp_path, "SOFTMAX", (scale, 0), (1 / 32768 * 1.0005, 0), "int16", "int16", shape=shape,
+                       op_options=options("Softmax", Beta=beta))
+    full = rng.integers(-32768, 32768, shape).astype(np.int16)
+    near = (rng.integers(-300, 300, shape) + rng.integers(-32000, 32000, (6, 1))).astype(np.int16)
+    equal = np.repeat(rng.integers(-32768, 32768, (6, 1)), depth, axis=1).astype(np.int16)
+    for rows in (full, near, equal):
+        assert_matches_reference(path, [rows])
+
+
+def test_softmax_int16_longest_row(tmp_path):
+    """65536 equal values: the sum of exps just fits int32 (its top bit)."""
+    path = unary_model(tmp_path, "SOFTMAX", (1e-3, 0), Q15, "int16", "int16", shape=(1, 65536),
+                       op_options=options("Softmax", Beta=1.0))
+    assert_matches_reference(path, [np.zeros((1, 65536), np.int16)])
+    assert_matches_reference(path, [EVERY_INT16])
+
+
 POOL_CASES = [  # (filter h, w, stride h, w, padding 0 SAME / 1 VALID, fused activation, quantization)
     (2, 2, 2, 2, 1, 0, (1e-4, 0)),
     (3, 3, 2, 2, 0, 0, (9.155e-05, 0)),
@@ -120,12 +158,21 @@ def test_converter_scales_every_int16_input(tmp_path, model, opcode):
     ("LOGISTIC", (1e-3, 0), (1 / 16384, 0), r"must have scale 2\^-15 and zero point 0, not 6.10352e-05 and 0"),
     ("TANH", (1e-3, 0), (3.1e-5, 0), r"must have scale 2\^-15"),
     ("TANH", (4.0, 0), Q15, r"int16 input scale 4 is outside the range TFLite Micro's int16 TANH supports"),
+    ("SOFTMAX", (1e-3, 2), Q15, r"int16 tensor 'input' has zero point 2; TFLite Micro requires 0"),
+    ("SOFTMAX", (1e-3, 0), (1 / 32768, -1), r"int16 tensor 'output' has zero point -1; TFLite Micro requires 0"),
+    ("SOFTMAX", (1e-3, 0), (1 / 32768 * 1.002, 0), r"int16 output 'output' must have scale 2\^-15 \(within 0.1%\)"),
 ])
 def test_unsupported_cases_are_one_line_errors(tmp_path, opcode, in_q, out_q, message):
     path = unary_model(tmp_path, opcode, in_q, out_q, "int16", "int16", shape=(1, 4))
     with pytest.raises(ModelError, match=message) as caught:
         compile_model(path)
     assert "\n" not in str(caught.value)
+
+
+def test_softmax_int16_rows_longer_than_the_sum_holds(tmp_path):
+    path = unary_model(tmp_path, "SOFTMAX", (1e-3, 0), Q15, "int16", "int16", shape=(1, 65537))
+    with pytest.raises(ModelError, match=r"rows of 65537 values are longer than the 65536 the int16 kernel sums"):
+        compile_model(path)
 
 
 def test_int16_pool_needs_matching_quantization(tmp_path):
@@ -141,6 +188,7 @@ def test_int16_pool_needs_matching_quantization(tmp_path):
 @pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
 @pytest.mark.parametrize("source,kernels", [
     ("activations.c", ["usmp_leaky_relu_s16", "usmp_logistic_s16", "usmp_tanh_s16"]),
+    ("softmax.c", ["usmp_softmax_s16"]),
     ("pooling.c", ["usmp_avg_pool_s16", "usmp_max_pool_s16"]),
 ])
 def test_int16_kernels_use_no_float_and_no_64bit_division(tmp_path, source, kernels):

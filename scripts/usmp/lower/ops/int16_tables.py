@@ -49,3 +49,57 @@ def require_q15_output(ctx, tensor, q) -> None:
     if q.zero_point != 0 or not power_of_two or log2 != -OUTPUT_FRACTIONAL_BITS:
         raise ctx.fail(f"int16 output '{tensor.name}' must have scale 2^-15 and zero point 0, "
                        f"not {q.scale:g} and {q.zero_point}")
+
+
+# -- SOFTMAX: TFLite Micro builds two 513-entry int16 tables in float at Prepare time (LUTPopulate),
+# exp(x) on [-10, 0] and 1 / (1 + x) on [0, 1]; the kernel interpolates them (LUTLookup).
+LUT_STEPS = 512
+_INT16_RANGE = 65535  # int16 max - min
+
+
+def _round(x: np.float32) -> np.float32:
+    """TfLiteRound on a float: halves away from zero, the result still a float."""
+    return np.float32(round_half_away(float(x)))
+
+
+def _exp(x: np.float32) -> np.float32:
+    """expf, correctly rounded (what the reference's libm gives on these 1539 arguments)."""
+    return np.float32(np.exp(np.float64(x)))
+
+
+def _one_over_one_plus(x: np.float32) -> np.float32:
+    return np.float32(1.0) / (np.float32(1.0) + x)
+
+
+def lut_populate_int16(transform, input_scale: np.float32, input_zero_point: int, output_scale: np.float32,
+                       output_zero_point: int) -> np.ndarray:
+    """TFLite's LUTPopulate<int16_t>: samples of transform, each biased by half its midpoint error."""
+    f = np.float32
+    input_min = input_scale * f(-32768 - input_zero_point)
+    input_max = input_scale * f(32767 - input_zero_point)
+    output_min = output_scale * f(-32768 - output_zero_point)
+    output_max = output_scale * f(32767 - output_zero_point)
+    step = (input_max - input_min) / f(LUT_STEPS)
+    half_step = step / f(2)
+    to_output = f(_INT16_RANGE + 1) / (output_max - output_min)
+    table = np.empty(LUT_STEPS + 1, np.int16)
+    for i in range(LUT_STEPS):
+        value = transform(input_min + f(i) * step)
+        midpoint = transform(input_min + f(i) * step + half_step)
+        following = transform(input_min + f(i + 1) * step)
+        sample = _round(value * to_output)
+        interpolated = _round((following * to_output + _round(value * to_output)) / f(2))
+        bias = _round((interpolated - _round(midpoint * to_output)) / f(2))
+        table[i] = int(min(max(sample - bias, f(-32768)), f(32767)))
+    table[LUT_STEPS] = int(min(max(_round(transform(input_max) * to_output), f(-32768)), f(32767)))
+    return table
+
+
+def softmax_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(exp table over [-10, 0], 1 / (1 + x) table over [0, 1]), both with outputs in steps of 2 / 65535."""
+    with np.errstate(all="ignore"):
+        exp_table = lut_populate_int16(_exp, np.float32(10.0) / np.float32(_INT16_RANGE), 32767,
+                                       np.float32(2.0) / np.float32(_INT16_RANGE), 0)
+        reciprocal_table = lut_populate_int16(_one_over_one_plus, np.float32(1.0) / np.float32(_INT16_RANGE),
+                                              -32768, np.float32(2.0) / np.float32(_INT16_RANGE), 0)
+    return exp_table, reciprocal_table
