@@ -19,6 +19,7 @@ from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.frontend.tflite_reader import read_tflite
 from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
+from usmp.runner.host import run_host
 
 EVERY_INT16 = np.arange(-32768, 32768, dtype=np.int16).reshape(1, -1)
 
@@ -150,6 +151,20 @@ def test_converter_scales_every_int16_input(tmp_path, model, opcode):
     in_q, out_q, op_options = converted_quantization(model)
     written = options("LeakyRelu", Alpha=op_options["alpha"]) if opcode == "LEAKY_RELU" else None
     assert_matches_reference(every_int16_model(tmp_path, opcode, in_q, out_q, written), [EVERY_INT16])
+
+
+@pytest.mark.parametrize("opcode,in_q,out_q,op_options", [
+    ("LEAKY_RELU", (1.0, -32768), (1e-6, 32767), options("LeakyRelu", Alpha=-3.0)),  # shifts that wrap
+    ("LOGISTIC", (2.6, 0), Q15, None),  # the largest multiplier
+    ("TANH", (4e-13, 0), Q15, None),  # the longest shift
+    ("SOFTMAX", (50.0, 0), Q15, options("Softmax", Beta=1e3)),  # the largest difference scaling
+])
+def test_int16_extremes_are_sanitizer_clean(tmp_path, opcode, in_q, out_q, op_options):
+    """The saturating and wrapping corners, under ASan/UBSan, and still bit-exact."""
+    inputs = [EVERY_INT16.reshape(256, 256) if opcode == "SOFTMAX" else EVERY_INT16]  # SOFTMAX: 256 rows
+    path = unary_model(tmp_path, opcode, in_q, out_q, "int16", "int16", shape=inputs[0].shape, op_options=op_options)
+    run_host(compile_model(path), inputs, sanitize=True)
+    assert_matches_reference(path, inputs)
 
 
 @pytest.mark.parametrize("opcode,in_q,out_q,message", [
