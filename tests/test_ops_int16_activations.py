@@ -1,5 +1,5 @@
-"""int16 ("16x8") LEAKY_RELU, MAX_POOL_2D, AVERAGE_POOL_2D, LOGISTIC, TANH, SOFTMAX against
-TFLite Micro: every int16 input value for the elementwise ones, for several quantizations
+"""int16 ("16x8") LEAKY_RELU, MAX_POOL_2D, AVERAGE_POOL_2D, LOGISTIC, TANH, SOFTMAX (and int8 -> int16
+SOFTMAX) against TFLite Micro: every int16 input value for the elementwise ones, for several quantizations
 (including the converter's); pools over edges, padding and fused activations; rejections;
 no float and no 64-bit division in the int16 kernels.
 """
@@ -46,8 +46,8 @@ Q15 = (1 / 32768, 0)
 # Input scales: the converter's, powers of two TFLite Micro takes a shortcut on (2^-12 for both,
 # 2^-11 for TANH; the others fall back to the multiplier search), one just off a power of two
 # (within CheckedLog2's 1e-3), wide and narrow ones.
-SIGMOID_INPUT_SCALES = [9.1555194e-05, 2.0 ** -12, 2.0 ** -11, 2.0 ** -13, 2.0 ** -10, 2.0 ** -12 * 1.0004, 2.0 ** -11 * 0.9996,
-                        1e-3, 0.02, 0.3, 1e-6, 3.0517578e-05, 2.5e-4]
+SIGMOID_INPUT_SCALES = [9.1555194e-05, 2.0 ** -12, 2.0 ** -11, 2.0 ** -13, 2.0 ** -10, 2.0 ** -12 * 1.0004,
+                        2.0 ** -11 * 0.9996, 1e-3, 0.02, 0.3, 1e-6, 3.0517578e-05, 2.5e-4]
 
 
 @pytest.mark.parametrize("opcode", ["LOGISTIC", "TANH"])
@@ -92,6 +92,20 @@ def test_softmax_int16_longest_row(tmp_path):
                        op_options=options("Softmax", Beta=1.0))
     assert_matches_reference(path, [np.zeros((1, 65536), np.int16)])
     assert_matches_reference(path, [EVERY_INT16])
+
+
+@pytest.mark.parametrize("in_q,beta", [((0.1, 5), 1.0), ((0.0235294, -1), 0.5), ((0.5, -128), 3.0)])
+def test_softmax_int8_to_int16(tmp_path, in_q, beta):
+    """TFLite Micro's int8 arithmetic with int16 outputs (scale 1/65536, zero point -32768):
+    rows of every pair of int8 values, random rows and equal rows."""
+    every_pair = np.stack(np.meshgrid(np.arange(-128, 128), np.arange(-128, 128)), -1).reshape(-1, 2)
+    rng = np.random.default_rng(9)
+    for rows in (every_pair, rng.integers(-128, 128, (64, 50)), np.full((3, 300), 7)):
+        sub = Sub([tensor("input", rows.shape, "int8", in_q), tensor("output", rows.shape, "int16", (1 / 65536, -32768))],
+                  [Op(OPS.SOFTMAX, [0], [1], options=options("Softmax", Beta=beta))], [0], [1])
+        path = tmp_path / "softmax.tflite"
+        path.write_bytes(build([sub]))
+        assert_matches_reference(path, [rows.astype(np.int8)])
 
 
 POOL_CASES = [  # (filter h, w, stride h, w, padding 0 SAME / 1 VALID, fused activation, quantization)
@@ -169,7 +183,8 @@ def test_int16_extremes_are_sanitizer_clean(tmp_path, opcode, in_q, out_q, op_op
 
 @pytest.mark.parametrize("opcode,in_q,out_q,message", [
     ("LOGISTIC", (1e-3, 3), Q15, r"int16 input 'input' has zero point 3; TFLite Micro requires 0"),
-    ("TANH", (1e-3, 0), (1 / 32768, 5), r"int16 output 'output' must have scale 2\^-15 and zero point 0, not 3.05176e-05 and 5"),
+    ("TANH", (1e-3, 0), (1 / 32768, 5),
+     r"int16 output 'output' must have scale 2\^-15 and zero point 0, not 3.05176e-05 and 5"),
     ("LOGISTIC", (1e-3, 0), (1 / 16384, 0), r"must have scale 2\^-15 and zero point 0, not 6.10352e-05 and 0"),
     ("TANH", (1e-3, 0), (3.1e-5, 0), r"must have scale 2\^-15"),
     ("TANH", (4.0, 0), Q15, r"int16 input scale 4 is outside the range TFLite Micro's int16 TANH supports"),
@@ -190,6 +205,20 @@ def test_softmax_int16_rows_longer_than_the_sum_holds(tmp_path):
         compile_model(path)
 
 
+@pytest.mark.parametrize("out_q,message", [
+    ((1 / 65536, 0), r"int16 output of an int8 input must have scale 1/65536 \(within 0.1%\) and zero point -32768, "
+                     r"not 1.52588e-05 and 0"),
+    ((1 / 32768, -32768), r"must have scale 1/65536 \(within 0.1%\) and zero point -32768, not 3.05176e-05"),
+])
+def test_softmax_int8_to_int16_output_quantization(tmp_path, out_q, message):
+    sub = Sub([tensor("input", (2, 8), "int8", (0.1, 0)), tensor("output", (2, 8), "int16", out_q)],
+              [Op(OPS.SOFTMAX, [0], [1], options=options("Softmax", Beta=1.0))], [0], [1])
+    path = tmp_path / "softmax.tflite"
+    path.write_bytes(build([sub]))
+    with pytest.raises(ModelError, match=message):
+        compile_model(path)
+
+
 def test_int16_pool_needs_matching_quantization(tmp_path):
     sub = Sub([tensor("input", (1, 4, 4, 2), "int16", (1e-3, 0)), tensor("output", (1, 2, 2, 2), "int16", (2e-3, 0))],
               [Op(OPS.MAX_POOL_2D, [0], [1], options=options("Pool2D", Padding=1, StrideW=2, StrideH=2,
@@ -203,7 +232,7 @@ def test_int16_pool_needs_matching_quantization(tmp_path):
 @pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
 @pytest.mark.parametrize("source,kernels", [
     ("activations.c", ["usmp_leaky_relu_s16", "usmp_logistic_s16", "usmp_tanh_s16"]),
-    ("softmax.c", ["usmp_softmax_s16"]),
+    ("softmax.c", ["usmp_softmax_s16", "usmp_softmax_s8_s16"]),
     ("pooling.c", ["usmp_avg_pool_s16", "usmp_max_pool_s16"]),
 ])
 def test_int16_kernels_use_no_float_and_no_64bit_division(tmp_path, source, kernels):

@@ -18,6 +18,8 @@ struct usmp_softmax_s8_params {
 };
 
 void usmp_softmax_s8(const struct usmp_softmax_s8_params *p, const int8_t *input, int8_t *output);
+/* int8 in, int16 out (scale 1/65536, zero point -32768): the same arithmetic, 8 more output bits. */
+void usmp_softmax_s8_s16(const struct usmp_softmax_s8_params *p, const int8_t *input, int16_t *output);
 
 /*
  * int16 in, int16 out (zero points 0, output scale 2^-15), as TFLite Micro does it: differences
