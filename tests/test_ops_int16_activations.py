@@ -1,4 +1,4 @@
-"""int16 ("16x8") LEAKY_RELU, MAX_POOL_2D, AVERAGE_POOL_2D, LOGISTIC, TANH, SOFTMAX (and int8 -> int16
+"""int16 ("16x8") RELU, RELU6, LEAKY_RELU, MAX_POOL_2D, AVERAGE_POOL_2D, LOGISTIC, TANH, SOFTMAX (and int8 -> int16
 SOFTMAX) against TFLite Micro: every int16 input value for the elementwise ones, for several quantizations
 (including the converter's); pools over edges, padding and fused activations; rejections;
 no float and no 64-bit division in the int16 kernels.
@@ -27,6 +27,18 @@ EVERY_INT16 = np.arange(-32768, 32768, dtype=np.int16).reshape(1, -1)
 def every_int16_model(tmp_path, opcode, in_q, out_q, op_options=None):
     return unary_model(tmp_path, opcode, in_q, out_q, "int16", "int16", shape=EVERY_INT16.shape,
                        op_options=op_options)
+
+
+@pytest.mark.parametrize("in_q,out_q", [((1e-3, 0), (1e-3, 0)), ((9.155e-05, 0), (4.6e-05, 0)), ((0.02, 0), (0.05, 0)),
+                                        ((1.0, 0), (1e-6, 0)), ((0.0348277, 0), (0.030813294, 0))])
+def test_relu_every_int16_input(tmp_path, in_q, out_q):
+    assert_matches_reference(every_int16_model(tmp_path, "RELU", in_q, out_q), [EVERY_INT16])
+
+
+# RELU6 ignores the output quantization; six lands inside, on and beyond the int16 range.
+@pytest.mark.parametrize("in_q", [(1e-3, 0), (2e-4, 0), (1.8310824e-4, 0), (1e-4, 0), (0.05, -300), (1e-5, 100)])
+def test_relu6_every_int16_input(tmp_path, in_q):
+    assert_matches_reference(every_int16_model(tmp_path, "RELU6", in_q, (0.5, 3)), [EVERY_INT16])
 
 
 @pytest.mark.parametrize("in_q,out_q,alpha", [
@@ -101,7 +113,8 @@ def test_softmax_int8_to_int16(tmp_path, in_q, beta):
     every_pair = np.stack(np.meshgrid(np.arange(-128, 128), np.arange(-128, 128)), -1).reshape(-1, 2)
     rng = np.random.default_rng(9)
     for rows in (every_pair, rng.integers(-128, 128, (64, 50)), np.full((3, 300), 7)):
-        sub = Sub([tensor("input", rows.shape, "int8", in_q), tensor("output", rows.shape, "int16", (1 / 65536, -32768))],
+        sub = Sub([tensor("input", rows.shape, "int8", in_q),
+                   tensor("output", rows.shape, "int16", (1 / 65536, -32768))],
                   [Op(OPS.SOFTMAX, [0], [1], options=options("Softmax", Beta=beta))], [0], [1])
         path = tmp_path / "softmax.tflite"
         path.write_bytes(build([sub]))
@@ -158,7 +171,8 @@ def converted_quantization(model):
     return q(op.inputs[0]), q(op.outputs[0]), op.options
 
 
-@pytest.mark.parametrize("model,opcode", [("leaky_relu_int16", "LEAKY_RELU"), ("logistic_int16", "LOGISTIC"),
+@pytest.mark.parametrize("model,opcode", [("relu_int16", "RELU"), ("relu6_int16", "RELU6"),
+                                          ("leaky_relu_int16", "LEAKY_RELU"), ("logistic_int16", "LOGISTIC"),
                                           ("tanh_int16", "TANH")])
 def test_converter_scales_every_int16_input(tmp_path, model, opcode):
     """Every int16 input through the operator with the scales and options the 16x8 converter chose."""
@@ -182,6 +196,7 @@ def test_int16_extremes_are_sanitizer_clean(tmp_path, opcode, in_q, out_q, op_op
 
 
 @pytest.mark.parametrize("opcode,in_q,out_q,message", [
+    ("RELU", (1e-3, 0), (1e-3, 4), r"int16 tensor 'output' has zero point 4; TFLite Micro requires 0"),
     ("LOGISTIC", (1e-3, 3), Q15, r"int16 input 'input' has zero point 3; TFLite Micro requires 0"),
     ("TANH", (1e-3, 0), (1 / 32768, 5),
      r"int16 output 'output' must have scale 2\^-15 and zero point 0, not 3.05176e-05 and 5"),
@@ -231,7 +246,7 @@ def test_int16_pool_needs_matching_quantization(tmp_path):
 
 @pytest.mark.skipif(ARM_GCC is None or ARM_OBJDUMP is None, reason="arm-none-eabi toolchain not installed")
 @pytest.mark.parametrize("source,kernels", [
-    ("activations.c", ["usmp_leaky_relu_s16", "usmp_logistic_s16", "usmp_tanh_s16"]),
+    ("activations.c", ["usmp_relu_s16", "usmp_relu6_s16", "usmp_leaky_relu_s16", "usmp_logistic_s16", "usmp_tanh_s16"]),
     ("softmax.c", ["usmp_softmax_s16", "usmp_softmax_s8_s16"]),
     ("pooling.c", ["usmp_avg_pool_s16", "usmp_max_pool_s16"]),
 ])

@@ -11,6 +11,25 @@ void usmp_relu6_s8(const struct usmp_relu6_s8_params *p, const int8_t *input, in
 	}
 }
 
+void usmp_relu6_s16(const struct usmp_relu6_s8_params *p, const int16_t *input, int16_t *output)
+{
+	int32_t i;
+
+	for (i = 0; i < p->size; i++) {
+		output[i] = (int16_t)usmp_clamp(input[i], p->lo, p->hi);
+	}
+}
+
+void usmp_relu_s16(const struct usmp_relu_s16_params *p, const int16_t *input, int16_t *output)
+{
+	int32_t i;
+
+	for (i = 0; i < p->size; i++) {
+		output[i] = (int16_t)usmp_clamp(usmp_mul_by_quantized_multiplier(input[i], p->multiplier, p->shift), 0,
+						INT16_MAX);
+	}
+}
+
 void usmp_relu_f32(const struct usmp_relu_f32_params *p, const float *input, float *output)
 {
 	int32_t i;

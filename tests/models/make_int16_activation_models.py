@@ -1,5 +1,6 @@
 """Write the int16 ("16x8") activation and pooling test models: leaky_relu_int16, max_pool_int16,
-avg_pool_int16, logistic_int16, tanh_int16, softmax_int16, and a chain of them (fixed seeds).
+avg_pool_int16, logistic_int16, tanh_int16, softmax_int16, a chain of them, relu_int16 and
+relu6_int16 (fixed seeds).
 
 Run with a Python that has TensorFlow:  /work/tfvenv/bin/python tests/models/make_int16_activation_models.py
 All come from TensorFlow's 16x8 post-training quantization (convert_16x8 in make_spatial_models.py),
@@ -42,6 +43,8 @@ def models():
          fn(lambda a: tf.tanh(tf.nn.max_pool2d(tf.nn.leaky_relu(tf.nn.avg_pool2d(a, 2, 1, "SAME"), 0.1), 2, 2,
                                                "VALID"))),
          image, ["AVERAGE_POOL_2D", "LEAKY_RELU", "MAX_POOL_2D", "TANH"]),
+        ("relu_int16", fn(tf.nn.relu), (1, 8, 32), ["RELU"]),
+        ("relu6_int16", fn(tf.nn.relu6), (1, 8, 32), ["RELU6"]),
     ]
 
 

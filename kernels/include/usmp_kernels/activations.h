@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-/* int8 RELU6: a clamp to [lo, hi] in the input's quantization (TFLM does not requantize). */
+/* int8 and int16 RELU6: a clamp to [lo, hi] in the input's quantization (TFLM does not requantize). */
 struct usmp_relu6_s8_params {
 	int32_t size;
 	int32_t lo;
@@ -12,6 +12,16 @@ struct usmp_relu6_s8_params {
 };
 
 void usmp_relu6_s8(const struct usmp_relu6_s8_params *p, const int8_t *input, int8_t *output);
+void usmp_relu6_s16(const struct usmp_relu6_s8_params *p, const int16_t *input, int16_t *output);
+
+/* int16 RELU (zero points 0): the input rescaled by input scale / output scale, clamped to [0, 32767]. */
+struct usmp_relu_s16_params {
+	int32_t size;
+	int32_t multiplier;
+	int32_t shift;
+};
+
+void usmp_relu_s16(const struct usmp_relu_s16_params *p, const int16_t *input, int16_t *output);
 
 /* float RELU and RELU6: a clamp to [lo, hi]. */
 struct usmp_relu_f32_params {

@@ -1,10 +1,12 @@
-"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8 and float32; LEAKY_RELU, LOGISTIC, TANH on int16.
+"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8, int16 ("16x8") and float32.
 
 What TFLite Micro computes for int8, and so what these lowerings ask for:
 - RELU requantizes from the input to the output quantization, then clamps
   below at the output's zero (the int8 requantize kernel with a clamp).
 - RELU6 clamps in the *input* quantization to [zero, six] and ignores the
   output's quantization parameters.
+- int16 RELU (zero points 0) rescales by in/out scale and clamps below at 0;
+  int16 RELU6 is the int8 clamp on int16 values.
 - LEAKY_RELU rescales positive inputs by in/out scale and negative ones by
   alpha * in/out scale; int16 ("16x8") does the same, clamped to int16.
 - LOGISTIC and TANH rescale the input to Q4 fixed point and evaluate
@@ -30,6 +32,7 @@ from usmp.lower.ops.int16_tables import require_q15_output, sigmoid_input_scalin
 from usmp.lower.ops.lstm import SIGMOID_TABLE
 
 SIGMOID_INPUT_INTEGER_BITS = 4  # LOGISTIC and TANH take their input in Q4
+INT16_MIN, INT16_MAX = -32768, 32767
 
 
 def unary_operands(op, ctx, *dtypes: str):
@@ -55,19 +58,29 @@ def f32_ratio(numerator: float, denominator: float) -> float:
 
 @lowering("RELU", "RELU6")
 def lower_relu(op, ctx):
-    inp, out, dtype = unary_operands(op, ctx, "int8", "float32")
+    inp, out, dtype = unary_operands(op, ctx, "int8", "int16", "float32")
     size = out.num_elements
     upper = 6.0 if op.opcode == "RELU6" else FLOAT_MAX
     if dtype == "float32":
         ctx.call("usmp_relu_f32", "usmp_relu_f32_params", dict(size=size, lo=0.0, hi=upper), **unary_refs(op, ctx))
         return
     q_in = require_quantized(ctx, inp)
+    low, high = (INT8_MIN, INT8_MAX) if dtype == "int8" else (INT16_MIN, INT16_MAX)
+    suffix = "s8" if dtype == "int8" else "s16"
     if op.opcode == "RELU6":
         six = round_half_away(f32_ratio(6.0, q_in.scale)) + q_in.zero_point
-        params = dict(size=size, lo=q_in.zero_point, hi=min(max(six, INT8_MIN), INT8_MAX))
-        ctx.call("usmp_relu6_s8", "usmp_relu6_s8_params", params, **unary_refs(op, ctx))
+        params = dict(size=size, lo=q_in.zero_point, hi=min(max(six, low), high))
+        ctx.call(f"usmp_relu6_{suffix}", "usmp_relu6_s8_params", params, **unary_refs(op, ctx))
         return
     q_out = require_quantized(ctx, out)
+    if dtype == "int16":
+        for tensor, q in ((inp, q_in), (out, q_out)):
+            if q.zero_point != 0:
+                raise ctx.fail(f"int16 tensor '{tensor.name}' has zero point {q.zero_point}; TFLite Micro requires 0")
+        multiplier, shift = quantize_multiplier(q_in.scale / q_out.scale)
+        ctx.call("usmp_relu_s16", "usmp_relu_s16_params", dict(size=size, multiplier=multiplier, shift=shift),
+                 **unary_refs(op, ctx))
+        return
     multiplier, shift = quantize_multiplier(q_in.scale / q_out.scale)
     params = dict(size=size, input_zero_point=q_in.zero_point, output_zero_point=q_out.zero_point,
                   multiplier=multiplier, shift=shift, act_min=max(INT8_MIN, q_out.zero_point), act_max=INT8_MAX)
