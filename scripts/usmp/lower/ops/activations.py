@@ -28,7 +28,7 @@ import numpy as np
 from usmp.lower.fixed_point import FLOAT_MAX, INT8_MAX, INT8_MIN, quantize_multiplier, round_half_away
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_dtype, require_quantized
-from usmp.lower.ops.int16_tables import require_q15_output, sigmoid_input_scaling
+from usmp.lower.ops.int16_tables import require_q15_output, require_zero_point_0, sigmoid_input_scaling
 from usmp.lower.ops.lstm import SIGMOID_TABLE
 
 SIGMOID_INPUT_INTEGER_BITS = 4  # LOGISTIC and TANH take their input in Q4
@@ -74,9 +74,8 @@ def lower_relu(op, ctx):
         return
     q_out = require_quantized(ctx, out)
     if dtype == "int16":
-        for tensor, q in ((inp, q_in), (out, q_out)):
-            if q.zero_point != 0:
-                raise ctx.fail(f"int16 tensor '{tensor.name}' has zero point {q.zero_point}; TFLite Micro requires 0")
+        require_zero_point_0(ctx, inp, q_in)
+        require_zero_point_0(ctx, out, q_out)
         multiplier, shift = quantize_multiplier(q_in.scale / q_out.scale)
         ctx.call("usmp_relu_s16", "usmp_relu_s16_params", dict(size=size, multiplier=multiplier, shift=shift),
                  **unary_refs(op, ctx))
@@ -152,8 +151,7 @@ def lower_sigmoid(op, ctx):
         return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
     if dtype == "int16":
-        if q_in.zero_point != 0:
-            raise ctx.fail(f"int16 input '{inp.name}' has zero point {q_in.zero_point}; TFLite Micro requires 0")
+        require_zero_point_0(ctx, inp, q_in)
         require_q15_output(ctx, out, q_out)
         multiplier, shift = sigmoid_input_scaling(ctx, op.opcode, q_in.scale)
         ctx.call(f"usmp_{op.opcode.lower()}_s16", "usmp_sigmoid_s16_params",

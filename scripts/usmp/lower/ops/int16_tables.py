@@ -1,4 +1,4 @@
-"""What TFLite Micro derives for its int16 LOGISTIC, TANH and SOFTMAX, computed at compile time.
+"""What TFLite Micro requires of, and derives for, its int16 RELU, LOGISTIC, TANH and SOFTMAX, at compile time.
 
 LOGISTIC and TANH interpolate one 256-entry table of sigmoid(i / 24)
 (SIGMOID_TABLE, shared with the LSTM) after rescaling the input by an
@@ -13,10 +13,16 @@ import numpy as np
 
 from usmp.lower.fixed_point import round_half_away
 
-# log2 of the input scale at which each operator's table steps are one input step apart.
+# The left shifts (12 + log2 of a power-of-two input scale) on which TFLite Micro multiplies by 3 << shift.
 POWER_OF_TWO_SHIFTS = {"LOGISTIC": (0,), "TANH": (0, 1)}
 INPUT_INTEGER_BITS = 3  # the table covers inputs in [-8, 8) (scaled by 4/3 to [-10.7, 10.7))
 OUTPUT_FRACTIONAL_BITS = 15  # outputs are Q0.15: scale 2^-15, zero point 0
+
+
+def require_zero_point_0(ctx, tensor, q) -> None:
+    """TFLite Micro's int16 RELU, LOGISTIC, TANH and SOFTMAX are symmetric: zero points 0."""
+    if q.zero_point != 0:
+        raise ctx.fail(f"int16 tensor '{tensor.name}' has zero point {q.zero_point}; TFLite Micro requires 0")
 
 
 def checked_log2(scale: float) -> tuple[bool, int]:
@@ -45,10 +51,10 @@ def sigmoid_input_scaling(ctx, opcode: str, input_scale: float) -> tuple[int, in
 
 def require_q15_output(ctx, tensor, q) -> None:
     """int16 LOGISTIC and TANH write Q0.15: zero point 0 and a scale of 2^-15 (as CheckedLog2 sees it)."""
+    require_zero_point_0(ctx, tensor, q)
     power_of_two, log2 = checked_log2(q.scale)
-    if q.zero_point != 0 or not power_of_two or log2 != -OUTPUT_FRACTIONAL_BITS:
-        raise ctx.fail(f"int16 output '{tensor.name}' must have scale 2^-15 and zero point 0, "
-                       f"not {q.scale:g} and {q.zero_point}")
+    if not power_of_two or log2 != -OUTPUT_FRACTIONAL_BITS:
+        raise ctx.fail(f"int16 output '{tensor.name}' must have scale 2^-15, not {q.scale:g}")
 
 
 # -- SOFTMAX: TFLite Micro builds two 513-entry int16 tables in float at Prepare time (LUTPopulate),
@@ -63,7 +69,7 @@ def _round(x: np.float32) -> np.float32:
 
 
 def _exp(x: np.float32) -> np.float32:
-    """expf, correctly rounded (what the reference's libm gives on these 1539 arguments)."""
+    """expf as exp rounded to float (the tables equal those built with glibc's expf)."""
     return np.float32(np.exp(np.float64(x)))
 
 

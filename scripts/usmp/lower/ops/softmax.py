@@ -19,7 +19,7 @@ from usmp.lower.fixed_point import INT8_MIN, quantize_multiplier
 from usmp.lower.ops import lowering
 from usmp.lower.ops.activations import unary_operands, unary_refs
 from usmp.lower.ops.common import require_quantized
-from usmp.lower.ops.int16_tables import softmax_tables
+from usmp.lower.ops.int16_tables import require_zero_point_0, softmax_tables
 
 SCALED_DIFF_INTEGER_BITS = 5
 INT16_MIN = -32768
@@ -75,9 +75,8 @@ def _near(scale: float, target: float) -> bool:
 
 
 def _lower_softmax_s16(op, ctx, inp, out, q_in, q_out, rows: int, depth: int, beta: float):
-    for tensor, q in ((inp, q_in), (out, q_out)):
-        if q.zero_point != 0:
-            raise ctx.fail(f"int16 tensor '{tensor.name}' has zero point {q.zero_point}; TFLite Micro requires 0")
+    require_zero_point_0(ctx, inp, q_in)
+    require_zero_point_0(ctx, out, q_out)
     if not _near(q_out.scale, 1.0 / 32768):
         raise ctx.fail(f"int16 output '{out.name}' must have scale 2^-15 (within 0.1%), not {q_out.scale:g}")
     if depth > MAX_INT16_DEPTH:
