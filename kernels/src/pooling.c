@@ -20,70 +20,80 @@ static void pool_window(int32_t b, int32_t iy0, int32_t ix0, int32_t in_h, int32
 	win->first = (b * in_h + iy0 + fy0) * in_w + ix0 + fx0;
 }
 
-void usmp_avg_pool_s8(const struct usmp_pool_s8_params *p, const int8_t *input, int8_t *output)
-{
-	const int32_t ch = p->channels;
-	const int32_t row_step = p->in_w * ch;
-	struct pool_window win;
-	int32_t b, oy, ox, c, r, k;
-
-	for (b = 0; b < p->batches; b++) {
-		for (oy = 0; oy < p->out_h; oy++) {
-			for (ox = 0; ox < p->out_w; ox++) {
-				int32_t count;
-
-				pool_window(b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left,
-					    p->in_h, p->in_w, p->filter_h, p->filter_w, &win);
-				count = win.rows * win.cols;
-				for (c = 0; c < ch; c++) {
-					const int8_t *x = input + win.first * ch + c;
-					int32_t acc = 0;
-
-					for (r = 0; r < win.rows; r++) {
-						for (k = 0; k < win.cols; k++) {
-							acc += x[k * ch];
-						}
-						x += row_step;
-					}
-					if (count > 0) {
-						/* round half away from zero, as TFLite */
-						acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-					}
-					*output++ = (int8_t)usmp_clamp(acc, p->act_min, p->act_max);
-				}
-			}
-		}
+/*
+ * The int8 and int16 pools: the same loops on stored values (an int32 sum for the average,
+ * rounded half away from zero as TFLite does), clamped to the fused activation's bounds.
+ */
+#define USMP_DEFINE_INT_POOLS(SUFFIX, T, LOWEST)                                                            \
+	void usmp_avg_pool_##SUFFIX(const struct usmp_pool_s8_params *p, const T *input, T *output)         \
+	{                                                                                                   \
+		const int32_t ch = p->channels;                                                             \
+		const int32_t row_step = p->in_w * ch;                                                      \
+		struct pool_window win;                                                                     \
+		int32_t b, oy, ox, c, r, k;                                                                 \
+                                                                                                            \
+		for (b = 0; b < p->batches; b++) {                                                          \
+			for (oy = 0; oy < p->out_h; oy++) {                                                 \
+				for (ox = 0; ox < p->out_w; ox++) {                                         \
+					int32_t count;                                                      \
+                                                                                                            \
+					pool_window(b, oy * p->stride_h - p->pad_top,                       \
+						    ox * p->stride_w - p->pad_left, p->in_h, p->in_w,       \
+						    p->filter_h, p->filter_w, &win);                        \
+					count = win.rows * win.cols;                                        \
+					for (c = 0; c < ch; c++) {                                          \
+						const T *x = input + win.first * ch + c;                    \
+						int32_t acc = 0;                                            \
+                                                                                                            \
+						for (r = 0; r < win.rows; r++) {                            \
+							for (k = 0; k < win.cols; k++) {                    \
+								acc += x[k * ch];                           \
+							}                                                   \
+							x += row_step;                                      \
+						}                                                           \
+						if (count > 0) {                                            \
+							acc = acc > 0 ? (acc + count / 2) / count           \
+								      : (acc - count / 2) / count;          \
+						}                                                           \
+						*output++ = (T)usmp_clamp(acc, p->act_min, p->act_max);     \
+					}                                                                   \
+				}                                                                           \
+			}                                                                                   \
+		}                                                                                           \
+	}                                                                                                   \
+                                                                                                            \
+	void usmp_max_pool_##SUFFIX(const struct usmp_pool_s8_params *p, const T *input, T *output)         \
+	{                                                                                                   \
+		const int32_t ch = p->channels;                                                             \
+		const int32_t row_step = p->in_w * ch;                                                      \
+		struct pool_window win;                                                                     \
+		int32_t b, oy, ox, c, r, k;                                                                 \
+                                                                                                            \
+		for (b = 0; b < p->batches; b++) {                                                          \
+			for (oy = 0; oy < p->out_h; oy++) {                                                 \
+				for (ox = 0; ox < p->out_w; ox++) {                                         \
+					pool_window(b, oy * p->stride_h - p->pad_top,                       \
+						    ox * p->stride_w - p->pad_left, p->in_h, p->in_w,       \
+						    p->filter_h, p->filter_w, &win);                        \
+					for (c = 0; c < ch; c++) {                                          \
+						const T *x = input + win.first * ch + c;                    \
+						int32_t max = LOWEST;                                       \
+                                                                                                            \
+						for (r = 0; r < win.rows; r++) {                            \
+							for (k = 0; k < win.cols; k++) {                    \
+								max = USMP_MAX(max, (int32_t)x[k * ch]);    \
+							}                                                   \
+							x += row_step;                                      \
+						}                                                           \
+						*output++ = (T)usmp_clamp(max, p->act_min, p->act_max);     \
+					}                                                                   \
+				}                                                                           \
+			}                                                                                   \
+		}                                                                                           \
 	}
-}
 
-void usmp_max_pool_s8(const struct usmp_pool_s8_params *p, const int8_t *input, int8_t *output)
-{
-	const int32_t ch = p->channels;
-	const int32_t row_step = p->in_w * ch;
-	struct pool_window win;
-	int32_t b, oy, ox, c, r, k;
-
-	for (b = 0; b < p->batches; b++) {
-		for (oy = 0; oy < p->out_h; oy++) {
-			for (ox = 0; ox < p->out_w; ox++) {
-				pool_window(b, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left,
-					    p->in_h, p->in_w, p->filter_h, p->filter_w, &win);
-				for (c = 0; c < ch; c++) {
-					const int8_t *x = input + win.first * ch + c;
-					int32_t max = INT8_MIN;
-
-					for (r = 0; r < win.rows; r++) {
-						for (k = 0; k < win.cols; k++) {
-							max = USMP_MAX(max, (int32_t)x[k * ch]);
-						}
-						x += row_step;
-					}
-					*output++ = (int8_t)usmp_clamp(max, p->act_min, p->act_max);
-				}
-			}
-		}
-	}
-}
+USMP_DEFINE_INT_POOLS(s8, int8_t, INT8_MIN)
+USMP_DEFINE_INT_POOLS(s16, int16_t, INT16_MIN)
 
 void usmp_avg_pool_f32(const struct usmp_pool_f32_params *p, const float *input, float *output)
 {

@@ -4,7 +4,8 @@
  * The window of output (y, x) starts at input row y * stride_h - pad_top and
  * column x * stride_w - pad_left; taps outside the input are left out, and an
  * average divides by the number of taps inside (as TFLite does).
- * int8 outputs share the input's scale and zero point.
+ * int8 and int16 outputs share the input's scale and zero point; both take
+ * struct usmp_pool_s8_params (act_min/act_max in the output's type).
  */
 #ifndef USMP_KERNELS_POOLING_H
 #define USMP_KERNELS_POOLING_H
@@ -30,6 +31,8 @@ struct usmp_pool_s8_params {
 
 void usmp_avg_pool_s8(const struct usmp_pool_s8_params *p, const int8_t *input, int8_t *output);
 void usmp_max_pool_s8(const struct usmp_pool_s8_params *p, const int8_t *input, int8_t *output);
+void usmp_avg_pool_s16(const struct usmp_pool_s8_params *p, const int16_t *input, int16_t *output);
+void usmp_max_pool_s16(const struct usmp_pool_s8_params *p, const int16_t *input, int16_t *output);
 
 struct usmp_pool_f32_params {
 	int32_t batches;

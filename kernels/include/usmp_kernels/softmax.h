@@ -18,6 +18,25 @@ struct usmp_softmax_s8_params {
 };
 
 void usmp_softmax_s8(const struct usmp_softmax_s8_params *p, const int8_t *input, int8_t *output);
+/* int8 in, int16 out (scale 1/65536, zero point -32768): the same arithmetic, 8 more output bits. */
+void usmp_softmax_s8_s16(const struct usmp_softmax_s8_params *p, const int8_t *input, int16_t *output);
+
+/*
+ * int16 in, int16 out (zero points 0, output scale 2^-15), as TFLite Micro does it: differences
+ * from the row maximum are scaled by beta * input scale onto [-10, 0] in 65535 steps
+ * (input_multiplier, input_shift), exp comes from exp_table, and 1 / sum from reciprocal_table,
+ * both 513-entry tables the compiler builds and the kernel interpolates. The output buffer holds
+ * the row's exps between the passes (it may be the input's).
+ */
+struct usmp_softmax_s16_params {
+	int32_t rows;
+	int32_t depth; /* at most 65536: the sum of exps stays in int32 */
+	int32_t input_multiplier;
+	int32_t input_shift;
+};
+
+void usmp_softmax_s16(const struct usmp_softmax_s16_params *p, const int16_t *input, const int16_t *exp_table,
+		      const int16_t *reciprocal_table, int16_t *output);
 
 struct usmp_softmax_f32_params {
 	int32_t rows;

@@ -1,16 +1,20 @@
-"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8 and float32.
+"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH on int8, int16 ("16x8") and float32.
 
 What TFLite Micro computes for int8, and so what these lowerings ask for:
 - RELU requantizes from the input to the output quantization, then clamps
   below at the output's zero (the int8 requantize kernel with a clamp).
 - RELU6 clamps in the *input* quantization to [zero, six] and ignores the
   output's quantization parameters.
+- int16 RELU (zero points 0) rescales by in/out scale and clamps below at 0;
+  int16 RELU6 is the int8 clamp on int16 values.
 - LEAKY_RELU rescales positive inputs by in/out scale and negative ones by
-  alpha * in/out scale.
+  alpha * in/out scale; int16 ("16x8") does the same, clamped to int16.
 - LOGISTIC and TANH rescale the input to Q4 fixed point and evaluate
   gemmlowp's fixed-point logistic/tanh; outputs are scale 1/256 zero point
   -128 (LOGISTIC) and 1/128, 0 (TANH). That arithmetic runs here, once per
   possible input value, into a 256-entry table the kernel looks up.
+- int16 LOGISTIC and TANH (zero points 0, outputs Q0.15) interpolate TFLite's
+  table of sigmoid(i / 24) after an integer input rescale (int16_tables.py).
 Multipliers are computed in double and RELU6's bound in float: that is what
 the tflite-micro reference does (tests/test_ops_elementwise.py has scales on
 which float and double disagree).
@@ -24,8 +28,11 @@ import numpy as np
 from usmp.lower.fixed_point import FLOAT_MAX, INT8_MAX, INT8_MIN, quantize_multiplier, round_half_away
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_dtype, require_quantized
+from usmp.lower.ops.int16_tables import require_q15_output, require_zero_point_0, sigmoid_input_scaling
+from usmp.lower.ops.lstm import SIGMOID_TABLE
 
 SIGMOID_INPUT_INTEGER_BITS = 4  # LOGISTIC and TANH take their input in Q4
+INT16_MIN, INT16_MAX = -32768, 32767
 
 
 def unary_operands(op, ctx, *dtypes: str):
@@ -51,19 +58,28 @@ def f32_ratio(numerator: float, denominator: float) -> float:
 
 @lowering("RELU", "RELU6")
 def lower_relu(op, ctx):
-    inp, out, dtype = unary_operands(op, ctx, "int8", "float32")
+    inp, out, dtype = unary_operands(op, ctx, "int8", "int16", "float32")
     size = out.num_elements
     upper = 6.0 if op.opcode == "RELU6" else FLOAT_MAX
     if dtype == "float32":
         ctx.call("usmp_relu_f32", "usmp_relu_f32_params", dict(size=size, lo=0.0, hi=upper), **unary_refs(op, ctx))
         return
     q_in = require_quantized(ctx, inp)
+    low, high = (INT8_MIN, INT8_MAX) if dtype == "int8" else (INT16_MIN, INT16_MAX)
+    suffix = "s8" if dtype == "int8" else "s16"
     if op.opcode == "RELU6":
         six = round_half_away(f32_ratio(6.0, q_in.scale)) + q_in.zero_point
-        params = dict(size=size, lo=q_in.zero_point, hi=min(max(six, INT8_MIN), INT8_MAX))
-        ctx.call("usmp_relu6_s8", "usmp_relu6_s8_params", params, **unary_refs(op, ctx))
+        params = dict(size=size, lo=q_in.zero_point, hi=min(max(six, low), high))
+        ctx.call(f"usmp_relu6_{suffix}", "usmp_relu6_s8_params", params, **unary_refs(op, ctx))
         return
     q_out = require_quantized(ctx, out)
+    if dtype == "int16":
+        require_zero_point_0(ctx, inp, q_in)
+        require_zero_point_0(ctx, out, q_out)
+        multiplier, shift = quantize_multiplier(q_in.scale / q_out.scale)
+        ctx.call("usmp_relu_s16", "usmp_relu_s16_params", dict(size=size, multiplier=multiplier, shift=shift),
+                 **unary_refs(op, ctx))
+        return
     multiplier, shift = quantize_multiplier(q_in.scale / q_out.scale)
     params = dict(size=size, input_zero_point=q_in.zero_point, output_zero_point=q_out.zero_point,
                   multiplier=multiplier, shift=shift, act_min=max(INT8_MIN, q_out.zero_point), act_max=INT8_MAX)
@@ -72,7 +88,7 @@ def lower_relu(op, ctx):
 
 @lowering("LEAKY_RELU")
 def lower_leaky_relu(op, ctx):
-    inp, out, dtype = unary_operands(op, ctx, "int8", "float32")
+    inp, out, dtype = unary_operands(op, ctx, "int8", "int16", "float32")
     alpha = float(op.options.get("alpha", 0.0))  # the schema default
     size = out.num_elements
     if dtype == "float32":
@@ -86,7 +102,8 @@ def lower_leaky_relu(op, ctx):
                   identity_multiplier=identity_multiplier, identity_shift=identity_shift,
                   alpha_multiplier=abs(alpha_multiplier), alpha_shift=alpha_shift,
                   alpha_negative=int(alpha_multiplier < 0))
-    ctx.call("usmp_leaky_relu_s8", "usmp_leaky_relu_s8_params", params, **unary_refs(op, ctx))
+    kernel = "usmp_leaky_relu_s8" if dtype == "int8" else "usmp_leaky_relu_s16"
+    ctx.call(kernel, "usmp_leaky_relu_s8_params", params, **unary_refs(op, ctx))
 
 
 def sigmoid_input_params(ctx, scale: float) -> tuple[int, int, int]:
@@ -127,12 +144,21 @@ def sigmoid_table(ctx, opcode: str, zero_point: int, scale: float) -> np.ndarray
 
 @lowering("LOGISTIC", "TANH")
 def lower_sigmoid(op, ctx):
-    inp, out, dtype = unary_operands(op, ctx, "int8", "float32")
+    inp, out, dtype = unary_operands(op, ctx, "int8", "int16", "float32")
     size = out.num_elements
     if dtype == "float32":
         ctx.call(f"usmp_{op.opcode.lower()}_f32", "usmp_unary_f32_params", dict(size=size), **unary_refs(op, ctx))
         return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
+    if dtype == "int16":
+        require_zero_point_0(ctx, inp, q_in)
+        require_q15_output(ctx, out, q_out)
+        multiplier, shift = sigmoid_input_scaling(ctx, op.opcode, q_in.scale)
+        ctx.call(f"usmp_{op.opcode.lower()}_s16", "usmp_sigmoid_s16_params",
+                 dict(size=size, multiplier=multiplier, shift=shift), input=ctx.read(op.inputs[0]),
+                 table=ctx.constant("sigmoid_table", SIGMOID_TABLE),
+                 output=ctx.write_in_place(op.outputs[0], op.inputs[0]))
+        return
     if op.opcode == "LOGISTIC" and q_out.zero_point != INT8_MIN:
         raise ctx.fail(f"int8 output zero point must be -128, not {q_out.zero_point}")
     table = sigmoid_table(ctx, op.opcode, q_in.zero_point, q_in.scale)
