@@ -64,6 +64,26 @@ def models():
         x = L.ReLU()(L.Add()([x, y]))
         return L.AveragePooling2D((5, 4))(x)
 
+    def activations_chain(x):
+        """Activations as operators of their own between convolutions (as models with unfused layers have)."""
+        x = L.Conv2D(6, 3, padding="same", bias_initializer="random_normal")(x)
+        x = L.LeakyReLU(0.2)(x)
+        x = L.DepthwiseConv2D(3, padding="same", bias_initializer="random_normal")(x)
+        x = L.Activation("sigmoid")(x)
+        x = L.Conv2D(6, 3, strides=2, padding="same", bias_initializer="random_normal")(x)
+        x = L.Activation("tanh")(x)
+        x = L.Activation("hard_swish")(L.Conv2D(4, 1, bias_initializer="random_normal")(x))
+        return L.Conv2D(4, 3, padding="same", bias_initializer="random_normal")(x)
+
+    def padded_chain(x):
+        """Explicit PAD operators in the chain: MobileNet's ZeroPadding2D before a strided VALID depthwise,
+        and a channel pad (as a projection-free skip would need)."""
+        x = L.Conv2D(4, 3, padding="same", activation="relu", bias_initializer="random_normal")(x)
+        x = L.ZeroPadding2D(((0, 1), (0, 1)))(x)
+        x = L.DepthwiseConv2D(3, strides=2, padding="valid", activation="relu", bias_initializer="random_normal")(x)
+        x = L.Lambda(lambda t: tf.pad(t, [[0, 0], [2, 1], [1, 0], [1, 3]]))(x)
+        return L.Conv2D(5, 3, padding="valid", bias_initializer="random_normal")(x)
+
     return [
         ("chain_int8", chain, [(1, 16, 10, 3)], "int8"),
         ("chain_f32", chain, [(1, 16, 10, 3)], "float32"),
@@ -76,6 +96,10 @@ def models():
         ("sum_chain_f32", sum_chain, [(1, 9, 6, 2)], "float32"),
         ("residual_int8", residual, [(1, 10, 8, 2)], "int8"),
         ("residual_f32", residual, [(1, 10, 8, 2)], "float32"),
+        ("activations_chain_int8", activations_chain, [(1, 12, 6, 2)], "int8"),
+        ("activations_chain_f32", activations_chain, [(1, 12, 6, 2)], "float32"),
+        ("padded_chain_int8", padded_chain, [(1, 11, 9, 2)], "int8"),
+        ("padded_chain_f32", padded_chain, [(1, 11, 9, 2)], "float32"),
     ]
 
 

@@ -174,7 +174,7 @@ def fuse_chain(program: Program, positions: list[int], band: int,
             continue
         target = band_names[i] if i < last else output
         target = _offset(target, (step.out.first - step.out_top) * link.row("out"))
-        new_calls.append(link.band_call(sources, renamed[i], target, step.out, step.reads[0][0]))
+        new_calls.extend(link.band_calls(sources, renamed[i], target, step.out, step.reads[0][0]))
     if tail:
         new_calls.extend(tail.finish(acc, output))
     opcode = f"DEPTH_FIRST_{links[0].op.opcode}_X{len(links)}"

@@ -5,8 +5,13 @@ tensors, each through its ordinary kernel:
 
 - window operators (CONV_2D, DEPTHWISE_CONV_2D, the pools): output row r reads
   a window of input rows; geometry.py hands the kernel a band.
-- element-wise ADD, SUB, MUL of two equal shapes (the residual join): row r
-  reads row r of both inputs, so a band is a shorter flat loop.
+- element-wise ADD, SUB, MUL of two equal shapes (the residual join), and
+  one-input activations and math (RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH,
+  HARD_SWISH, ...): row r reads row r of each input, so a band is a shorter
+  flat loop (a lookup table or other constant rides along unchanged).
+- PAD of height, width and channels: output row r is input row r - top or a
+  row of the pad value; a band is a fill of its rows and a copy of the
+  input rows inside them.
 - a reduction over rows and columns, only as a chain's last link (reductions.py).
 """
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from usmp.lower.program import KernelCall, LoweredOp, Program
+from usmp.lower.ops.nd_copy import collapse, pad_dims
 from usmp.tiling.geometry import Rows, band_params, row_elements
 from usmp.tiling.reductions import Tail, reduction_tail
 
@@ -22,6 +28,13 @@ WINDOW_KERNELS = {
     "usmp_avg_pool_s8", "usmp_avg_pool_f32", "usmp_max_pool_s8", "usmp_max_pool_f32",
 }
 ELEMENTWISE_KERNELS = {"usmp_add_s8", "usmp_add_f32", "usmp_sub_s8", "usmp_sub_f32", "usmp_mul_s8", "usmp_mul_f32"}
+# One input, `size` elements, element i read before element i is written; other arguments are constants.
+UNARY_KERNELS = {
+    "usmp_relu6_s8", "usmp_relu_f32", "usmp_leaky_relu_s8", "usmp_leaky_relu_f32", "usmp_requantize_s8",
+    "usmp_lookup_s8", "usmp_relu6_f32",
+    *(f"usmp_{name}_f32" for name in ("logistic", "tanh", "abs", "neg", "ceil", "floor", "round", "sqrt", "rsqrt",
+                                      "square", "exp", "log", "sin", "cos", "elu", "hard_swish")),
+}
 ELEMENT_BYTES = {"int8_t": 1, "float": 4}
 
 
@@ -35,7 +48,7 @@ class Link:
 
     @property
     def call(self) -> KernelCall:
-        return self.op.calls[0]
+        return self.op.calls[-1]  # PAD: the copy after the fill
 
     @property
     def output(self) -> str:
@@ -45,17 +58,20 @@ class Link:
         """Elements in one row of an input ("in") or of the output ("out")."""
         return row_elements(self.params, side)
 
-    def band_call(self, sources: list[str], names: dict[str, str], target: str, out: Rows,
-                  rows_in: Rows) -> KernelCall:
-        """The kernel call for one band; `names` renames the call's other arguments (weights, scratch)."""
+    def band_calls(self, sources: list[str], names: dict[str, str], target: str, out: Rows,
+                   rows_in: Rows) -> list[KernelCall]:
+        """The kernel calls for one band; `names` renames the call's other arguments (weights, tables, scratch)."""
+        if self.kind == "pad":
+            return _pad_band(self, sources[0], target, out, rows_in)
         call = self.call
+        middle = [names[a] for a in call.args[len(self.inputs):-1]]
         if self.kind == "window":
-            middle = [names[a] for a in call.args[1:-1]]
-            return KernelCall(call.function, call.params_type, band_params(call.params, out, rows_in),
-                              [sources[0], *middle, target])
-        shape = list(call.params["shape"])
-        shape[0] = out.count * self.row("out")
-        return KernelCall(call.function, call.params_type, dict(call.params, shape=shape), [*sources, target])
+            params = band_params(call.params, out, rows_in)
+        elif "shape" in call.params:  # a binary walk, flat
+            params = dict(call.params, shape=[out.count * self.row("out"), *call.params["shape"][1:]])
+        else:
+            params = dict(call.params, size=out.count * self.row("out"))
+        return [KernelCall(call.function, call.params_type, params, [*sources, *middle, target])]
 
 
 def window_call(op: LoweredOp) -> KernelCall | None:
@@ -66,7 +82,9 @@ def window_call(op: LoweredOp) -> KernelCall | None:
 
 
 def link_of(program: Program, op: LoweredOp) -> Link | None:
-    """The operator as a window or element-wise link, or None."""
+    """The operator as a window, element-wise or pad link, or None."""
+    if op.opcode in ("PAD", "PADV2"):
+        return _pad_link(program, op)
     if len(op.calls) != 1:
         return None
     call = op.calls[0]
@@ -74,14 +92,19 @@ def link_of(program: Program, op: LoweredOp) -> Link | None:
         return None
     if window_call(op):
         return Link(op, "window", [call.args[0]], call.params)
+    shape = _nhwc(program, op, call.args[-1])
+    if not shape or shape[0] != 1:
+        return None
+    _, h, w, c = shape
+    rows = dict(in_h=h, out_h=h, in_w=w, out_w=w, channels=c, filter_h=1, filter_w=1, stride_h=1, pad_top=0)
+    p = call.params
     if call.function in ELEMENTWISE_KERNELS:
-        p = call.params
-        shape = _nhwc(program, op, call.args[-1])
         flat = p["rank"] == 1 and p["stride1"][0] == p["stride2"][0] == 1
-        if flat and shape and shape[0] == 1 and p["shape"][0] == shape[1] * shape[2] * shape[3]:
-            _, h, w, c = shape
-            return Link(op, "elementwise", call.args[:2], dict(in_h=h, out_h=h, in_w=w, out_w=w, channels=c,
-                                                               filter_h=1, filter_w=1, stride_h=1, pad_top=0))
+        if flat and p["shape"][0] == h * w * c:
+            return Link(op, "elementwise", call.args[:2], rows)
+    if call.function in UNARY_KERNELS and p.get("size") == h * w * c and _nhwc(program, op, call.args[0]) == shape:
+        if all(program.buffers[_buffer(op, a)].kind == "constant" for a in call.args[1:-1]):
+            return Link(op, "elementwise", call.args[:1], rows)
     return None
 
 
@@ -94,12 +117,59 @@ def reduction_link(op: LoweredOp, producer: Link) -> Link | None:
 
 
 def _arg_type(op: LoweredOp, program: Program, name: str) -> str:
-    return program.buffers[next(a.buffer for a in op.args if a.name == name)].c_type
+    return program.buffers[_buffer(op, name)].c_type
+
+
+def _buffer(op: LoweredOp, name: str) -> str:
+    return next(a.buffer for a in op.args if a.name == name)
 
 
 def _nhwc(program: Program, op: LoweredOp, name: str) -> tuple[int, ...] | None:
-    buffer = program.buffers[next(a.buffer for a in op.args if a.name == name)]
+    buffer = program.buffers[_buffer(op, name)]
     if not buffer.tensors:
         return None
     shape = tuple(program.graph.tensors[buffer.tensors[-1]].shape)
     return shape if len(shape) == 4 else None
+
+
+def _pad_link(program: Program, op: LoweredOp) -> Link | None:
+    """PAD of a batch-1 NHWC tensor whose batch is not padded, lowered as a fill and a copy (or just a copy)."""
+    functions = [c.function for c in op.calls]
+    if functions not in (["usmp_fill_x8", "usmp_copy_nd_x8"], ["usmp_fill_x32", "usmp_copy_nd_x32"],
+                         ["usmp_copy_nd_x8"], ["usmp_copy_nd_x32"]):
+        return None
+    copy = op.calls[-1]
+    if _arg_type(op, program, copy.args[-1]) not in ELEMENT_BYTES:
+        return None
+    shape_in, shape_out = _nhwc(program, op, copy.args[0]), _nhwc(program, op, copy.args[-1])
+    if not shape_in or not shape_out or shape_in[0] != 1 or shape_out[0] != 1:
+        return None
+    graph_op = next(o for o in program.graph.operators if o.index == op.op_index)
+    pads = program.graph.tensors[graph_op.inputs[1]].data
+    if pads is None:
+        return None
+    (b0, _), (top, _), (left, _), (front, _) = [(int(a), int(b)) for a, b in pads.reshape(4, 2)]
+    if b0 or len(op.calls) == 2 and op.calls[0].args[-1] != copy.args[-1]:
+        return None
+    (_, h, w, c), (_, oh, ow, oc) = shape_in, shape_out
+    params = dict(in_h=h, out_h=oh, in_w=w, out_w=ow, in_ch=c, out_ch=oc, filter_h=1, filter_w=1, stride_h=1,
+                  pad_top=top, pad_left=left, pad_front=front,
+                  pattern=op.calls[0].params["pattern"] if len(op.calls) == 2 else None)
+    return Link(op, "pad", [copy.args[0]], params)
+
+
+def _pad_band(link: Link, source: str, target: str, out: Rows, rows_in: Rows) -> list[KernelCall]:
+    """Fill the band's rows with the pad value, then copy the input rows that fall inside it."""
+    p, bits = link.params, 8 if link.call.function.endswith("x8") else 32
+    calls = []
+    if p["pattern"] is not None:
+        calls.append(KernelCall(f"usmp_fill_x{bits}", "usmp_fill_params",
+                                dict(count=out.count * link.row("out"), pattern=p["pattern"]), [target]))
+    if rows_in.count:
+        counts, (ins, outs) = collapse([rows_in.count, p["in_w"], p["in_ch"]], [p["in_w"] * p["in_ch"], p["in_ch"], 1],
+                                       [p["out_w"] * p["out_ch"], p["out_ch"], 1])
+        first = (rows_in.first + p["pad_top"] - out.first) * link.row("out") + p["pad_left"] * p["out_ch"] + p["pad_front"]
+        calls.append(KernelCall(f"usmp_copy_nd_x{bits}", "usmp_copy_nd_params",
+                                dict(count=pad_dims(counts, 1), in_step=pad_dims(ins, 0), out_step=pad_dims(outs, 0),
+                                     in_offset=0, out_offset=first), [source, target]))
+    return calls
