@@ -92,7 +92,12 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
     kernels = build_kernel_library(cc, flags)
     sources = dict(compiled.files)
     sources["harness_main.c"] = harness_source(compiled)
-    digest = hashlib.sha256(" ".join(cc + flags).encode() + str(kernels).encode())
+    external = compiled.program.external_kernels  # CMSIS-NN's plain C paths on the host
+    external_files = [str(p) for p in (external.sources + external.glue)] if external else []
+    external_includes = [flag for d in (external.include_dirs if external else []) for flag in ("-I", str(d))]
+    digest = hashlib.sha256(" ".join(cc + flags + external_files).encode() + str(kernels).encode())
+    for path in external_files:
+        digest.update(Path(path).read_bytes())
     for file_name in sorted(sources):
         digest.update(file_name.encode() + b"\0" + sources[file_name].encode())
     build_dir = cache_root() / "host" / digest.hexdigest()[:24]
@@ -105,7 +110,8 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
         for file_name, text in sources.items():
             (staging / file_name).write_text(text)
         c_files = [str(staging / f) for f in sources if f.endswith(".c")]
-        _compile(cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *c_files, str(kernels),
+        _compile(cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *external_includes, *c_files,
+                               *external_files, str(kernels),
                                "-o", str(staging / "model")],
                  "the generated code")
         _publish(staging, build_dir)

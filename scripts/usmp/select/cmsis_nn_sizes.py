@@ -1,0 +1,35 @@
+"""Scratch bytes of the CMSIS-NN int8 functions, as their *_get_buffer_size return them.
+
+CMSIS-NN leaves scratch to its caller and sizes it with C functions that
+depend on the extension the library is compiled for (see cpus.py). The
+compiler knows the CPU and every shape, so it computes the same numbers here
+and plans the scratch like any other buffer. Ported from the CMSIS-NN
+revision in ../shared/third_party/cmsis-nn (GCC build: no Arm Compiler paths).
+"""
+from __future__ import annotations
+
+
+def _round_up(value: int, step: int) -> int:
+    return (value + step - 1) // step * step
+
+
+def convolve_s8(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
+    """arm_convolve_s8 (and arm_convolve_1_x_n_s8 off Helium): two im2col columns of int16."""
+    columns = filter_h * filter_w * in_ch
+    if extension == "mve":
+        return 4 * _round_up(columns, 16)
+    return 2 * _round_up(columns, 4) * 2
+
+
+def depthwise_conv_s8_opt(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
+    """arm_depthwise_conv_s8_opt: one int16 im2col patch of every channel (none in plain C)."""
+    if extension == "mve":
+        return 4 * 124 * filter_h * filter_w  # CH_IN_BLOCK_MVE
+    if extension == "dsp":
+        return in_ch * filter_h * filter_w * 2
+    return 0
+
+
+def avgpool_s8(extension: str | None, channels: int) -> int:
+    """arm_avgpool_s8: one int32 sum per channel with DSP."""
+    return channels * 4 if extension == "dsp" else 0
