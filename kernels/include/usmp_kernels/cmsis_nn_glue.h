@@ -24,13 +24,20 @@ struct usmp_cmsis_nn_conv_params {
 	int32_t buffer_size; /* bytes of the scratch argument, where there is one */
 };
 
-/* CONV_2D: arm_convolve_s8 (any shape), _1_x_n_s8 (one input row), both with int16 im2col scratch. */
+/* CONV_2D: arm_convolve_s8 (any shape: groups, dilation) with its int16 im2col scratch. */
 void usmp_cmsis_nn_convolve_s8(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
 			       const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
 			       const int32_t *shift, int16_t *buffer, int8_t *output);
-void usmp_cmsis_nn_convolve_1_x_n_s8(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
-				     const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
-				     const int32_t *shift, int16_t *buffer, int8_t *output);
+/*
+ * CONV_2D without groups or dilation (also DEPTHWISE_CONV_2D of one input channel, whose
+ * filters are then [out_ch, H, W, 1]): arm_convolve_s8's arithmetic, with an im2col that copies
+ * each filter row's contiguous input bytes at once instead of one memcpy per tap, which dominates
+ * for few input channels. buffer: two int16 columns and one int8 column, see the compiler's
+ * cmsis_nn_sizes.convolve_rows_s8. Not for Helium (CMSIS-NN's int16 matrix kernel is DSP/C only).
+ */
+void usmp_cmsis_nn_convolve_rows_s8(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
+				    const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
+				    const int32_t *shift, int16_t *buffer, int8_t *output);
 /* 1x1 filters without padding: unit stride (_fast) or any stride; no scratch. */
 void usmp_cmsis_nn_convolve_1x1_s8_fast(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
 					const int8_t *filter, const int32_t *bias, const int32_t *multiplier,

@@ -50,7 +50,7 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         rewrite = rewrite_fn(call)
         if rewrite is not None:
             program.ops[position] = _apply(program, op, rewrite)
-            called.add(rewrite.cmsis_function)
+            called.update(rewrite.cmsis_functions)
     if called:
         _drop_unused(program)
         program.external_kernels = ExternalKernels(

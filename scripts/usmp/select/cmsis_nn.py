@@ -19,6 +19,8 @@ from usmp.lower.program import KernelCall, LoweredOp, Program
 from usmp.select import cmsis_nn_sizes as sizes
 
 UINT16_MAX = 0xFFFF  # CMSIS-NN keeps several sizes in uint16_t locals
+# what usmp_cmsis_nn_convolve_rows_s8 calls (the int8 -> int16 column copy of the DSP and the plain C build)
+ROWS_FUNCTIONS = ("arm_nn_mat_mult_kernel_s8_s16", "arm_s8_to_s16_unordered_with_offset", "arm_q7_to_q15_with_offset")
 
 
 @dataclass
@@ -37,7 +39,7 @@ class Rewrite:
     params_type: str
     params: dict
     args: list[tuple[str, str | NewBuffer, bool]]  # (parameter name, buffer name or new buffer, writable)
-    cmsis_function: str  # the CMSIS-NN function it calls (its sources are built)
+    cmsis_functions: tuple[str, ...]  # the CMSIS-NN functions it calls (their sources are built)
 
 
 @dataclass
@@ -106,18 +108,21 @@ def _convolution(c: Call, filter_buffer, filter_in_ch: int, out_ch: int) -> Rewr
     scratch = None
     if one_by_one:
         function = "arm_convolve_1x1_s8_fast" if (p["stride_h"], p["stride_w"]) == (1, 1) else "arm_convolve_1x1_s8"
+        glue, reached = f"usmp_cmsis_nn_{function[4:]}", (function,)
+    elif same_channels and dilation == (1, 1):  # our im2col by filter rows around CMSIS-NN's matrix kernel
+        glue, reached = "usmp_cmsis_nn_convolve_rows_s8", ROWS_FUNCTIONS
+        scratch = sizes.convolve_rows_s8(p["in_ch"], p["filter_h"], p["filter_w"])
     else:
-        one_row = (p["in_h"] == 1 and dilation[1] == 1 and p["filter_h"] == 1
-                   and (p["stride_w"] * p["in_ch"]) % 4 == 0 and same_channels)
-        function = "arm_convolve_1_x_n_s8" if one_row else "arm_convolve_s8"
+        glue, reached = "usmp_cmsis_nn_convolve_s8", ("arm_convolve_s8",)
         scratch = sizes.convolve_s8(extension, p["in_ch"], p["filter_h"], p["filter_w"])
+    if scratch is not None:
         params["buffer_size"] = scratch
     args = [("input", c.buffers["input"], False), ("filter", filter_buffer, False), ("bias", c.buffers["bias"], False),
             ("multiplier", multiplier, False), ("shift", shift, False)]
     if scratch is not None:
         args.append(("buffer", NewBuffer("cmsis_buffer", "int16_t", scratch), True))
     args.append(("output", c.buffers["output"], True))
-    return Rewrite(f"usmp_cmsis_nn_{function[4:]}", "usmp_cmsis_nn_conv_params", params, args, function)
+    return Rewrite(glue, "usmp_cmsis_nn_conv_params", params, args, reached)
 
 
 def rewrite_conv(c: Call) -> Rewrite | None:
@@ -130,6 +135,10 @@ def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
         return None
     out_ch = p["in_ch"] * p["depth_multiplier"]
     dilation = (p["dilation_h"], p["dilation_w"])
+    if p["in_ch"] == 1 and dilation == (1, 1):
+        # One input channel: the same sums as a convolution whose [out_ch, H, W, 1] filters are the
+        # channel-major filter the lowering made; the row im2col convolution is the faster (micro_speech).
+        return _convolution(c, c.buffers["filter"], 1, out_ch)
     if not _fits(p["in_h"], p["in_w"], p["in_ch"], p["out_h"], p["out_w"], out_ch, p["filter_h"], p["filter_w"],
                  p["pad_top"], p["pad_left"], p["stride_h"], p["stride_w"], dilation[0], dilation[1]):
         return None
@@ -156,7 +165,7 @@ def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
     if scratch is not None:
         args.append(("buffer", NewBuffer("cmsis_buffer", "int16_t", scratch), True))
     args.append(("output", c.buffers["output"], True))
-    return Rewrite(f"usmp_cmsis_nn_{function[4:]}", "usmp_cmsis_nn_dw_conv_params", params, args, function)
+    return Rewrite(f"usmp_cmsis_nn_{function[4:]}", "usmp_cmsis_nn_dw_conv_params", params, args, (function,))
 
 
 def rewrite_fully_connected(c: Call) -> Rewrite | None:
@@ -171,7 +180,7 @@ def rewrite_fully_connected(c: Call) -> Rewrite | None:
     function = "arm_fully_connected_per_channel_s8" if p["per_channel"] else "arm_fully_connected_s8"
     args = [(name, c.buffers[name], name == "output")
             for name in ("input", "weights", "bias", "multiplier", "shift", "output")]
-    return Rewrite(f"usmp_cmsis_nn_{function[4:]}", "usmp_cmsis_nn_fc_params", params, args, function)
+    return Rewrite(f"usmp_cmsis_nn_{function[4:]}", "usmp_cmsis_nn_fc_params", params, args, (function,))
 
 
 def _pool(c: Call, average: bool) -> Rewrite | None:
@@ -196,7 +205,7 @@ def _pool(c: Call, average: bool) -> Rewrite | None:
         if scratch:
             args.append(("buffer", NewBuffer("cmsis_buffer", "int32_t", scratch), True))
     args.append(("output", c.buffers["output"], True))
-    return Rewrite(glue, "usmp_cmsis_nn_pool_params", params, args, function)
+    return Rewrite(glue, "usmp_cmsis_nn_pool_params", params, args, (function,))
 
 
 def rewrite_avg_pool(c: Call) -> Rewrite | None:
@@ -212,7 +221,7 @@ def rewrite_softmax(c: Call) -> Rewrite | None:
         return None
     params = {k: c.p[k] for k in ("rows", "depth", "input_multiplier", "input_left_shift", "diff_min")}
     return Rewrite("usmp_cmsis_nn_softmax_s8", "usmp_cmsis_nn_softmax_params", params,
-                   [("input", c.buffers["input"], False), ("output", c.buffers["output"], True)], "arm_softmax_s8")
+                   [("input", c.buffers["input"], False), ("output", c.buffers["output"], True)], ("arm_softmax_s8",))
 
 
 def _same_shape_size(p: dict) -> int | None:
@@ -235,7 +244,7 @@ def rewrite_add(c: Call) -> Rewrite | None:
               "input2_shift", "left_shift", "output_offset", "output_multiplier", "output_shift", "act_min", "act_max")
     params = dict({k: c.p[k] for k in fields}, size=size)
     return Rewrite("usmp_cmsis_nn_elementwise_add_s8", "usmp_cmsis_nn_add_params", params, _binary_args(c),
-                   "arm_elementwise_add_s8")
+                   ("arm_elementwise_add_s8",))
 
 
 def rewrite_mul(c: Call) -> Rewrite | None:
@@ -246,7 +255,7 @@ def rewrite_mul(c: Call) -> Rewrite | None:
               "act_min", "act_max")
     params = dict({k: c.p[k] for k in fields}, size=size)
     return Rewrite("usmp_cmsis_nn_elementwise_mul_s8", "usmp_cmsis_nn_mul_params", params, _binary_args(c),
-                   "arm_elementwise_mul_s8")
+                   ("arm_elementwise_mul_s8",))
 
 
 # portable kernel -> (its parameter names in order, rewrite)

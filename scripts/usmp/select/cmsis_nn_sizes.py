@@ -13,8 +13,13 @@ def _round_up(value: int, step: int) -> int:
     return (value + step - 1) // step * step
 
 
+def convolve_rows_s8(in_ch: int, filter_h: int, filter_w: int) -> int:
+    """USMP's usmp_cmsis_nn_convolve_rows_s8 (kernels/cmsis_nn): two int16 columns and one int8 column."""
+    return 5 * _round_up(filter_h * filter_w * in_ch, 4)
+
+
 def convolve_s8(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
-    """arm_convolve_s8 (and arm_convolve_1_x_n_s8 off Helium): two im2col columns of int16."""
+    """arm_convolve_s8_get_buffer_size: two im2col columns of int16 (sized by all input channels)."""
     columns = filter_h * filter_w * in_ch
     if extension == "mve":
         return 4 * _round_up(columns, 16)
