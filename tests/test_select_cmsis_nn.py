@@ -129,15 +129,19 @@ def test_auto_takes_the_environment_variable(monkeypatch):
     assert '#include "usmp_kernels/cmsis_nn_glue.h"' in compiled.files["conv_1x1.c"]
 
 
-def test_scratch_is_planned():
-    """CMSIS-NN's im2col buffer is a planned scratch buffer of the size arm_convolve_s8 asks for."""
-    model = MODELS["conv_3x3_same_relu"]
-    compiled = compile_model(model, cmsis_options())
+@pytest.mark.parametrize("name, size", [
+    ("conv_grouped", lambda in_ch, h, w: cmsis_nn_sizes.convolve_s8("dsp", in_ch, h, w)),  # arm_convolve_s8
+    ("conv_3x3_same_relu", cmsis_nn_sizes.convolve_rows_s8),  # the glue's row im2col
+])
+def test_scratch_is_planned(name, size):
+    """The im2col buffer is a planned scratch buffer of the size its function asks for."""
+    compiled = compile_model(MODELS[name], cmsis_options())
     graph = compiled.program.graph
     op = next(o for o in graph.operators if o.opcode == "CONV_2D")
-    _, filter_h, filter_w, in_ch = graph.tensors[op.inputs[1]].shape
+    _, filter_h, filter_w, _ = graph.tensors[op.inputs[1]].shape
+    in_ch = graph.tensors[op.inputs[0]].shape[3]
     scratch = [b for b in compiled.program.buffers.values() if b.kind == "scratch" and "cmsis_buffer" in b.name]
-    assert [b.size for b in scratch] == [cmsis_nn_sizes.convolve_s8("dsp", in_ch, filter_h, filter_w)]
+    assert [b.size for b in scratch] == [size(in_ch, filter_h, filter_w)]
     assert scratch[0].name in compiled.plan.placements
     assert scratch[0].name in compiled.files[f"{compiled.program.name}_plan.json"]
 
@@ -160,11 +164,13 @@ def test_what_cmsis_nn_cannot_do_stays_portable(name, portable_function):
 
 
 def test_tiled_chains_stay_portable():
-    model = MODELS["conv_3x3_same_relu"]
-    options = cmsis_options(tiling="max")
-    compiled = compile_model(model, options)
+    """A depth-first chain keeps its per-band portable calls; the operators outside it are still rewritten."""
+    model = Path(__file__).parent / "models" / "tiling" / "chain_int8.tflite"
+    compiled = compile_model(model, cmsis_options(tiling="max"))
     fused = [op for op in compiled.program.ops if op.opcode.startswith("DEPTH_FIRST_")]
+    assert fused
     assert all(not call.function.startswith("usmp_cmsis_nn") for op in fused for call in op.calls)
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 5)
 
 
 def test_only_reached_sources_are_built():
@@ -206,3 +212,28 @@ def test_fewer_instructions_on_micro_speech():
         compiled = compile_model(model, CompileOptions(cpu="cortex-m4", kernels=kernels, cmsis_nn=str(CMSIS_NN)))
         counts[kernels] = run_cortex_m(compiled, inputs, "cortex-m4", count=True).report["instructions"]
     assert counts["cmsis-nn"] < 0.6 * counts["portable"], counts
+
+
+@pytest.mark.parametrize("lines, cpu", [
+    ("CONFIG_CPU_CORTEX_M4=y", "cortex-m4"),
+    ("CONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),
+    ("CONFIG_CPU_CORTEX_M33=y", "generic"),  # -mcpu=cortex-m33+nodsp: no DSP instructions
+    ("CONFIG_CPU_CORTEX_M0=y", "cortex-m0"),
+    ("", "generic"),
+])
+def test_zephyr_core_gives_the_cpu(lines, cpu):
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
+
+    assert settings_from_config(parse_config_text(f"CONFIG_USMP=y\n{lines}\n", "prj.conf")).cpu == cpu
+
+
+def test_zephyr_build_selects_cmsis_nn(tmp_path):
+    """usmp compile --dotconfig of an M4 build with --cmsis-nn (what cmake passes with CONFIG_CMSIS_NN)."""
+    (tmp_path / "prj.conf").write_text("CONFIG_USMP=y\nCONFIG_CPU_CORTEX_M4=y\n")
+    out = tmp_path / "out"
+    assert usmp_main(["compile", str(MODELS["conv_1x1"]), "-o", str(out), "--dotconfig", str(tmp_path / "prj.conf"),
+                      "--cmsis-nn", str(CMSIS_NN)]) == 0
+    cmake = (out / "CMakeLists.txt").read_text()
+    assert "cmsis_nn_glue.c" in cmake and "if(CONFIG_CMSIS_NN)" in cmake
+    assert "usmp_cmsis_nn_convolve_1x1_s8_fast" in (out / "conv_1x1.c").read_text()
