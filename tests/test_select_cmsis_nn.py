@@ -237,3 +237,53 @@ def test_zephyr_build_selects_cmsis_nn(tmp_path):
     cmake = (out / "CMakeLists.txt").read_text()
     assert "cmsis_nn_glue.c" in cmake and "if(CONFIG_CMSIS_NN)" in cmake
     assert "usmp_cmsis_nn_convolve_1x1_s8_fast" in (out / "conv_1x1.c").read_text()
+
+
+def _conv_model(tmp_path: Path, depthwise: bool) -> Path:
+    """Hand-built edge cases of the row im2col: two batches, an odd pixel count, and a window wider
+    than the input on both sides (CONV_2D 5x5 SAME over 3x3), or one input channel (DEPTHWISE_CONV_2D)."""
+    import tflite
+
+    import tflite_builder as tb
+
+    rng = np.random.default_rng(17)
+    if depthwise:
+        in_shape, f_shape, out_shape, channels = (2, 5, 4, 1), (1, 3, 2, 3), (2, 3, 2, 3), 3
+        op = tflite.BuiltinOperator.DEPTHWISE_CONV_2D
+        opts = tb.options("DepthwiseConv2D", Padding=0, StrideW=2, StrideH=2, DepthMultiplier=3)
+        axis = 3
+    else:
+        in_shape, f_shape, out_shape, channels = (2, 3, 3, 2), (3, 5, 5, 2), (2, 3, 3, 3), 3
+        op = tflite.BuiltinOperator.CONV_2D
+        opts = tb.options("Conv2D", Padding=0, StrideW=1, StrideH=1)
+        axis = 0
+    w_scales = [0.01, 0.02, 0.015]
+    tensors = [
+        tb.T("input", in_shape, scales=[0.05], zero_points=[-3]),
+        tb.T("filter", f_shape, data=rng.integers(-127, 128, f_shape).astype(np.int8), scales=w_scales,
+             zero_points=[0] * channels, axis=axis),
+        tb.T("bias", (channels,), "int32", data=rng.integers(-2000, 2000, channels).astype(np.int32),
+             scales=[0.05 * s for s in w_scales], zero_points=[0] * channels),
+        tb.T("output", out_shape, scales=[0.2], zero_points=[5]),
+    ]
+    path = tmp_path / ("dw_one_channel.tflite" if depthwise else "conv_wide_window.tflite")
+    path.write_bytes(tb.build([tb.Sub(tensors, [tb.Op(op, [0, 1, 2], [3], options=opts)], [0], [3])]))
+    return path
+
+
+@pytest.mark.parametrize("depthwise", [False, True], ids=["conv_wide_window", "dw_one_channel"])
+def test_row_im2col_edge_cases(tmp_path, depthwise):
+    model = _conv_model(tmp_path, depthwise)
+    compiled = compile_model(model, cmsis_options())
+    assert "usmp_cmsis_nn_convolve_rows_s8" in functions(compiled)
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 3, 8)
+    if not MISSING:
+        from usmp.runner.cortex_m import run_cortex_m
+
+        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m4").outputs, 2, 9)
+
+
+def test_helium_stays_portable_for_now():
+    """Cortex-M55's CMSIS-NN paths are not checked here yet, so nothing is rewritten for it."""
+    compiled = compile_model(MODELS["micro_speech_quantized"], cmsis_options("cortex-m55"))
+    assert compiled.program.external_kernels is None
