@@ -30,16 +30,18 @@ needs_qemu = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not
 MODELS = {m.stem: m for m in all_models()}
 # model -> the glue functions its CMSIS-NN build must call (one per family and variant)
 QEMU_MODELS = {
-    "micro_speech_quantized": {"usmp_cmsis_nn_depthwise_conv_s8", "usmp_cmsis_nn_fully_connected_s8",
-                               "usmp_cmsis_nn_softmax_s8"},
+    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_fully_connected_s8",
+                               "usmp_cmsis_nn_softmax_s8"},  # its depthwise conv has one input channel
     "hello_world_int8": {"usmp_cmsis_nn_fully_connected_s8"},
     "arg_max_classifier": {"usmp_cmsis_nn_fully_connected_per_channel_s8"},
     "conv_1x1": {"usmp_cmsis_nn_convolve_1x1_s8_fast"},
-    "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_s8"},
+    "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_rows_s8"},
+    "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_s8"},  # 49 pixels: the odd one alone
     "conv_grouped": {"usmp_cmsis_nn_convolve_s8"},
     "conv_dilation2": {"usmp_cmsis_nn_convolve_s8"},
     "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_3x3_s8"},
     "dwconv_m2_same_stride2_relu6": {"usmp_cmsis_nn_depthwise_conv_s8"},
+    "dwconv_dilation2": {"usmp_cmsis_nn_depthwise_conv_s8"},
     "avgpool_same": {"usmp_cmsis_nn_avgpool_s8"},
     "maxpool_same_stride2": {"usmp_cmsis_nn_max_pool_s8"},
     "add_same_shape": {"usmp_cmsis_nn_elementwise_add_s8"},
