@@ -289,3 +289,42 @@ def test_helium_stays_portable_for_now():
     """Cortex-M55's CMSIS-NN paths are not checked here yet, so nothing is rewritten for it."""
     compiled = compile_model(MODELS["micro_speech_quantized"], cmsis_options("cortex-m55"))
     assert compiled.program.external_kernels is None
+
+
+def _depthwise_5x5_model(tmp_path: Path) -> Path:
+    """DEPTHWISE_CONV_2D, multiplier 1, 5x5 SAME: arm_depthwise_conv_s8_opt with its int16 scratch."""
+    import tflite
+
+    import tflite_builder as tb
+
+    rng = np.random.default_rng(23)
+    w_scales = list(rng.uniform(0.005, 0.02, 4))
+    tensors = [
+        tb.T("input", (1, 6, 5, 4), scales=[0.05], zero_points=[7]),
+        tb.T("filter", (1, 5, 5, 4), data=rng.integers(-127, 128, (1, 5, 5, 4)).astype(np.int8), scales=w_scales,
+             zero_points=[0] * 4, axis=3),
+        tb.T("bias", (4,), "int32", data=rng.integers(-900, 900, 4).astype(np.int32),
+             scales=[0.05 * s for s in w_scales], zero_points=[0] * 4),
+        tb.T("output", (1, 6, 5, 4), scales=[0.1], zero_points=[-20]),
+    ]
+    opts = tb.options("DepthwiseConv2D", Padding=0, StrideW=1, StrideH=1, DepthMultiplier=1)
+    op = tb.Op(tflite.BuiltinOperator.DEPTHWISE_CONV_2D, [0, 1, 2], [3], options=opts)
+    path = tmp_path / "dw_5x5.tflite"
+    path.write_bytes(tb.build([tb.Sub(tensors, [op], [0], [3])]))
+    return path
+
+
+@needs_qemu
+@pytest.mark.parametrize("name", ["dw_5x5", "conv_grouped", "conv_per_tensor", "avgpool_same"])
+def test_scratch_is_large_enough(tmp_path, name):
+    """With --guards, canaries after every workspace buffer (scratch included) are checked after each
+    operator: a scratch smaller than the CMSIS-NN function writes fails the run."""
+    from usmp.runner.cortex_m import run_cortex_m
+
+    model = _depthwise_5x5_model(tmp_path) if name == "dw_5x5" else MODELS[name]
+    compiled = compile_model(model, cmsis_options(guards=True))
+    assert any(b.kind == "scratch" for b in compiled.program.buffers.values())
+    if name == "dw_5x5":
+        assert "usmp_cmsis_nn_depthwise_conv_s8_opt" in functions(compiled)
+    assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m4").outputs, 2, 31)
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 32)
