@@ -69,6 +69,10 @@ endfunction()
 function(_usmp_compile_command model name out_dir extra_args)
   _usmp_python_command(cmd usmp)
   _usmp_zephyr_inputs(inputs)
+  # With Zephyr's cmsis-nn module enabled, DSP cores call CMSIS-NN where it is exact (--kernels auto).
+  if(CONFIG_CMSIS_NN AND DEFINED ZEPHYR_CMSIS_NN_MODULE_DIR)
+    list(APPEND inputs --cmsis-nn ${ZEPHYR_CMSIS_NN_MODULE_DIR})
+  endif()
   _usmp_compiler_sources(deps)
   file(MAKE_DIRECTORY ${out_dir})
   add_custom_command(

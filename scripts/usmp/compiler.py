@@ -1,8 +1,8 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
     import -> fold constants -> lower (state, constants, scratch)
-           -> tile (depth-first bands, opt-in) -> analyse liveness -> plan
-           -> rewrite offsets -> emit C
+           -> tile (depth-first bands, opt-in) -> select kernels (CMSIS-NN on DSP cores)
+           -> analyse liveness -> plan -> rewrite offsets -> emit C
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.report.plan_json import dumps, plan_document
+from usmp.select import GENERIC, select_kernels
 from usmp.tiling import tile_program
 
 
@@ -39,6 +40,9 @@ class CompileOptions:
     reorder: bool = False  # memory-aware operator order (same results, lower peak on branching graphs)
     guards: bool = False  # canary bytes after workspace buffers, checked after each operator (codegen/guards.py)
     tiling: str = "auto"  # depth-first chains (tiling/): auto (<= ~10 % more instructions), max, or off
+    cpu: str = GENERIC  # the core the code is for: its extensions decide the kernels (select/cpus.py)
+    kernels: str = "auto"  # auto (CMSIS-NN where the CPU has DSP and CMSIS-NN is known), portable or cmsis-nn
+    cmsis_nn: str | None = None  # CMSIS-NN directory (default: $CMSIS_NN_PATH)
 
 
 @dataclass
@@ -86,6 +90,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
     program, _ = tile_program(program, options.tiling, options.workspace_io)
+    program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
     return program, buffer_infos(program, pools, options.workspace_io)
 
 

@@ -98,6 +98,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         pools_argument=layout.user_pools or layout.workspace_io,
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
+        external=_external_view(program),
     )
     env = _environment()
     return {
@@ -106,6 +107,16 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         f"{name}_constants.c": env.get_template("constants.c.j2").render(context),
         "CMakeLists.txt": env.get_template("CMakeLists.txt.j2").render(context),
     }
+
+
+def _external_view(program: Program) -> dict | None:
+    """What the generated build needs of an external kernel library (CMSIS-NN), or None."""
+    external = program.external_kernels
+    if external is None:
+        return None
+    return dict(name=external.name, cpu=external.cpu, header="usmp_kernels/cmsis_nn_glue.h",
+                include_dirs=[str(d) for d in external.include_dirs], sources=[str(s) for s in external.sources],
+                glue=[str(g) for g in external.glue])
 
 
 def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:

@@ -7,6 +7,8 @@ from usmp.compiler import CompileOptions
 from usmp.errors import UsmpError
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
+from usmp.select import CPUS, GENERIC, KERNEL_CHOICES
+from usmp.select.cmsis_nn_sources import ENV_VARIABLE
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +37,14 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--guards", action="store_true",
                         help="debug aid: canary bytes after every workspace buffer, checked after each operator; "
                              "run() returns 1000 + the index of an operator that wrote out of bounds")
+    parser.add_argument("--cpu", choices=tuple(CPUS), default=None,
+                        help="the core the code is for (default: generic portable C; `usmp run --target "
+                             "cortex-mX` implies cortex-mX)")
+    parser.add_argument("--kernels", choices=KERNEL_CHOICES, default="auto",
+                        help="auto (default: CMSIS-NN where the CPU has DSP and CMSIS-NN is found), portable, "
+                             "or cmsis-nn")
+    parser.add_argument("--cmsis-nn", metavar="DIR", default=None,
+                        help=f"the CMSIS-NN directory (default: ${ENV_VARIABLE})")
     parser.add_argument("--user-pools", action="store_true",
                         help="the caller passes the workspace pools to run() instead of the library owning them")
 
@@ -53,4 +63,7 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         reorder=getattr(args, "reorder", False),
         guards=getattr(args, "guards", False),
         tiling=getattr(args, "tiling", None) or "auto",
+        cpu=getattr(args, "cpu", None) or GENERIC,
+        kernels=getattr(args, "kernels", "auto"),
+        cmsis_nn=getattr(args, "cmsis_nn", None),
     )

@@ -54,7 +54,12 @@ def run(args) -> int:
         raise UsmpError("--sanitize works only with --target host")
     if args.steps is not None and args.steps < 1:
         raise UsmpError(f"--steps {args.steps}: expected a positive number of inferences")
-    compiled = compile_model(args.model, compile_options(args))
+    options = compile_options(args)
+    if on_cortex_m:  # the target's core, unless the user named another
+        if args.cpu not in (None, args.target):
+            raise UsmpError(f"--cpu {args.cpu} does not match --target {args.target}")
+        options.cpu = args.target
+    compiled = compile_model(args.model, options)
     inputs = load_inputs(compiled.program, args.input, args.steps)
     report = None
     if on_cortex_m:

@@ -7,6 +7,7 @@ alignment, and the operator steps that read or write it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from usmp.ir.graph import Graph
@@ -73,6 +74,17 @@ class LoweredOp:
 
 
 @dataclass
+class ExternalKernels:
+    """A kernel library outside this module that the program calls (CMSIS-NN): what its build adds."""
+
+    name: str
+    cpu: str  # the --cpu it was selected for (its scratch sizes depend on it)
+    include_dirs: list[Path]
+    sources: list[Path]  # the library's sources the program reaches
+    glue: list[Path]  # this module's sources that call it
+
+
+@dataclass
 class Program:
     name: str
     graph: Graph
@@ -81,6 +93,7 @@ class Program:
     inputs: list[str]  # buffer per model input
     outputs: list[str]  # buffer per model output
     init_ops: list[LoweredOp] = field(default_factory=list)  # set the state buffers' initial contents
+    external_kernels: ExternalKernels | None = None  # set by the kernel selection pass (usmp/select)
 
     @property
     def state_buffers(self) -> list[str]:

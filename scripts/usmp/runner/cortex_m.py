@@ -36,6 +36,7 @@ BAREMETAL_DIR = TEMPLATES_DIR / "baremetal"
 SUPPORT_SOURCES = ("startup.c", "harness_hooks.c", "stack_probe.S")
 STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
 SUPPORT_FLAGS = ["-std=gnu99", "-Wall", "-Wextra", "-Werror"]  # sbrk, _Exit
+THIRD_PARTY_FLAGS = ["-std=gnu99", "-O2"]  # an external kernel library (CMSIS-NN) builds with its own conventions
 LINK_LIBRARIES = ["-Wl,--start-group", "-lc_nano", "-lrdimon_nano", "-lgcc", "-Wl,--end-group"]
 # Regions are linked this large so an oversized image still links and can be measured.
 LINK_REGION_BYTES = 64 * 1024 * 1024
@@ -121,13 +122,32 @@ def _library_units() -> list[Unit]:
     return units
 
 
+def _external_includes(compiled: Compiled) -> list[str]:
+    external = compiled.program.external_kernels
+    return [flag for d in (external.include_dirs if external else []) for flag in ("-I", str(d))]
+
+
+def _external_units(compiled: Compiled) -> list[Unit]:
+    """The external kernel library's sources the model calls (CMSIS-NN) and USMP's glue to it.
+
+    Compiled with the target's -mcpu, which defines the ARM_MATH_DSP or
+    ARM_MATH_MVEI that CMSIS-NN picks its code paths by.
+    """
+    external = compiled.program.external_kernels
+    if external is None:
+        return []
+    includes = _external_includes(compiled)
+    units = [("kernels", path.name, path, None, THIRD_PARTY_FLAGS + includes) for path in external.sources]
+    return units + [("kernels", path.name, path, None, STRICT_FLAGS + includes) for path in external.glue]
+
+
 def _model_units(compiled: Compiled) -> list[Unit]:
     name = compiled.program.name
     units = []
     for file_name, text in compiled.files.items():
         if file_name.endswith(".c"):
             part = "constants" if file_name == f"{name}_constants.c" else "generated_code"
-            units.append((part, file_name, None, text, STRICT_FLAGS))
+            units.append((part, file_name, None, text, STRICT_FLAGS + _external_includes(compiled)))
     hooks = ["-include", str(BAREMETAL_DIR / "harness_hooks.h")]
     units.append(("harness", "harness_main.c", None, harness_source(compiled), STRICT_FLAGS + hooks))
     return units
@@ -173,6 +193,12 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     if not library_dir.exists():
         _in_staging(library_dir, lambda staging: _compile(target, library_units, staging, staging))
     library_objects = sorted(str(p) for p in library_dir.rglob("*.o"))
+    external_units = _external_units(compiled)
+    if external_units:  # built once per target and set of sources, like the kernel library
+        external_dir = cache_root() / target.name / f"ext-{_digest(target, external_units)}"
+        if not external_dir.exists():
+            _in_staging(external_dir, lambda staging: _compile(target, external_units, staging, staging))
+        library_objects += sorted(str(p) for p in external_dir.rglob("*.o"))
     model_units = _model_units(compiled)
     headers = {n: text for n, text in compiled.files.items() if n.endswith(".h")}
     script = linker_script(target)

@@ -92,7 +92,12 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
     kernels = build_kernel_library(cc, flags)
     sources = dict(compiled.files)
     sources["harness_main.c"] = harness_source(compiled)
-    digest = hashlib.sha256(" ".join(cc + flags).encode() + str(kernels).encode())
+    external = compiled.program.external_kernels  # CMSIS-NN's plain C paths on the host
+    external_files = [str(p) for p in (external.sources + external.glue)] if external else []
+    external_includes = [flag for d in (external.include_dirs if external else []) for flag in ("-I", str(d))]
+    digest = hashlib.sha256(" ".join(cc + flags + ["ext:"] + external_files).encode() + str(kernels).encode())
+    for path in external_files:
+        digest.update(Path(path).read_bytes())
     for file_name in sorted(sources):
         digest.update(file_name.encode() + b"\0" + sources[file_name].encode())
     build_dir = cache_root() / "host" / digest.hexdigest()[:24]
@@ -105,13 +110,30 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
         for file_name, text in sources.items():
             (staging / file_name).write_text(text)
         c_files = [str(staging / f) for f in sources if f.endswith(".c")]
-        _compile(cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *c_files, str(kernels),
-                               "-o", str(staging / "model")],
+        if external:
+            c_files += _external_objects(cc, optimize, flags, external, external_includes, staging)
+        _compile(cc + flags + ["-I", str(staging), "-I", str(KERNELS_INCLUDE_DIR), *external_includes, *c_files,
+                               str(kernels), "-o", str(staging / "model")],
                  "the generated code")
         _publish(staging, build_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return executable
+
+
+def _external_objects(cc: list[str], optimize: str, flags: list[str], external, includes: list[str],
+                      staging: Path) -> list[str]:
+    """An external kernel library's sources (CMSIS-NN) compiled as its own code: its conventions, not
+    our warnings or sanitizers (it shifts negative values left, as C compilers for Arm define). The glue
+    gets our flags; sections let the link drop the glue functions whose library sources are not built."""
+    objects = []
+    for path, own in [(p, False) for p in external.sources] + [(p, True) for p in external.glue]:
+        obj = staging / f"ext_{path.stem}.o"
+        source_flags = flags if own else ["-std=gnu99", optimize]
+        _compile(cc + source_flags + ["-ffunction-sections", "-I", str(KERNELS_INCLUDE_DIR), *includes, "-c",
+                                      str(path), "-o", str(obj)], path.name)
+        objects.append(str(obj))
+    return objects + ["-Wl,--gc-sections"]
 
 
 def run_host(compiled: Compiled, inputs: list[np.ndarray], sanitize: bool = False, timeout: float = 120,

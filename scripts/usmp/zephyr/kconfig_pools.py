@@ -48,6 +48,7 @@ class UsmpSettings:
     guard_words: int
     model: str  # CONFIG_USMP_MODEL (the Kconfig-only path), "" when unused
     tiling: str = "auto"  # CONFIG_USMP_TILING_{OFF,AUTO,MAX}
+    cpu: str = "generic"  # the --cpu of CONFIG_CPU_CORTEX_M*, which picks the kernels (usmp/select)
 
 
 def settings_from_config(config: KconfigValues) -> UsmpSettings:
@@ -62,7 +63,23 @@ def settings_from_config(config: KconfigValues) -> UsmpSettings:
         guard_words=config.integer("CONFIG_USMP_GUARD_WORDS", 0),
         model=config.string("CONFIG_USMP_MODEL"),
         tiling=next((m for m in ("off", "max") if config.flag(f"CONFIG_USMP_TILING_{m.upper()}")), "auto"),
+        cpu=_cpu(config),
     )
+
+
+# Zephyr's core symbols -> usmp --cpu. A Cortex-M33 built without CONFIG_ARMV8_M_DSP
+# (-mcpu=cortex-m33+nodsp) has no DSP instructions, so it gets the portable kernels.
+_CPUS = {"M0": "cortex-m0", "M0PLUS": "cortex-m0plus", "M3": "cortex-m3", "M4": "cortex-m4",
+         "M7": "cortex-m7", "M33": "cortex-m33", "M55": "cortex-m55"}
+
+
+def _cpu(config: KconfigValues) -> str:
+    for symbol, cpu in _CPUS.items():
+        if config.flag(f"CONFIG_CPU_CORTEX_{symbol}"):
+            if symbol == "M33" and not config.flag("CONFIG_ARMV8_M_DSP"):
+                return "generic"
+            return cpu
+    return "generic"
 
 
 def _looks_like_dotconfig(config: KconfigValues) -> bool:

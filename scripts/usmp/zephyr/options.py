@@ -65,4 +65,6 @@ def zephyr_compile_options(args: argparse.Namespace, options: CompileOptions) ->
         changes["workspace_io"] = True
     if getattr(args, "tiling", None) is None:  # not on the command line: the build's Kconfig choice
         changes["tiling"] = settings.tiling
+    if getattr(args, "cpu", None) is None:
+        changes["cpu"] = settings.cpu
     return dataclasses.replace(options, **changes)

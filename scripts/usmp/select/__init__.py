@@ -1,0 +1,92 @@
+"""Kernel selection: after lowering (and tiling), swap portable kernel calls for faster ones.
+
+The lowering always produces portable calls. For a CPU with the DSP
+extension and `--kernels auto|cmsis-nn`, select_kernels rewrites the int8
+calls CMSIS-NN computes exactly as TFLite Micro does (cmsis_nn.py decides
+per call and shape) into calls of small glue functions, adds the constants
+and scratch they need as ordinary buffers for the planner, drops the
+buffers only the portable calls used, and records which CMSIS-NN sources a
+build must compile (Program.external_kernels). Everything it cannot do stays
+portable; fused depth-first steps (tiling) stay portable as a whole.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from usmp.errors import UsmpError
+from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, ExternalKernels, KernelCall, LoweredOp, Program
+from usmp.paths import KERNELS_DIR
+from usmp.select.cmsis_nn import REWRITES, Call, NewBuffer, Rewrite
+from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
+from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
+
+GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
+
+__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "select_kernels"]
+
+
+def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
+                   cmsis_nn: str | os.PathLike | None = None) -> Program:
+    """The program with CMSIS-NN calls where `kernels` and the CPU allow them (in place, and returned)."""
+    extension = cpu_extension(cpu)
+    if kernels not in KERNEL_CHOICES:
+        raise UsmpError(f"unknown --kernels '{kernels}' (known: {', '.join(KERNEL_CHOICES)})")
+    if kernels == "portable":
+        return program
+    root = cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
+    if root is None or extension is None:  # plain cores run the portable kernels faster than CMSIS-NN's C
+        return program
+    called: set[str] = set()
+    for position, op in enumerate(program.ops):
+        if len(op.calls) != 1 or op.calls[0].function not in REWRITES:
+            continue
+        names, rewrite_fn = REWRITES[op.calls[0].function]
+        if len(names) != len(op.calls[0].args):
+            continue
+        by_arg = {a.name: a.buffer for a in op.args}
+        call = Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program, extension)
+        rewrite = rewrite_fn(call)
+        if rewrite is not None:
+            program.ops[position] = _apply(program, op, rewrite)
+            called.update(rewrite.cmsis_functions)
+    if called:
+        _drop_unused(program)
+        program.external_kernels = ExternalKernels(
+            "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE])
+    return program
+
+
+def _apply(program: Program, op: LoweredOp, rewrite: Rewrite) -> LoweredOp:
+    args: list[Arg] = []
+    names: list[str] = []
+    for name, buffer, writable in rewrite.args:
+        if isinstance(buffer, NewBuffer):
+            buffer = _add_buffer(program, op, buffer)
+        existing = next((a for a in args if a.buffer == buffer), None)
+        if existing is not None:  # in place: one pointer for input and output, as the lowering had it
+            existing.writable = existing.writable or writable
+            names.append(existing.name)
+            continue
+        args.append(Arg(name, buffer, writable))
+        names.append(name)
+    call = KernelCall(rewrite.function, rewrite.params_type, rewrite.params, names)
+    return LoweredOp(op.op_index, op.opcode, args, [call])
+
+
+def _add_buffer(program: Program, op: LoweredOp, new: NewBuffer) -> str:
+    name, n = f"op{op.op_index}_{new.what}", 1
+    while name in program.buffers:
+        n += 1
+        name = f"op{op.op_index}_{new.what}#{n}"
+    kind = "scratch" if new.data is None else "constant"
+    program.buffers[name] = Buffer(name, kind, max(new.size, 1), MIN_ALIGNMENT, new.c_type, data=new.data)
+    return name
+
+
+def _drop_unused(program: Program) -> None:
+    """Constants and scratch that only the replaced portable calls used are no longer planned."""
+    used = {a.buffer for op in program.ops + program.init_ops for a in op.args}
+    for name in [n for n, b in program.buffers.items() if b.kind in ("constant", "scratch") and n not in used]:
+        del program.buffers[name]

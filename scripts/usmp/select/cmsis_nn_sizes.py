@@ -1,0 +1,40 @@
+"""Scratch bytes of the CMSIS-NN int8 functions, as their *_get_buffer_size return them.
+
+CMSIS-NN leaves scratch to its caller and sizes it with C functions that
+depend on the extension the library is compiled for (see cpus.py); the
+DSP and plain C sizes are here, Helium's are not yet (cmsis_nn.py). The
+compiler knows the CPU and every shape, so it computes the same numbers here
+and plans the scratch like any other buffer. Ported from the CMSIS-NN
+revision in ../shared/third_party/cmsis-nn (GCC build: no Arm Compiler paths).
+"""
+from __future__ import annotations
+
+
+def _round_up(value: int, step: int) -> int:
+    return (value + step - 1) // step * step
+
+
+def convolve_rows_s8(in_ch: int, filter_h: int, filter_w: int) -> int:
+    """USMP's usmp_cmsis_nn_convolve_rows_s8 (kernels/cmsis_nn): two int16 columns and one int8 column."""
+    return 5 * _round_up(filter_h * filter_w * in_ch, 4)
+
+
+def convolve_s8(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
+    """arm_convolve_s8_get_buffer_size: two im2col columns of int16 (sized by all input channels)."""
+    if extension == "mve":
+        raise NotImplementedError("Helium sizes: the selection pass does not rewrite for Cortex-M55 yet")
+    return 2 * _round_up(filter_h * filter_w * in_ch, 4) * 2
+
+
+def depthwise_conv_s8_opt(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
+    """arm_depthwise_conv_s8_opt: one int16 im2col patch of every channel (none in plain C)."""
+    if extension == "mve":
+        raise NotImplementedError("Helium sizes: the selection pass does not rewrite for Cortex-M55 yet")
+    if extension == "dsp":
+        return in_ch * filter_h * filter_w * 2
+    return 0
+
+
+def avgpool_s8(extension: str | None, channels: int) -> int:
+    """arm_avgpool_s8: one int32 sum per channel with DSP (none in plain C or on Helium)."""
+    return channels * 4 if extension == "dsp" else 0

@@ -1,0 +1,31 @@
+"""The CPUs `--cpu` names and the instruction-set extensions CMSIS-NN keys on.
+
+CMSIS-NN picks its code paths from the compiler's predefined macros:
+ARM_MATH_DSP on cores with the DSP extension (Cortex-M4, M7, M33 as GCC
+builds it by default) and ARM_MATH_MVEI on Helium cores (Cortex-M55), which
+also have DSP. Scratch sizes depend on the same choice, so the compiler must
+know the CPU to plan them.
+"""
+from __future__ import annotations
+
+from usmp.errors import UsmpError
+
+GENERIC = "generic"
+# cpu -> extension CMSIS-NN's int8 kernels use: None (plain C), "dsp" or "mve"
+CPUS = {
+    GENERIC: None,
+    "cortex-m0": None,
+    "cortex-m0plus": None,
+    "cortex-m3": None,
+    "cortex-m4": "dsp",
+    "cortex-m7": "dsp",
+    "cortex-m33": "dsp",
+    "cortex-m55": "mve",
+}
+KERNEL_CHOICES = ("auto", "portable", "cmsis-nn")
+
+
+def cpu_extension(cpu: str) -> str | None:
+    if cpu not in CPUS:
+        raise UsmpError(f"unknown --cpu '{cpu}' (known: {', '.join(CPUS)})")
+    return CPUS[cpu]

@@ -1,0 +1,330 @@
+"""The kernel selection pass with CMSIS-NN: bit-exact with TFLite Micro, planned scratch, clear errors.
+
+CMSIS-NN is an external dependency found at ../shared/third_party/cmsis-nn
+from the repository root (as CI has it). The emulated DSP cores run a dozen
+models; the host runs every model the pass rewrites (CMSIS-NN's plain C
+paths, under ASan and UBSan), which is quick.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference import all_models, outputs_match, random_inputs, reference_outputs
+from usmp.cli import main as usmp_main
+from usmp.compiler import CompileOptions, compile_model
+from usmp.errors import UsmpError
+from usmp.paths import MODULE_ROOT
+from usmp.runner.host import run_host
+from usmp.select import cmsis_nn_sizes
+
+CMSIS_NN = MODULE_ROOT.parent / "shared" / "third_party" / "cmsis-nn"
+MISSING = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
+pytestmark = pytest.mark.skipif(not (CMSIS_NN / "Include" / "arm_nnfunctions.h").is_file(),
+                                reason=f"CMSIS-NN not found at {CMSIS_NN}")
+needs_qemu = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed")
+
+MODELS = {m.stem: m for m in all_models()}
+# model -> the glue functions its CMSIS-NN build must call (one per family and variant)
+QEMU_MODELS = {
+    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_fully_connected_s8",
+                               "usmp_cmsis_nn_softmax_s8"},  # its depthwise conv has one input channel
+    "hello_world_int8": {"usmp_cmsis_nn_fully_connected_s8"},
+    "arg_max_classifier": {"usmp_cmsis_nn_fully_connected_per_channel_s8"},
+    "conv_1x1": {"usmp_cmsis_nn_convolve_1x1_s8_fast"},
+    "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_rows_s8"},
+    "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_s8"},  # 49 pixels: the odd one alone
+    "conv_grouped": {"usmp_cmsis_nn_convolve_s8"},
+    "conv_dilation2": {"usmp_cmsis_nn_convolve_s8"},
+    "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_3x3_s8"},
+    "dwconv_m2_same_stride2_relu6": {"usmp_cmsis_nn_depthwise_conv_s8"},
+    "dwconv_dilation2": {"usmp_cmsis_nn_depthwise_conv_s8"},
+    "avgpool_same": {"usmp_cmsis_nn_avgpool_s8"},
+    "maxpool_same_stride2": {"usmp_cmsis_nn_max_pool_s8"},
+    "add_same_shape": {"usmp_cmsis_nn_elementwise_add_s8"},
+    "mul_same_shape": {"usmp_cmsis_nn_elementwise_mul_s8"},
+    "softmax_1x2x3x4": {"usmp_cmsis_nn_softmax_s8"},
+}
+
+
+def cmsis_options(cpu: str = "cortex-m4", **changes) -> CompileOptions:
+    return CompileOptions(cpu=cpu, kernels="cmsis-nn", cmsis_nn=str(CMSIS_NN), **changes)
+
+
+def functions(compiled) -> set[str]:
+    return {call.function for op in compiled.program.ops for call in op.calls}
+
+
+def assert_matches(model: Path, compiled, run, trials: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for trial in range(trials):
+        inputs = random_inputs(compiled.program.graph, rng)
+        got = run(compiled, inputs)
+        for k, (e, g) in enumerate(zip(reference_outputs(model, inputs), got)):
+            assert outputs_match(e, g), f"{model.name} trial {trial} output {k}:\nexpected {e}\ngot      {g}"
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m33"])
+@pytest.mark.parametrize("name", sorted(QEMU_MODELS))
+def test_dsp_cores_match_reference(name, target):
+    from usmp.runner.cortex_m import run_cortex_m
+
+    compiled = compile_model(MODELS[name], cmsis_options(target))
+    assert QEMU_MODELS[name] <= functions(compiled)
+    assert_matches(MODELS[name], compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 2, 11)
+
+
+def rewritten_models() -> list[Path]:
+    found = []
+    for model in MODELS.values():
+        try:
+            compiled = compile_model(model, cmsis_options())
+        except UsmpError:  # models the compiler refuses are tested elsewhere
+            continue
+        if compiled.program.external_kernels is not None:
+            found.append(model)
+    return found
+
+
+REWRITTEN = rewritten_models()
+
+
+def test_every_family_is_rewritten_somewhere():
+    """The sweep below covers each CMSIS-NN family (it cannot silently shrink to nothing)."""
+    seen = set().union(*(functions(compile_model(m, cmsis_options())) for m in REWRITTEN))
+    assert set().union(*QEMU_MODELS.values()) <= seen
+
+
+@pytest.mark.parametrize("model", REWRITTEN, ids=[m.stem for m in REWRITTEN])
+def test_host_sweep_matches_reference(model):
+    """Every rewritten model on the host (CMSIS-NN's plain C), with the sanitizers."""
+    compiled = compile_model(model, cmsis_options())
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 3, 21)
+
+
+@pytest.mark.parametrize("cpu", ["generic", "cortex-m0", "cortex-m0plus", "cortex-m3"])
+def test_no_op_without_dsp(cpu):
+    model = MODELS["micro_speech_quantized"]
+    portable = compile_model(model, CompileOptions(kernels="portable"))
+    selected = compile_model(model, cmsis_options(cpu))
+    assert selected.program.external_kernels is None
+    assert selected.files == portable.files
+
+
+def test_portable_and_auto_without_cmsis_nn_change_nothing(monkeypatch):
+    monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
+    model = MODELS["micro_speech_quantized"]
+    plain = compile_model(model).files
+    assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable",
+                                               cmsis_nn=str(CMSIS_NN))).files == plain
+    assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="auto")).files == plain
+
+
+def test_auto_takes_the_environment_variable(monkeypatch):
+    monkeypatch.setenv("CMSIS_NN_PATH", str(CMSIS_NN))
+    compiled = compile_model(MODELS["conv_1x1"], CompileOptions(cpu="cortex-m7"))
+    assert "usmp_cmsis_nn_convolve_1x1_s8_fast" in functions(compiled)
+    assert '#include "usmp_kernels/cmsis_nn_glue.h"' in compiled.files["conv_1x1.c"]
+
+
+@pytest.mark.parametrize("name, size", [
+    ("conv_grouped", lambda in_ch, h, w: cmsis_nn_sizes.convolve_s8("dsp", in_ch, h, w)),  # arm_convolve_s8
+    ("conv_3x3_same_relu", cmsis_nn_sizes.convolve_rows_s8),  # the glue's row im2col
+])
+def test_scratch_is_planned(name, size):
+    """The im2col buffer is a planned scratch buffer of the size its function asks for."""
+    compiled = compile_model(MODELS[name], cmsis_options())
+    graph = compiled.program.graph
+    op = next(o for o in graph.operators if o.opcode == "CONV_2D")
+    _, filter_h, filter_w, _ = graph.tensors[op.inputs[1]].shape
+    in_ch = graph.tensors[op.inputs[0]].shape[3]
+    scratch = [b for b in compiled.program.buffers.values() if b.kind == "scratch" and "cmsis_buffer" in b.name]
+    assert [b.size for b in scratch] == [size(in_ch, filter_h, filter_w)]
+    assert scratch[0].name in compiled.plan.placements
+    assert scratch[0].name in compiled.files[f"{compiled.program.name}_plan.json"]
+
+
+def test_portable_only_buffers_are_dropped():
+    """The folded bias and channel-major filter only the portable kernels read are not planned."""
+    model = MODELS["dwconv_m2_same_stride2_relu6"]
+    portable = compile_model(model, CompileOptions(kernels="portable")).program.buffers
+    selected = compile_model(model, cmsis_options()).program.buffers
+    assert any("folded_bias" in name for name in portable)
+    assert not any("folded_bias" in name for name in selected)
+    assert any("cmsis_filter" in name for name in selected)
+
+
+@pytest.mark.parametrize("name, portable_function", [("add_broadcast_channel", "usmp_add_s8"),
+                                                     ("conv_f32", "usmp_conv_f32")])
+def test_what_cmsis_nn_cannot_do_stays_portable(name, portable_function):
+    compiled = compile_model(MODELS[name], cmsis_options())
+    assert portable_function in functions(compiled)
+
+
+def test_tiled_chains_stay_portable():
+    """A depth-first chain keeps its per-band portable calls; the operators outside it are still rewritten."""
+    model = Path(__file__).parent / "models" / "tiling" / "chain_int8.tflite"
+    compiled = compile_model(model, cmsis_options(tiling="max"))
+    fused = [op for op in compiled.program.ops if op.opcode.startswith("DEPTH_FIRST_")]
+    assert fused
+    assert all(not call.function.startswith("usmp_cmsis_nn") for op in fused for call in op.calls)
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 5)
+
+
+def test_only_reached_sources_are_built():
+    sources = compile_model(MODELS["softmax_1x4"], cmsis_options()).program.external_kernels.sources
+    names = {p.name for p in sources}
+    assert {"arm_softmax_s8.c", "arm_nn_softmax_common_s8.c"} <= names
+    assert not any(n.startswith("arm_convolve") for n in names)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--cmsis-nn", "/no/such/dir"], "--cmsis-nn /no/such/dir: not a CMSIS-NN directory"),
+    ([], "--kernels cmsis-nn needs CMSIS-NN: pass --cmsis-nn DIR or set CMSIS_NN_PATH"),
+])
+def test_missing_cmsis_nn_is_one_line(argv, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
+    status = usmp_main(["compile", str(MODELS["conv_1x1"]), "-o", str(tmp_path / "out"), "--cpu", "cortex-m4",
+                        "--kernels", "cmsis-nn", *argv])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and message in err
+
+
+def test_run_target_implies_cpu(tmp_path, capsys):
+    np.save(tmp_path / "in.npy", np.zeros((1, 1), np.int8))
+    status = usmp_main(["run", str(MODELS["hello_world_int8"]), "--target", "cortex-m4", "--cpu", "cortex-m33",
+                        "--input", str(tmp_path / "in.npy"), "--output-dir", str(tmp_path / "out")])
+    assert status == 2
+    assert "--cpu cortex-m33 does not match --target cortex-m4" in capsys.readouterr().err
+
+
+@needs_qemu
+def test_fewer_instructions_on_micro_speech():
+    from usmp.runner.cortex_m import run_cortex_m
+
+    model = MODELS["micro_speech_quantized"]
+    inputs = random_inputs(compile_model(model).program.graph, np.random.default_rng(3))
+    counts = {}
+    for kernels in ("portable", "cmsis-nn"):
+        compiled = compile_model(model, CompileOptions(cpu="cortex-m4", kernels=kernels, cmsis_nn=str(CMSIS_NN)))
+        counts[kernels] = run_cortex_m(compiled, inputs, "cortex-m4", count=True).report["instructions"]
+    assert counts["cmsis-nn"] < 0.6 * counts["portable"], counts
+
+
+@pytest.mark.parametrize("lines, cpu", [
+    ("CONFIG_CPU_CORTEX_M4=y", "cortex-m4"),
+    ("CONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),
+    ("CONFIG_CPU_CORTEX_M33=y", "generic"),  # -mcpu=cortex-m33+nodsp: no DSP instructions
+    ("CONFIG_CPU_CORTEX_M0=y", "cortex-m0"),
+    ("", "generic"),
+])
+def test_zephyr_core_gives_the_cpu(lines, cpu):
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
+
+    assert settings_from_config(parse_config_text(f"CONFIG_USMP=y\n{lines}\n", "prj.conf")).cpu == cpu
+
+
+def test_zephyr_build_selects_cmsis_nn(tmp_path):
+    """usmp compile --dotconfig of an M4 build with --cmsis-nn (what cmake passes with CONFIG_CMSIS_NN)."""
+    (tmp_path / "prj.conf").write_text("CONFIG_USMP=y\nCONFIG_CPU_CORTEX_M4=y\n")
+    out = tmp_path / "out"
+    assert usmp_main(["compile", str(MODELS["conv_1x1"]), "-o", str(out), "--dotconfig", str(tmp_path / "prj.conf"),
+                      "--cmsis-nn", str(CMSIS_NN)]) == 0
+    cmake = (out / "CMakeLists.txt").read_text()
+    assert "cmsis_nn_glue.c" in cmake and "if(CONFIG_CMSIS_NN)" in cmake
+    assert "usmp_cmsis_nn_convolve_1x1_s8_fast" in (out / "conv_1x1.c").read_text()
+
+
+def _conv_model(tmp_path: Path, depthwise: bool) -> Path:
+    """Hand-built edge cases of the row im2col: two batches, an odd pixel count, and a window wider
+    than the input on both sides (CONV_2D 5x5 SAME over 3x3), or one input channel (DEPTHWISE_CONV_2D)."""
+    import tflite
+
+    import tflite_builder as tb
+
+    rng = np.random.default_rng(17)
+    if depthwise:
+        in_shape, f_shape, out_shape, channels = (2, 5, 4, 1), (1, 3, 2, 3), (2, 3, 2, 3), 3
+        op = tflite.BuiltinOperator.DEPTHWISE_CONV_2D
+        opts = tb.options("DepthwiseConv2D", Padding=0, StrideW=2, StrideH=2, DepthMultiplier=3)
+        axis = 3
+    else:
+        in_shape, f_shape, out_shape, channels = (2, 3, 3, 2), (3, 5, 5, 2), (2, 3, 3, 3), 3
+        op = tflite.BuiltinOperator.CONV_2D
+        opts = tb.options("Conv2D", Padding=0, StrideW=1, StrideH=1)
+        axis = 0
+    w_scales = [0.01, 0.02, 0.015]
+    tensors = [
+        tb.T("input", in_shape, scales=[0.05], zero_points=[-3]),
+        tb.T("filter", f_shape, data=rng.integers(-127, 128, f_shape).astype(np.int8), scales=w_scales,
+             zero_points=[0] * channels, axis=axis),
+        tb.T("bias", (channels,), "int32", data=rng.integers(-2000, 2000, channels).astype(np.int32),
+             scales=[0.05 * s for s in w_scales], zero_points=[0] * channels),
+        tb.T("output", out_shape, scales=[0.2], zero_points=[5]),
+    ]
+    path = tmp_path / ("dw_one_channel.tflite" if depthwise else "conv_wide_window.tflite")
+    path.write_bytes(tb.build([tb.Sub(tensors, [tb.Op(op, [0, 1, 2], [3], options=opts)], [0], [3])]))
+    return path
+
+
+@pytest.mark.parametrize("depthwise", [False, True], ids=["conv_wide_window", "dw_one_channel"])
+def test_row_im2col_edge_cases(tmp_path, depthwise):
+    model = _conv_model(tmp_path, depthwise)
+    compiled = compile_model(model, cmsis_options())
+    assert "usmp_cmsis_nn_convolve_rows_s8" in functions(compiled)
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 3, 8)
+    if not MISSING:
+        from usmp.runner.cortex_m import run_cortex_m
+
+        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m4").outputs, 2, 9)
+
+
+def test_helium_stays_portable_for_now():
+    """Cortex-M55's CMSIS-NN paths are not checked here yet, so nothing is rewritten for it."""
+    compiled = compile_model(MODELS["micro_speech_quantized"], cmsis_options("cortex-m55"))
+    assert compiled.program.external_kernels is None
+
+
+def _depthwise_5x5_model(tmp_path: Path) -> Path:
+    """DEPTHWISE_CONV_2D, multiplier 1, 5x5 SAME: arm_depthwise_conv_s8_opt with its int16 scratch."""
+    import tflite
+
+    import tflite_builder as tb
+
+    rng = np.random.default_rng(23)
+    w_scales = list(rng.uniform(0.005, 0.02, 4))
+    tensors = [
+        tb.T("input", (1, 6, 5, 4), scales=[0.05], zero_points=[7]),
+        tb.T("filter", (1, 5, 5, 4), data=rng.integers(-127, 128, (1, 5, 5, 4)).astype(np.int8), scales=w_scales,
+             zero_points=[0] * 4, axis=3),
+        tb.T("bias", (4,), "int32", data=rng.integers(-900, 900, 4).astype(np.int32),
+             scales=[0.05 * s for s in w_scales], zero_points=[0] * 4),
+        tb.T("output", (1, 6, 5, 4), scales=[0.1], zero_points=[-20]),
+    ]
+    opts = tb.options("DepthwiseConv2D", Padding=0, StrideW=1, StrideH=1, DepthMultiplier=1)
+    op = tb.Op(tflite.BuiltinOperator.DEPTHWISE_CONV_2D, [0, 1, 2], [3], options=opts)
+    path = tmp_path / "dw_5x5.tflite"
+    path.write_bytes(tb.build([tb.Sub(tensors, [op], [0], [3])]))
+    return path
+
+
+@needs_qemu
+@pytest.mark.parametrize("name", ["dw_5x5", "conv_grouped", "conv_per_tensor", "avgpool_same"])
+def test_scratch_is_large_enough(tmp_path, name):
+    """With --guards, canaries after every workspace buffer (scratch included) are checked after each
+    operator: a scratch smaller than the CMSIS-NN function writes fails the run."""
+    from usmp.runner.cortex_m import run_cortex_m
+
+    model = _depthwise_5x5_model(tmp_path) if name == "dw_5x5" else MODELS[name]
+    compiled = compile_model(model, cmsis_options(guards=True))
+    assert any(b.kind == "scratch" for b in compiled.program.buffers.values())
+    if name == "dw_5x5":
+        assert "usmp_cmsis_nn_depthwise_conv_s8_opt" in functions(compiled)
+    assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m4").outputs, 2, 31)
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 32)
