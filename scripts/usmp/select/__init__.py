@@ -24,7 +24,7 @@ from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
 
 GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
 
-__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "select_kernels"]
+__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "select_kernels", "selects_fast_kernels"]
 
 
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
@@ -56,6 +56,13 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         program.external_kernels = ExternalKernels(
             "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE])
     return program
+
+
+def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: str | os.PathLike | None = None) -> bool:
+    """Whether select_kernels may rewrite calls for this core (without checking a given path again)."""
+    if kernels == "portable" or cpu_extension(cpu) is None:
+        return False
+    return kernels == "cmsis-nn" or known_root(cmsis_nn) is not None
 
 
 def _apply(program: Program, op: LoweredOp, rewrite: Rewrite) -> LoweredOp:
