@@ -18,12 +18,14 @@ MODELS_DIR = Path(__file__).resolve().parent
 
 
 def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 0,
-            float_io: bool = False, calibration_samples: int = 64, input_range=(-3.0, 3.0)) -> Path:
+            float_io: bool = False, calibration_samples: int = 64, input_range=(-3.0, 3.0),
+            directory: Path = MODELS_DIR) -> Path:
     """Build a Keras model with batch 1 and convert it.
 
     quantize: "int8" (full-integer post-training quantization, per-channel weights)
               "float32" (no quantization) or "float16" (float16 weights, float32 activations).
     float_io: int8 model whose inputs/outputs stay float32 (adds QUANTIZE/DEQUANTIZE).
+    directory: where <name>.tflite goes (benchmark models live outside tests/models).
     """
     import tensorflow as tf
 
@@ -52,7 +54,8 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
     elif quantize != "float32":
         raise ValueError(quantize)
     data = converter.convert()
-    path = MODELS_DIR / f"{name}.tflite"
+    path = Path(directory) / f"{name}.tflite"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
 
