@@ -73,3 +73,9 @@ def test_cli_json(tmp_path, capsys):
     assert isinstance(report["instructions"], int) and report["instructions"] > 0
     got = np.load(tmp_path / "out" / "output_0.npy")
     assert np.array_equal(got, reference_outputs(model, [np.array([[5]], np.int8)])[0])
+
+
+def test_benchmark_model_fits_the_tcms():
+    """DS-CNN (31 KB of weights, a 16 KB workspace) runs bit-exact from the ITCM and DTCM."""
+    _, _, run = _check(Path(__file__).parents[1] / "benchmarks" / "models" / "ds_cnn_kws.tflite", 11, count=False)
+    assert run.report["flash_bytes"]["constants"] > 30_000 and run.report["ram_bytes"]["pools"]["workspace"] >= 16_000
