@@ -1,6 +1,6 @@
-"""Print what each model costs on an emulated Cortex-M0 (QEMU micro:bit, -Os).
+"""Print what each model costs on an emulated Cortex-M0 (QEMU micro:bit, -Os) or another Cortex-M target.
 
-    .venv/bin/python benchmarks/cortex_m0.py [--target cortex-m0|cortex-m3] [MODEL ...]
+    .venv/bin/python benchmarks/cortex_m0.py [--target cortex-m0|cortex-m3|...|cortex-m55] [MODEL ...]
 
 Per model: flash by part, RAM by part, the stack of one inference, the
 instructions one inference executes (counted from QEMU's trace, the same on
@@ -21,7 +21,7 @@ from reference import random_inputs, shared_models  # noqa: E402
 from usmp.compiler import compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
 from usmp.ir.graph import Graph  # noqa: E402
-from usmp.runner.cortex_m import run_cortex_m  # noqa: E402
+from usmp.runner.cortex_m import TARGETS, run_cortex_m  # noqa: E402
 
 
 def multiply_accumulates(graph: Graph) -> int:
@@ -67,7 +67,7 @@ def report_lines(model: Path, target: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", type=Path, help="models (default: the shared models)")
-    parser.add_argument("--target", default="cortex-m0", choices=("cortex-m0", "cortex-m3"))
+    parser.add_argument("--target", default="cortex-m0", choices=tuple(TARGETS))
     args = parser.parse_args(argv)
     for model in args.models or shared_models():
         print("\n".join(report_lines(model, args.target)), flush=True)

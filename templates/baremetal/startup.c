@@ -2,7 +2,9 @@
  * Bare-metal start-up for the usmp Cortex-M test harness (ARMv6-M and up).
  *
  * The vector table gives the initial stack pointer and the reset handler;
- * the reset handler copies .data from flash, zeroes .bss, opens the
+ * the reset handler enables the FPU when the code was built for one (a
+ * hard-float build, as Helium needs, may use its registers anywhere, even
+ * in the C library), copies .data from flash, zeroes .bss, opens the
  * semihosting standard streams and calls main(). Every other exception
  * stops the emulator with a message, so a fault never hangs a test.
  */
@@ -36,11 +38,19 @@ void (*const usmp_vector_table[16])(void) = {
 	usmp_fault_handler, /* SysTick */
 };
 
+/* CPACR: full access to coprocessors 10 and 11, the FPU (and the MVE unit). */
+#define USMP_BM_CPACR ((volatile uint32_t *)0xE000ED88u)
+#define USMP_BM_CPACR_CP10_CP11_FULL (0xFu << 20)
+
 void usmp_reset_handler(void)
 {
 	uint32_t *src = __data_load__;
 	uint32_t *dst;
 
+#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
+	*USMP_BM_CPACR |= USMP_BM_CPACR_CP10_CP11_FULL;
+	__asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
 	for (dst = __data_start__; dst < __data_end__; dst++) {
 		*dst = *src++;
 	}

@@ -59,7 +59,8 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
     elif quantize != "float32":
         raise ValueError(quantize)
     data = converter.convert()
-    path = MODELS_DIR / f"{name}.tflite"
+    path = Path(directory) / f"{name}.tflite"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
 

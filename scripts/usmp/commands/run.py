@@ -19,7 +19,7 @@ from usmp.runner.io_files import load_inputs, save_outputs
 
 NAME = "run"
 HELP = "compile a model, run it on inputs and write its outputs as .npy files"
-CORTEX_M_TARGETS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33")
+CORTEX_M_TARGETS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
 TARGETS = ("host",) + CORTEX_M_TARGETS
 
 
@@ -35,7 +35,8 @@ def add_arguments(parser) -> None:
                         help=f"where to run: {', '.join(TARGETS)} (default: host); "
                              "cortex-m0 is an emulated BBC micro:bit (256 KB flash, 16 KB RAM), "
                              "cortex-m3 an emulated MPS2 AN385 (4 MB each), cortex-m4 an MPS2 AN386 and "
-                             "cortex-m7 an MPS2 AN500 (same memory), cortex-m33 an MPS2 AN505 (4 MB flash, 2 MB RAM)")
+                             "cortex-m7 an MPS2 AN500 (same memory), cortex-m33 an MPS2 AN505 (4 MB flash, 2 MB RAM), "
+                             "cortex-m55 an MPS3 AN547 (512 KB ITCM for code and constants, 512 KB DTCM)")
     parser.add_argument("--sanitize", action="store_true", help="host only: build with AddressSanitizer and UBSan")
     parser.add_argument("--stats", action="store_true",
                         help="Cortex-M only: print flash and RAM by part, stack and instructions per inference")

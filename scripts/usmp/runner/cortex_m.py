@@ -55,11 +55,12 @@ class CortexMTarget:
     flash_size: int
     ram_origin: int
     ram_size: int
+    float_abi: str = "soft"  # "hard" where the vector unit shares the FPU's registers (Helium)
 
     @property
     def compile_flags(self) -> list[str]:
-        return [f"-mcpu={self.cpu}", "-mthumb", "-Os", "-ffunction-sections", "-fdata-sections",
-                "--specs=nano.specs"]
+        return [f"-mcpu={self.cpu}", "-mthumb", f"-mfloat-abi={self.float_abi}", "-Os", "-ffunction-sections",
+                "-fdata-sections", "--specs=nano.specs"]
 
 
 TARGETS = {
@@ -75,6 +76,10 @@ TARGETS = {
     # AN505 boots secure: code in SSRAM1's secure alias, data in SSRAM2's.
     "cortex-m33": CortexMTarget("cortex-m33", "cortex-m33", "mps2-an505", "Arm MPS2 AN505",
                                 0x10000000, 4 * 1024 * 1024, 0x38000000, 2 * 1024 * 1024),
+    # AN547 (SSE-300) boots secure too: code and constants in the ITCM's secure alias, data in the DTCM's.
+    # Helium (MVE) needs the hard-float ABI; start-up enables the FPU before anything can use it.
+    "cortex-m55": CortexMTarget("cortex-m55", "cortex-m55", "mps3-an547", "Arm MPS3 AN547",
+                                0x10000000, 512 * 1024, 0x30000000, 512 * 1024, float_abi="hard"),
 }
 
 

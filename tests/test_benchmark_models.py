@@ -1,0 +1,79 @@
+"""The benchmark models (benchmarks/models/, made by tests/models/make_benchmark_models.py) compile bit-exact.
+
+They are too big for tests/models/ (every model there also runs on the emulated Cortex-M0), so they
+are checked here on the host only: random inputs over the whole int8 range and flat inputs at both
+ends, once with the sanitizers. benchmarks/cortex_m_targets.py measures them on the Cortex-M targets;
+its table is checked here on the shared micro_speech model, which QEMU runs quickly.
+"""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference import REPO_ROOT, SHARED_MODELS, outputs_match, random_inputs, reference_outputs
+from usmp.compiler import CompileOptions, compile_model
+from usmp.runner.host import run_host
+
+BENCHMARK_MODELS = sorted((REPO_ROOT / "benchmarks" / "models").glob("*.tflite"))
+EXPECTED = {"ds_cnn_kws", "mobilenet_v1_025_96", "resnet8_32"}
+MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
+
+
+def test_all_benchmark_models_are_there():
+    assert {m.stem for m in BENCHMARK_MODELS} == EXPECTED
+
+
+def _inputs(compiled, rng):
+    yield from (random_inputs(compiled.program.graph, rng) for _ in range(5))
+    for fill in (-128, 127):
+        yield [np.full(a.shape, fill, a.dtype) for a in random_inputs(compiled.program.graph, rng)]
+
+
+@pytest.mark.parametrize("model", BENCHMARK_MODELS, ids=[m.stem for m in BENCHMARK_MODELS])
+def test_matches_reference(model: Path):
+    compiled = compile_model(model)
+    seen = set()
+    for k, inputs in enumerate(_inputs(compiled, np.random.default_rng(13))):
+        expected = reference_outputs(model, inputs)
+        got = run_host(compiled, inputs, sanitize=(k == 0))
+        assert len(got) == len(expected)
+        for e, g in zip(expected, got):
+            assert outputs_match(e, g), f"{model.name} input {k}:\nexpected {e}\ngot      {g}"
+        seen.add(expected[0].tobytes())
+    # A random network whose deep layers lost the input would compare only its biases.
+    assert len(seen) >= 4, f"{model.name}: the output hardly depends on the input"
+
+
+def _benchmark_script():
+    sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+    import cortex_m_targets
+
+    return cortex_m_targets
+
+
+@pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
+def test_benchmark_table_on_cortex_m55(capsys):
+    """The table has the measurements and the TFLM + CMSIS-NN comparison for micro_speech on the M55."""
+    script = _benchmark_script()
+    model = SHARED_MODELS / "micro_speech_quantized.tflite"
+    assert script.main(["--targets", "cortex-m55", str(model)]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("micro_speech_quantized"))
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[1] == "cortex-m55" and cells[2] == "336,000" and cells[9] == "yes"
+    instructions = int(cells[3].replace(",", ""))
+    assert cells[10] == "1,008,172" and cells[11] == f"{instructions / 1_008_172:.2f}"
+
+
+def test_benchmark_kernels_option_follows_the_compiler(capsys):
+    script = _benchmark_script()
+    if "kernels" in {f.name for f in dataclasses.fields(CompileOptions)}:
+        assert script.compile_options("cortex-m55", "portable").kernels == "portable"
+        return
+    assert script.main(["--kernels", "cmsis-nn"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no kernel selection" in err[0]
