@@ -76,6 +76,6 @@ def test_cli_json(tmp_path, capsys):
 
 
 def test_benchmark_model_fits_the_tcms():
-    """DS-CNN (31 KB of weights, a 16 KB workspace) runs bit-exact from the ITCM and DTCM."""
+    """DS-CNN (27 KB of constants, a depth-first workspace of 5.7 KB) runs bit-exact from the ITCM and DTCM."""
     _, _, run = _check(Path(__file__).parents[1] / "benchmarks" / "models" / "ds_cnn_kws.tflite", 11, count=False)
-    assert run.report["flash_bytes"]["constants"] > 30_000 and run.report["ram_bytes"]["pools"]["workspace"] >= 16_000
+    assert run.report["flash_bytes"]["constants"] > 25_000 and run.report["ram_bytes"]["pools"]["workspace"] >= 5_000
