@@ -18,6 +18,12 @@
 #define PER_CHANNEL(multiplier, shift) \
 	{ (int32_t *)(uintptr_t)(multiplier), (int32_t *)(uintptr_t)(shift) }
 
+/* The fully connected layers run with input and filter offsets 0 (the compiler folded the input zero
+ * point into the bias), so the kernel sums Helium's CMSIS-NN starts from (bias + offset terms, see
+ * arm_vector_sum_s8) are the bias itself; the other builds ignore the buffer. */
+#define KERNEL_SUMS(bias, rows) \
+	{ (void *)(uintptr_t)(bias), (int32_t)((rows) * (int32_t)sizeof(int32_t)) }
+
 void usmp_cmsis_nn_convolve_s8(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
 			       const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
 			       const int32_t *shift, int16_t *buffer, int8_t *output)
@@ -183,7 +189,7 @@ void usmp_cmsis_nn_fully_connected_s8(const struct usmp_cmsis_nn_fc_params *p, c
 				      const int8_t *weights, const int32_t *bias, const int32_t *multiplier,
 				      const int32_t *shift, int8_t *output)
 {
-	const cmsis_nn_context ctx = { NULL, 0 };
+	const cmsis_nn_context ctx = KERNEL_SUMS(bias, p->output.c);
 	const cmsis_nn_per_tensor_quant_params quant = { multiplier[0], shift[0] };
 
 	(void)arm_fully_connected_s8(&ctx, &p->fc, &quant, &p->input, input, &p->filter, weights, &p->bias, bias,
@@ -195,7 +201,7 @@ void usmp_cmsis_nn_fully_connected_per_channel_s8(const struct usmp_cmsis_nn_fc_
 						  const int32_t *bias, const int32_t *multiplier,
 						  const int32_t *shift, int8_t *output)
 {
-	const cmsis_nn_context ctx = { NULL, 0 };
+	const cmsis_nn_context ctx = KERNEL_SUMS(bias, p->output.c);
 	const cmsis_nn_per_channel_quant_params quant = PER_CHANNEL(multiplier, shift);
 
 	(void)arm_fully_connected_per_channel_s8(&ctx, &p->fc, &quant, &p->input, input, &p->filter, weights,

@@ -8,10 +8,11 @@ and any constants or scratch it needs. The variant a CMSIS-NN wrapper would
 pick at run time is picked here, since every shape is known. A rewrite
 returns None to leave the call portable.
 
-Only the DSP builds (Cortex-M4, M7, M33) are rewritten: they are the ones
-tested bit-exact on emulated cores. Helium (Cortex-M55) has other code paths,
-kernel sums and scratch sizes in CMSIS-NN, and stays portable until its
-emulated target can check them.
+The DSP builds (Cortex-M4, M7, M33) and the Helium build (Cortex-M55) are
+rewritten, each tested bit-exact on its emulated core. Helium has its own
+code paths in CMSIS-NN: other scratch sizes (cmsis_nn_sizes.py), variants its
+wrappers pick differently (no 3x3 depthwise, no int16 row im2col) and kernel
+sums for the fully connected layers.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import numpy as np
 from usmp.lower.program import KernelCall, LoweredOp, Program
 from usmp.select import cmsis_nn_sizes as sizes
 
+FAST = ("dsp", "mve")  # the extensions whose CMSIS-NN paths beat the portable kernels
 UINT16_MAX = 0xFFFF  # CMSIS-NN keeps several sizes in uint16_t locals
 # what usmp_cmsis_nn_convolve_rows_s8 calls (the int8 -> int16 column copy of the DSP and the plain C build)
 ROWS_FUNCTIONS = ("arm_nn_mat_mult_kernel_s8_s16", "arm_s8_to_s16_unordered_with_offset", "arm_q7_to_q15_with_offset")
@@ -96,7 +98,7 @@ def _conv_struct(p: dict, dilation: tuple[int, int]) -> list:
 def _convolution(c: Call, filter_buffer, filter_in_ch: int, out_ch: int) -> Rewrite | None:
     """A CONV_2D-shaped call (also a depthwise one with one input channel): the variant by shape."""
     p, extension = c.p, c.extension
-    if extension != "dsp":
+    if extension not in FAST:
         return None
     dilation = (p["dilation_h"], p["dilation_w"])
     if not _fits(p["in_h"], p["in_w"], p["in_ch"], p["out_h"], p["out_w"], out_ch, p["filter_h"], p["filter_w"],
@@ -114,10 +116,10 @@ def _convolution(c: Call, filter_buffer, filter_in_ch: int, out_ch: int) -> Rewr
     if one_by_one:
         function = "arm_convolve_1x1_s8_fast" if (p["stride_h"], p["stride_w"]) == (1, 1) else "arm_convolve_1x1_s8"
         glue, reached = f"usmp_cmsis_nn_{function[4:]}", (function,)
-    elif same_channels and dilation == (1, 1):  # our im2col by filter rows around CMSIS-NN's matrix kernel
+    elif same_channels and dilation == (1, 1) and extension == "dsp":  # our im2col by filter rows around CMSIS-NN's matrix kernel
         glue, reached = "usmp_cmsis_nn_convolve_rows_s8", ROWS_FUNCTIONS
         scratch = sizes.convolve_rows_s8(p["in_ch"], p["filter_h"], p["filter_w"])
-    else:
+    else:  # on Helium also the plain case: its int8 GEMM of four columns beats the rows' int16 one
         glue, reached = "usmp_cmsis_nn_convolve_s8", ("arm_convolve_s8",)
         scratch = sizes.convolve_s8(extension, p["in_ch"], p["filter_h"], p["filter_w"])
     if scratch is not None:
@@ -136,13 +138,14 @@ def rewrite_conv(c: Call) -> Rewrite | None:
 
 def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
     p, extension = c.p, c.extension
-    if extension != "dsp":
+    if extension not in FAST:
         return None
     out_ch = p["in_ch"] * p["depth_multiplier"]
     dilation = (p["dilation_h"], p["dilation_w"])
     if p["in_ch"] == 1 and dilation == (1, 1):
         # One input channel: the same sums as a convolution whose [out_ch, H, W, 1] filters are the
-        # channel-major filter the lowering made; the row im2col convolution is the faster (micro_speech).
+        # channel-major filter the lowering made; the row im2col convolution (on Helium arm_convolve_s8, as
+        # CMSIS-NN's wrapper does for many output channels) is the faster (micro_speech).
         return _convolution(c, c.buffers["filter"], 1, out_ch)
     if not _fits(p["in_h"], p["in_w"], p["in_ch"], p["out_h"], p["out_w"], out_ch, p["filter_h"], p["filter_w"],
                  p["pad_top"], p["pad_left"], p["stride_h"], p["stride_w"], dilation[0], dilation[1]):
@@ -157,7 +160,8 @@ def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
                   output=_dims(p["batches"], p["out_h"], p["out_w"], out_ch))
     scratch = None
     if p["depth_multiplier"] == 1 and p["batches"] == 1 and dilation == (1, 1):
-        if (p["filter_h"], p["filter_w"]) == (3, 3) and p["pad_top"] <= 1 and p["pad_left"] <= 1:
+        three = (p["filter_h"], p["filter_w"]) == (3, 3) and p["pad_top"] <= 1 and p["pad_left"] <= 1
+        if three and extension == "dsp":  # Helium's wrapper takes the vectorised _opt for 3x3 too
             function = "arm_depthwise_conv_3x3_s8"
         else:
             function = "arm_depthwise_conv_s8_opt"
@@ -175,9 +179,11 @@ def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
 
 def rewrite_fully_connected(c: Call) -> Rewrite | None:
     """The lowering's bias already holds the input zero point's term, so CMSIS-NN runs with input offset 0:
-    the same sums modulo 2**32, and the cheapest CMSIS-NN path."""
+    the same sums modulo 2**32, and the cheapest CMSIS-NN path. On Helium CMSIS-NN starts each sum from a
+    kernel sum (arm_vector_sum_s8: bias + input offset * filter row sum); with both offsets 0 that is the
+    bias itself, so the glue hands over the bias constant and nothing is computed or stored twice."""
     p = c.p
-    if c.extension != "dsp":
+    if c.extension not in FAST:
         return None
     params = dict(fc=[0, 0, p["output_offset"], [p["act_min"], p["act_max"]]],
                   input=_dims(p["batches"], 1, 1, p["in_features"]), filter=_dims(p["in_features"], 1, 1, p["out_features"]),
@@ -190,7 +196,7 @@ def rewrite_fully_connected(c: Call) -> Rewrite | None:
 
 def _pool(c: Call, average: bool) -> Rewrite | None:
     p = c.p
-    if c.extension != "dsp":
+    if c.extension not in FAST:
         return None
     if not _fits(p["in_h"], p["in_w"], p["channels"], p["out_h"], p["out_w"], p["filter_h"], p["filter_w"],
                  p["pad_top"], p["pad_left"], p["stride_h"], p["stride_w"]):
@@ -222,7 +228,7 @@ def rewrite_max_pool(c: Call) -> Rewrite | None:
 
 
 def rewrite_softmax(c: Call) -> Rewrite | None:
-    if c.extension != "dsp":
+    if c.extension not in FAST:
         return None
     params = {k: c.p[k] for k in ("rows", "depth", "input_multiplier", "input_left_shift", "diff_min")}
     return Rewrite("usmp_cmsis_nn_softmax_s8", "usmp_cmsis_nn_softmax_params", params,
@@ -243,7 +249,7 @@ def _binary_args(c: Call) -> list:
 
 def rewrite_add(c: Call) -> Rewrite | None:
     size = _same_shape_size(c.p)
-    if c.extension != "dsp" or size is None:
+    if c.extension not in FAST or size is None:
         return None
     fields = ("input1_offset", "input1_multiplier", "input1_shift", "input2_offset", "input2_multiplier",
               "input2_shift", "left_shift", "output_offset", "output_multiplier", "output_shift", "act_min", "act_max")
@@ -254,7 +260,7 @@ def rewrite_add(c: Call) -> Rewrite | None:
 
 def rewrite_mul(c: Call) -> Rewrite | None:
     size = _same_shape_size(c.p)
-    if c.extension != "dsp" or size is None:
+    if c.extension not in FAST or size is None:
         return None
     fields = ("input1_offset", "input2_offset", "output_offset", "output_multiplier", "output_shift",
               "act_min", "act_max")

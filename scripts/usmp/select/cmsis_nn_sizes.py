@@ -1,13 +1,14 @@
 """Scratch bytes of the CMSIS-NN int8 functions, as their *_get_buffer_size return them.
 
 CMSIS-NN leaves scratch to its caller and sizes it with C functions that
-depend on the extension the library is compiled for (see cpus.py); the
-DSP and plain C sizes are here, Helium's are not yet (cmsis_nn.py). The
-compiler knows the CPU and every shape, so it computes the same numbers here
+depend on the extension the library is compiled for (see cpus.py): plain C,
+DSP and Helium (MVE) sizes differ. The compiler knows the CPU and every shape, so it computes the same numbers here
 and plans the scratch like any other buffer. Ported from the CMSIS-NN
 revision in ../shared/third_party/cmsis-nn (GCC build: no Arm Compiler paths).
 """
 from __future__ import annotations
+
+CH_IN_BLOCK_MVE = 124  # arm_nnsupportfunctions.h: channels arm_depthwise_conv_s8_opt does per block on Helium
 
 
 def _round_up(value: int, step: int) -> int:
@@ -20,16 +21,18 @@ def convolve_rows_s8(in_ch: int, filter_h: int, filter_w: int) -> int:
 
 
 def convolve_s8(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
-    """arm_convolve_s8_get_buffer_size: two im2col columns of int16 (sized by all input channels)."""
+    """arm_convolve_s8_get_buffer_size: two im2col columns of int16 (sized by all input channels), or on
+    Helium four int8 columns, each padded to whole 16-byte vectors for arm_nn_mat_mult_nt_t_s8."""
     if extension == "mve":
-        raise NotImplementedError("Helium sizes: the selection pass does not rewrite for Cortex-M55 yet")
+        return 4 * _round_up(filter_h * filter_w * in_ch, 16)
     return 2 * _round_up(filter_h * filter_w * in_ch, 4) * 2
 
 
 def depthwise_conv_s8_opt(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
-    """arm_depthwise_conv_s8_opt: one int16 im2col patch of every channel (none in plain C)."""
+    """arm_depthwise_conv_s8_opt: one int16 im2col patch of every channel (none in plain C), or on Helium
+    four int8 patches of one block of CH_IN_BLOCK_MVE channels, whatever the channel count."""
     if extension == "mve":
-        raise NotImplementedError("Helium sizes: the selection pass does not rewrite for Cortex-M55 yet")
+        return 4 * CH_IN_BLOCK_MVE * filter_h * filter_w
     if extension == "dsp":
         return in_ch * filter_h * filter_w * 2
     return 0
