@@ -46,7 +46,8 @@ def measure(model: Path, targets: list[str]) -> dict:
             try:
                 run = run_cortex_m(c, inputs, target, count=True)
             except UsmpError as exc:  # e.g. the micro:bit's 16 KB of RAM or 256 KB of flash
-                row[(target, mode)] = f"skipped: {str(exc).splitlines()[0][:60]}"
+                print(f"{model.name} {mode} on {target}: {str(exc).splitlines()[0]}", file=sys.stderr)
+                row[(target, mode)] = "does not fit"
                 continue
             exact = all(outputs_match(e, g) for e, g in zip(expected, run.outputs))
             row[(target, mode)] = run.report["instructions"] if exact else "NOT BIT-EXACT"

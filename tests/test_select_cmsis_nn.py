@@ -220,6 +220,8 @@ def test_fewer_instructions_on_micro_speech():
     ("CONFIG_CPU_CORTEX_M4=y", "cortex-m4"),
     ("CONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),
     ("CONFIG_CPU_CORTEX_M33=y", "generic"),  # -mcpu=cortex-m33+nodsp: no DSP instructions
+    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y", "cortex-m55"),
+    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),  # no Helium: the DSP extension only
     ("CONFIG_CPU_CORTEX_M0=y", "cortex-m0"),
     ("", "generic"),
 ])
@@ -228,6 +230,24 @@ def test_zephyr_core_gives_the_cpu(lines, cpu):
     from usmp.zephyr.kconfig_pools import settings_from_config
 
     assert settings_from_config(parse_config_text(f"CONFIG_USMP=y\n{lines}\n", "prj.conf")).cpu == cpu
+
+
+@pytest.mark.parametrize("lines, kernels", [("", "auto"), ("CONFIG_USMP_KERNELS_PORTABLE=y", "portable"),
+                                            ("CONFIG_USMP_KERNELS_CMSIS_NN=y", "cmsis-nn")])
+def test_zephyr_kernels_choice(lines, kernels):
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
+
+    assert settings_from_config(parse_config_text(f"CONFIG_USMP=y\n{lines}\n", "prj.conf")).kernels == kernels
+
+
+def test_zephyr_portable_choice_keeps_cmsis_nn_out(tmp_path):
+    """CONFIG_USMP_KERNELS_PORTABLE on an M4 build: no CMSIS-NN call, although cmake passes the module's path."""
+    (tmp_path / "prj.conf").write_text("CONFIG_USMP=y\nCONFIG_CPU_CORTEX_M4=y\nCONFIG_USMP_KERNELS_PORTABLE=y\n")
+    out = tmp_path / "out"
+    assert usmp_main(["compile", str(MODELS["conv_1x1"]), "-o", str(out), "--dotconfig", str(tmp_path / "prj.conf"),
+                      "--cmsis-nn", str(CMSIS_NN)]) == 0
+    assert "cmsis_nn_glue.c" not in (out / "CMakeLists.txt").read_text()
 
 
 def test_zephyr_build_selects_cmsis_nn(tmp_path):

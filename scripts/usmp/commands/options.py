@@ -40,7 +40,7 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cpu", choices=tuple(CPUS), default=None,
                         help="the core the code is for (default: generic portable C; `usmp run --target "
                              "cortex-mX` implies cortex-mX)")
-    parser.add_argument("--kernels", choices=KERNEL_CHOICES, default="auto",
+    parser.add_argument("--kernels", choices=KERNEL_CHOICES, default=None,
                         help="auto (default: CMSIS-NN where the CPU has DSP and CMSIS-NN is found), portable, "
                              "or cmsis-nn")
     parser.add_argument("--cmsis-nn", metavar="DIR", default=None,
@@ -64,6 +64,6 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         guards=getattr(args, "guards", False),
         tiling=getattr(args, "tiling", None) or "auto",
         cpu=getattr(args, "cpu", None) or GENERIC,
-        kernels=getattr(args, "kernels", "auto"),
+        kernels=getattr(args, "kernels", None) or "auto",
         cmsis_nn=getattr(args, "cmsis_nn", None),
     )

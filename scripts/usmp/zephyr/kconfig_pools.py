@@ -49,6 +49,7 @@ class UsmpSettings:
     model: str  # CONFIG_USMP_MODEL (the Kconfig-only path), "" when unused
     tiling: str = "auto"  # CONFIG_USMP_TILING_{OFF,AUTO,MAX}
     cpu: str = "generic"  # the --cpu of CONFIG_CPU_CORTEX_M*, which picks the kernels (usmp/select)
+    kernels: str = "auto"  # CONFIG_USMP_KERNELS_{AUTO,PORTABLE,CMSIS_NN}
 
 
 def settings_from_config(config: KconfigValues) -> UsmpSettings:
@@ -64,11 +65,14 @@ def settings_from_config(config: KconfigValues) -> UsmpSettings:
         model=config.string("CONFIG_USMP_MODEL"),
         tiling=next((m for m in ("off", "max") if config.flag(f"CONFIG_USMP_TILING_{m.upper()}")), "auto"),
         cpu=_cpu(config),
+        kernels=next((k for k in ("portable", "cmsis-nn")
+                      if config.flag(f"CONFIG_USMP_KERNELS_{k.upper().replace('-', '_')}")), "auto"),
     )
 
 
 # Zephyr's core symbols -> usmp --cpu. A Cortex-M33 built without CONFIG_ARMV8_M_DSP
-# (-mcpu=cortex-m33+nodsp) has no DSP instructions, so it gets the portable kernels.
+# (-mcpu=cortex-m33+nodsp) has no DSP instructions, so it gets the portable kernels; a
+# Cortex-M55 without CONFIG_ARMV8_1_M_MVEI has no Helium, only the DSP extension.
 _CPUS = {"M0": "cortex-m0", "M0PLUS": "cortex-m0plus", "M3": "cortex-m3", "M4": "cortex-m4",
          "M7": "cortex-m7", "M33": "cortex-m33", "M55": "cortex-m55"}
 
@@ -78,6 +82,8 @@ def _cpu(config: KconfigValues) -> str:
         if config.flag(f"CONFIG_CPU_CORTEX_{symbol}"):
             if symbol == "M33" and not config.flag("CONFIG_ARMV8_M_DSP"):
                 return "generic"
+            if symbol == "M55" and not config.flag("CONFIG_ARMV8_1_M_MVEI"):
+                return "cortex-m33" if config.flag("CONFIG_ARMV8_M_DSP") else "generic"
             return cpu
     return "generic"
 

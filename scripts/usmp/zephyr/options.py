@@ -67,4 +67,6 @@ def zephyr_compile_options(args: argparse.Namespace, options: CompileOptions) ->
         changes["tiling"] = settings.tiling
     if getattr(args, "cpu", None) is None:
         changes["cpu"] = settings.cpu
+    if getattr(args, "kernels", None) is None:
+        changes["kernels"] = settings.kernels
     return dataclasses.replace(options, **changes)
