@@ -69,8 +69,9 @@ endfunction()
 function(_usmp_compile_command model name out_dir extra_args)
   _usmp_python_command(cmd usmp)
   _usmp_zephyr_inputs(inputs)
-  # With Zephyr's cmsis-nn module enabled, DSP cores call CMSIS-NN where it is exact (--kernels auto).
-  if(CONFIG_CMSIS_NN AND DEFINED ZEPHYR_CMSIS_NN_MODULE_DIR)
+  # With Zephyr's cmsis-nn module enabled, DSP and Helium cores call CMSIS-NN where it is exact
+  # (--kernels auto; kernels/CMakeLists.txt compiles the glue).
+  if(CONFIG_CMSIS_NN AND DEFINED ZEPHYR_CMSIS_NN_MODULE_DIR AND NOT CONFIG_USMP_KERNELS_PORTABLE)
     list(APPEND inputs --cmsis-nn ${ZEPHYR_CMSIS_NN_MODULE_DIR})
   endif()
   _usmp_compiler_sources(deps)

@@ -116,7 +116,7 @@ def _external_view(program: Program) -> dict | None:
         return None
     return dict(name=external.name, cpu=external.cpu, header="usmp_kernels/cmsis_nn_glue.h",
                 include_dirs=[str(d) for d in external.include_dirs], sources=[str(s) for s in external.sources],
-                glue=[str(g) for g in external.glue])
+                glue=[str(g) for g in external.glue], operators=external.operators)
 
 
 def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:

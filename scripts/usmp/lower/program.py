@@ -82,6 +82,7 @@ class ExternalKernels:
     include_dirs: list[Path]
     sources: list[Path]  # the library's sources the program reaches
     glue: list[Path]  # this module's sources that call it
+    operators: int = 0  # how many of the program's operators call it (the header tells the user)
 
 
 @dataclass

@@ -39,6 +39,7 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
     if root is None or extension is None:  # plain cores run the portable kernels faster than CMSIS-NN's C
         return program
     called: set[str] = set()
+    rewritten = 0
     for position, op in enumerate(program.ops):
         if len(op.calls) != 1 or op.calls[0].function not in REWRITES:
             continue
@@ -51,10 +52,11 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         if rewrite is not None:
             program.ops[position] = _apply(program, op, rewrite)
             called.update(rewrite.cmsis_functions)
+            rewritten += 1
     if called:
         _drop_unused(program)
         program.external_kernels = ExternalKernels(
-            "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE])
+            "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE], rewritten)
     return program
 
 

@@ -28,6 +28,8 @@ int main(void)
 	printk("pools: workspace %d B (planner's lower bound %d B), constants %d B\n",
 	       USMP_MICRO_SPEECH_WORKSPACE_POOL_SIZE, USMP_MICRO_SPEECH_LOWER_BOUND_BYTES,
 	       USMP_MICRO_SPEECH_CONSTANTS_POOL_SIZE);
+	printk("kernels: %d of %d operators call CMSIS-NN\n", USMP_MICRO_SPEECH_CMSIS_NN_OPERATORS,
+	       USMP_MICRO_SPEECH_OPERATORS);
 	if (USMP_MICRO_SPEECH_WORKSPACE_POOL_SIZE < USMP_MICRO_SPEECH_LOWER_BOUND_BYTES) {
 		printk("workspace is smaller than the lower bound: the plan is wrong\n");
 		failures++;
