@@ -17,7 +17,7 @@ QEMU_PLATFORMS = {"qemu_cortex_m0", "mps2/an385", "mps2/an521/cpu0", "mps3/corst
 
 def test_every_sample_and_suite_is_found():
     assert {p.parent.name for p in SAMPLES} == {"hello", "shared_workspace", "io_in_workspace", "pinned_pools",
-                                                "tcm_pools", "streaming"}
+                                                "tcm_pools", "streaming", "depth_first"}
     assert len(SUITES) >= 3
 
 
