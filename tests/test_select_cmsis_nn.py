@@ -134,10 +134,12 @@ def test_auto_takes_the_environment_variable(monkeypatch):
 @pytest.mark.parametrize("name, size", [
     ("conv_grouped", lambda in_ch, h, w: cmsis_nn_sizes.convolve_s8("dsp", in_ch, h, w)),  # arm_convolve_s8
     ("conv_3x3_same_relu", cmsis_nn_sizes.convolve_rows_s8),  # the glue's row im2col
+    ("conv_3x3_same_relu", cmsis_nn_sizes.convolve_rows_nt_s8),  # the same on Helium (int8 columns)
 ])
 def test_scratch_is_planned(name, size):
     """The im2col buffer is a planned scratch buffer of the size its function asks for."""
-    compiled = compile_model(MODELS[name], cmsis_options())
+    cpu = "cortex-m55" if size is cmsis_nn_sizes.convolve_rows_nt_s8 else "cortex-m4"
+    compiled = compile_model(MODELS[name], cmsis_options(cpu))
     graph = compiled.program.graph
     op = next(o for o in graph.operators if o.opcode == "CONV_2D")
     _, filter_h, filter_w, _ = graph.tensors[op.inputs[1]].shape
@@ -305,13 +307,13 @@ def test_row_im2col_edge_cases(tmp_path, depthwise):
         assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m4").outputs, 2, 9)
 
 
-# Helium takes other variants than the DSP cores: arm_convolve_s8's int8 GEMM instead of the int16 rows,
+# Helium takes other variants than the DSP cores: the row im2col into int8 columns for CMSIS-NN's int8 GEMM,
 # the vectorised _opt for 3x3 depthwise, and avgpool without scratch
 HELIUM_MODELS = dict(QEMU_MODELS, **{
-    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_s8", "usmp_cmsis_nn_fully_connected_s8",
+    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_cmsis_nn_fully_connected_s8",
                                "usmp_cmsis_nn_softmax_s8"},
-    "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_s8"},
-    "conv_per_tensor": {"usmp_cmsis_nn_convolve_s8"},
+    "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_rows_nt_s8"},
+    "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_nt_s8"},  # 49 pixels: one column in the last call
     "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_s8_opt"},
     "avgpool_same": {"usmp_cmsis_nn_avgpool_s8_unbuffered"},
 })
@@ -427,7 +429,7 @@ def test_scratch_is_large_enough(tmp_path, target, name):
 
 @needs_qemu
 @pytest.mark.parametrize("name, what, short", [
-    ("conv_per_tensor", "convolve_s8", 32),  # 4 columns 28 bytes apart, of 27: 111 of 128 written
+    ("conv_per_tensor", "convolve_rows_nt_s8", 16),  # 4 columns 32 bytes apart, of 27: 123 of 128 written
     ("dwconv_m1_same_relu", "depthwise_conv_s8_opt", 4 * 124 * 9 // 2),  # the last two of four patches
 ])
 def test_guards_catch_a_small_helium_scratch(monkeypatch, name, what, short):

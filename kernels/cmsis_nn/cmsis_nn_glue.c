@@ -35,14 +35,23 @@ void usmp_cmsis_nn_convolve_s8(const struct usmp_cmsis_nn_conv_params *p, const 
 			      &p->output, output);
 }
 
-/* memcpy for the few bytes of one filter row: fixed-size word copies the compiler inlines
- * (unaligned loads where the core has them) instead of a library call per row. */
+/* memcpy for the few bytes of one filter row, without a library call per row: on Helium 16 bytes
+ * a step, the last step tail-predicated; elsewhere word copies the compiler inlines (unaligned
+ * loads where the core has them). */
 static void copy_row(int8_t *dst, const int8_t *src, int32_t n)
 {
+#if defined(ARM_MATH_MVEI)
+	for (; n > 0; n -= 16, dst += 16, src += 16) {
+		const mve_pred16_t lanes = vctp8q((uint32_t)n);
+
+		vstrbq_p_s8(dst, vldrbq_z_s8(src, lanes), lanes);
+	}
+#else
 	for (; n >= 4; n -= 4, dst += 4, src += 4)
 		memcpy(dst, src, 4);
 	for (; n > 0; n--)
 		*dst++ = *src++;
+#endif
 }
 
 /* One im2col column: the window of output pixel (out_y, out_x), padding as the input zero point. */
@@ -97,10 +106,10 @@ void usmp_cmsis_nn_convolve_rows_s8(const struct usmp_cmsis_nn_conv_params *p, c
 				    const int32_t *shift, int16_t *buffer, int8_t *output)
 {
 	const int32_t taps = p->filter.h * p->filter.w * p->filter.c;
-	const int32_t aligned = (taps + 3) & ~3;
-	int8_t *column = (int8_t *)(buffer + 2 * aligned);
 	const int32_t pixels = p->output.h * p->output.w;
 	int32_t batch, pixel;
+	const int32_t aligned = (taps + 3) & ~3;
+	int8_t *column = (int8_t *)(buffer + 2 * aligned);
 
 	for (batch = 0; batch < p->input.n; batch++) {
 		const int8_t *image = input + (size_t)batch * p->input.h * p->input.w * p->input.c;
@@ -126,6 +135,35 @@ void usmp_cmsis_nn_convolve_rows_s8(const struct usmp_cmsis_nn_conv_params *p, c
 		if (pixel < pixels) {
 			window_column(p, image, pixel / p->output.w, pixel % p->output.w, column);
 			single_column(p, column, filter, bias, multiplier, shift, out);
+		}
+	}
+}
+
+void usmp_cmsis_nn_convolve_rows_nt_s8(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
+				       const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
+				       const int32_t *shift, int8_t *buffer, int8_t *output)
+{
+	const int32_t taps = p->filter.h * p->filter.w * p->filter.c;
+	const int32_t pixels = p->output.h * p->output.w;
+	int32_t batch, pixel;
+	const int32_t stride = (taps + 15) & ~15;
+	int8_t *columns = (int8_t *)buffer;
+
+	for (batch = 0; batch < p->input.n; batch++) {
+		const int8_t *image = input + (size_t)batch * p->input.h * p->input.w * p->input.c;
+		int8_t *out = output + (size_t)batch * pixels * p->output.c;
+		int32_t filled = 0;
+
+		for (pixel = 0; pixel < pixels; pixel++) {
+			window_column(p, image, pixel / p->output.w, pixel % p->output.w, columns + filled * stride);
+			if (++filled == 4 || pixel + 1 == pixels) {
+				(void)arm_nn_mat_mult_nt_t_s8(columns, filter, bias, out, multiplier, shift, filled,
+							      p->output.c, taps, p->conv.input_offset,
+							      p->conv.output_offset, p->conv.activation.min,
+							      p->conv.activation.max, p->output.c, stride);
+				out += filled * p->output.c;
+				filled = 0;
+			}
 		}
 	}
 }

@@ -33,11 +33,19 @@ void usmp_cmsis_nn_convolve_s8(const struct usmp_cmsis_nn_conv_params *p, const 
  * filters are then [out_ch, H, W, 1]): arm_convolve_s8's arithmetic, with an im2col that copies
  * each filter row's contiguous input bytes at once instead of one memcpy per tap, which dominates
  * for few input channels. buffer: two int16 columns and one int8 column, see the compiler's
- * cmsis_nn_sizes.convolve_rows_s8. Not for Helium (CMSIS-NN's int16 matrix kernel is DSP/C only).
+ * cmsis_nn_sizes.convolve_rows_s8. For the DSP cores (CMSIS-NN's int16 matrix kernel).
  */
 void usmp_cmsis_nn_convolve_rows_s8(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
 				    const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
 				    const int32_t *shift, int16_t *buffer, int8_t *output);
+/*
+ * The same im2col for Helium: four int8 columns, each padded to whole 16-byte vectors, against every
+ * filter in CMSIS-NN's int8 matrix kernel (the one arm_convolve_s8 calls there). buffer: see
+ * cmsis_nn_sizes.convolve_rows_nt_s8.
+ */
+void usmp_cmsis_nn_convolve_rows_nt_s8(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
+				       const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
+				       const int32_t *shift, int8_t *buffer, int8_t *output);
 /* 1x1 filters without padding: unit stride (_fast) or any stride; no scratch. */
 void usmp_cmsis_nn_convolve_1x1_s8_fast(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input,
 					const int8_t *filter, const int32_t *bias, const int32_t *multiplier,

@@ -112,14 +112,18 @@ def _convolution(c: Call, filter_buffer, filter_in_ch: int, out_ch: int) -> Rewr
     same_channels = p["in_ch"] == filter_in_ch
     one_by_one = (p["pad_top"] == 0 and p["pad_left"] == 0 and p["filter_h"] == 1 and p["filter_w"] == 1
                   and dilation == (1, 1) and same_channels)
-    scratch = None
+    scratch, scratch_type = None, "int16_t"
     if one_by_one:
         function = "arm_convolve_1x1_s8_fast" if (p["stride_h"], p["stride_w"]) == (1, 1) else "arm_convolve_1x1_s8"
         glue, reached = f"usmp_cmsis_nn_{function[4:]}", (function,)
-    elif same_channels and dilation == (1, 1) and extension == "dsp":  # our im2col by filter rows around CMSIS-NN's matrix kernel
-        glue, reached = "usmp_cmsis_nn_convolve_rows_s8", ROWS_FUNCTIONS
-        scratch = sizes.convolve_rows_s8(p["in_ch"], p["filter_h"], p["filter_w"])
-    else:  # on Helium also the plain case: its int8 GEMM of four columns beats the rows' int16 one
+    elif same_channels and dilation == (1, 1):  # our im2col by filter rows around CMSIS-NN's matrix kernel
+        if extension == "mve":  # four int8 columns for Helium's int8 matrix kernel
+            glue, reached = "usmp_cmsis_nn_convolve_rows_nt_s8", ("arm_nn_mat_mult_nt_t_s8",)
+            scratch, scratch_type = sizes.convolve_rows_nt_s8(p["in_ch"], p["filter_h"], p["filter_w"]), "int8_t"
+        else:
+            glue, reached = "usmp_cmsis_nn_convolve_rows_s8", ROWS_FUNCTIONS
+            scratch = sizes.convolve_rows_s8(p["in_ch"], p["filter_h"], p["filter_w"])
+    else:
         glue, reached = "usmp_cmsis_nn_convolve_s8", ("arm_convolve_s8",)
         scratch = sizes.convolve_s8(extension, p["in_ch"], p["filter_h"], p["filter_w"])
     if scratch is not None:
@@ -127,7 +131,7 @@ def _convolution(c: Call, filter_buffer, filter_in_ch: int, out_ch: int) -> Rewr
     args = [("input", c.buffers["input"], False), ("filter", filter_buffer, False), ("bias", c.buffers["bias"], False),
             ("multiplier", multiplier, False), ("shift", shift, False)]
     if scratch is not None:
-        args.append(("buffer", NewBuffer("cmsis_buffer", "int16_t", scratch), True))
+        args.append(("buffer", NewBuffer("cmsis_buffer", scratch_type, scratch), True))
     args.append(("output", c.buffers["output"], True))
     return Rewrite(glue, "usmp_cmsis_nn_conv_params", params, args, reached)
 

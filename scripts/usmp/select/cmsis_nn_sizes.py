@@ -20,6 +20,11 @@ def convolve_rows_s8(in_ch: int, filter_h: int, filter_w: int) -> int:
     return 5 * _round_up(filter_h * filter_w * in_ch, 4)
 
 
+def convolve_rows_nt_s8(in_ch: int, filter_h: int, filter_w: int) -> int:
+    """USMP's usmp_cmsis_nn_convolve_rows_nt_s8: four int8 columns of whole 16-byte vectors."""
+    return 4 * _round_up(filter_h * filter_w * in_ch, 16)
+
+
 def convolve_s8(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
     """arm_convolve_s8_get_buffer_size: two im2col columns of int16 (sized by all input channels), or on
     Helium four int8 columns, each padded to whole 16-byte vectors for arm_nn_mat_mult_nt_t_s8."""
