@@ -263,9 +263,10 @@ def test_zephyr_build_selects_cmsis_nn(tmp_path):
     assert "usmp_cmsis_nn_convolve_1x1_s8_fast" in (out / "conv_1x1.c").read_text()
 
 
-def _conv_model(tmp_path: Path, depthwise: bool) -> Path:
+def _conv_model(tmp_path: Path, depthwise: bool, wide_rows: bool = False) -> Path:
     """Hand-built edge cases of the row im2col: two batches, an odd pixel count, and a window wider
-    than the input on both sides (CONV_2D 5x5 SAME over 3x3), or one input channel (DEPTHWISE_CONV_2D)."""
+    than the input on both sides (CONV_2D 5x5 SAME over 3x3), or one input channel (DEPTHWISE_CONV_2D),
+    or filter rows longer than a Helium vector (3x3 SAME over 8 channels: 24 bytes a row)."""
     import tflite
 
     import tflite_builder as tb
@@ -276,6 +277,11 @@ def _conv_model(tmp_path: Path, depthwise: bool) -> Path:
         op = tflite.BuiltinOperator.DEPTHWISE_CONV_2D
         opts = tb.options("DepthwiseConv2D", Padding=0, StrideW=2, StrideH=2, DepthMultiplier=3)
         axis = 3
+    elif wide_rows:
+        in_shape, f_shape, out_shape, channels = (1, 5, 6, 8), (3, 3, 3, 8), (1, 5, 6, 3), 3
+        op = tflite.BuiltinOperator.CONV_2D
+        opts = tb.options("Conv2D", Padding=0, StrideW=1, StrideH=1)
+        axis = 0
     else:
         in_shape, f_shape, out_shape, channels = (2, 3, 3, 2), (3, 5, 5, 2), (2, 3, 3, 3), 3
         op = tflite.BuiltinOperator.CONV_2D
@@ -290,21 +296,27 @@ def _conv_model(tmp_path: Path, depthwise: bool) -> Path:
              scales=[0.05 * s for s in w_scales], zero_points=[0] * channels),
         tb.T("output", out_shape, scales=[0.2], zero_points=[5]),
     ]
-    path = tmp_path / ("dw_one_channel.tflite" if depthwise else "conv_wide_window.tflite")
+    path = tmp_path / ("dw_one_channel.tflite" if depthwise else "conv_wide_rows.tflite" if wide_rows
+                       else "conv_wide_window.tflite")
     path.write_bytes(tb.build([tb.Sub(tensors, [tb.Op(op, [0, 1, 2], [3], options=opts)], [0], [3])]))
     return path
 
 
-@pytest.mark.parametrize("depthwise", [False, True], ids=["conv_wide_window", "dw_one_channel"])
-def test_row_im2col_edge_cases(tmp_path, depthwise):
-    model = _conv_model(tmp_path, depthwise)
-    compiled = compile_model(model, cmsis_options())
-    assert "usmp_cmsis_nn_convolve_rows_s8" in functions(compiled)
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
+@pytest.mark.parametrize("depthwise, wide_rows", [(False, False), (True, False), (False, True)],
+                         ids=["conv_wide_window", "dw_one_channel", "conv_wide_rows"])
+def test_row_im2col_edge_cases(tmp_path, target, depthwise, wide_rows):
+    """DSP: int16 columns; Helium: int8 columns of whole vectors, rows of up to 16 bytes as one predicated
+    vector (padding stored first), longer rows 16 bytes a step."""
+    model = _conv_model(tmp_path, depthwise, wide_rows)
+    compiled = compile_model(model, cmsis_options(target))
+    glue = "usmp_cmsis_nn_convolve_rows_nt_s8" if target == "cortex-m55" else "usmp_cmsis_nn_convolve_rows_s8"
+    assert glue in functions(compiled)
     assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 3, 8)
     if not MISSING:
         from usmp.runner.cortex_m import run_cortex_m
 
-        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m4").outputs, 2, 9)
+        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 2, 9)
 
 
 # Helium takes other variants than the DSP cores: the row im2col into int8 columns for CMSIS-NN's int8 GEMM,

@@ -35,23 +35,19 @@ void usmp_cmsis_nn_convolve_s8(const struct usmp_cmsis_nn_conv_params *p, const 
 			      &p->output, output);
 }
 
-/* memcpy for the few bytes of one filter row, without a library call per row: on Helium 16 bytes
- * a step, the last step tail-predicated; elsewhere word copies the compiler inlines (unaligned
- * loads where the core has them). */
+/* memcpy for the few bytes of one filter row, without a library call per row: on Helium 16 bytes a
+ * step while they last, then word copies the compiler inlines (unaligned loads where the core has
+ * them) and the last bytes. */
 static void copy_row(int8_t *dst, const int8_t *src, int32_t n)
 {
 #if defined(ARM_MATH_MVEI)
-	for (; n > 0; n -= 16, dst += 16, src += 16) {
-		const mve_pred16_t lanes = vctp8q((uint32_t)n);
-
-		vstrbq_p_s8(dst, vldrbq_z_s8(src, lanes), lanes);
-	}
-#else
+	for (; n >= 16; n -= 16, dst += 16, src += 16)
+		vstrbq_s8(dst, vldrbq_s8(src));
+#endif
 	for (; n >= 4; n -= 4, dst += 4, src += 4)
 		memcpy(dst, src, 4);
 	for (; n > 0; n--)
 		*dst++ = *src++;
-#endif
 }
 
 /* One im2col column: the window of output pixel (out_y, out_x), padding as the input zero point. */
@@ -67,6 +63,40 @@ static void window_column(const struct usmp_cmsis_nn_conv_params *p, const int8_
 	const int32_t end = x0 + filter_w > in_w ? in_w - x0 : filter_w; /* first tap right of it */
 	int32_t ky;
 
+#if defined(ARM_MATH_MVEI)
+	if (row_bytes <= 16 && first == 0 && end == filter_w && y0 >= 0 && y0 + p->filter.h <= in_h) {
+		const mve_pred16_t row = vctp8q((uint32_t)row_bytes); /* no padding: a vector a row */
+		const int8_t *src = input + ((size_t)y0 * in_w + x0) * in_ch;
+
+		for (ky = 0; ky < p->filter.h; ky++, column += row_bytes, src += in_w * in_ch)
+			vstrbq_p_s8(column, vldrbq_z_s8(src, row), row);
+		return;
+	}
+	if (row_bytes <= 16) { /* a row is one tail-predicated vector: padding first, then the input's part */
+		const int32_t valid = end > first ? (end - first) * in_ch : 0;
+		const mve_pred16_t row = vctp8q((uint32_t)row_bytes), part = vctp8q((uint32_t)valid);
+		const int8x16_t padding = vdupq_n_s8(pad);
+		const int8_t *src = input + ((size_t)y0 * in_w + x0 + first) * in_ch;
+		const int padded = valid < row_bytes;
+
+		for (ky = 0; ky < p->filter.h; ky++, column += row_bytes, src += in_w * in_ch) {
+			const int32_t y = y0 + ky;
+
+			if (padded || y < 0 || y >= in_h)
+				vstrbq_p_s8(column, padding, row);
+			if (y >= 0 && y < in_h && valid > 0)
+				vstrbq_p_s8(column + first * in_ch, vldrbq_z_s8(src, part), part);
+		}
+		return;
+	}
+#endif
+	if (first == 0 && end == filter_w && y0 >= 0 && y0 + p->filter.h <= in_h) { /* no padding: rows only */
+		const int8_t *row = input + ((size_t)y0 * in_w + x0) * in_ch;
+
+		for (ky = 0; ky < p->filter.h; ky++, column += row_bytes, row += in_w * in_ch)
+			copy_row(column, row, row_bytes);
+		return;
+	}
 	for (ky = 0; ky < p->filter.h; ky++, column += row_bytes) {
 		const int32_t y = y0 + ky;
 
