@@ -211,8 +211,10 @@ def test_instruction_count_from_trace(tmp_path):
 MAP_EXCERPT = """\
 Archive member included to satisfy reference by file (symbol)
 
+/cache/lib/kernels/libusmp_kernels.a(fully_connected.o)
+                              /build/obj/generated_code/m.o (usmp_fully_connected_s8)
 /lib/libgcc.a(_muldi3.o)
-                              /cache/lib/kernels/fully_connected.o (__aeabi_lmul)
+                              /cache/lib/kernels/libusmp_kernels.a(fully_connected.o) (__aeabi_lmul)
 /lib/libc.a(lib_a-fopen.o)   /build/obj/harness/harness_main.o (fopen)
 /lib/libc.a(lib_a-findfp.o)
                               /lib/libc.a(lib_a-fopen.o) (__sfp)
@@ -223,7 +225,7 @@ Linker script and memory map
  .vectors       0x00000000       0x40 /cache/lib/harness/startup.o
 .text           0x00000040      0x130
  .text.usmp_fully_connected_s8
-                0x00000040      0x100 /cache/lib/kernels/fully_connected.o
+                0x00000040      0x100 /cache/lib/kernels/libusmp_kernels.a(fully_connected.o)
  .text          0x00000140       0x1c /lib/libgcc.a(_muldi3.o)
  *fill*         0x0000015c        0x4
  .text          0x00000160       0x10 /lib/libc.a(lib_a-findfp.o)
@@ -242,7 +244,9 @@ Linker script and memory map
 
 
 def test_map_attribution(tmp_path):
-    """Archive members count with the object that pulled them in; padding with the harness; debug info nowhere."""
+    """The kernel archive's members count as kernels, a C-library member with the object that pulled it in
+    (libgcc's multiply with the kernel needing it, stdio with the harness); padding with the harness; debug
+    info nowhere."""
     from usmp.runner.cortex_m import _part_of_object
     from usmp.runner.elf_stats import read_image_usage
 

@@ -32,6 +32,7 @@ from usmp.runner.qemu import count_instructions, run_qemu
 
 CC = "arm-none-eabi-gcc"
 NM = "arm-none-eabi-nm"
+AR = "arm-none-eabi-ar"
 BAREMETAL_DIR = TEMPLATES_DIR / "baremetal"
 SUPPORT_SOURCES = ("startup.c", "harness_hooks.c", "stack_probe.S")
 STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
@@ -112,7 +113,7 @@ def linker_script(target: CortexMTarget) -> str:
 
 
 def _part_of_object(obj: str) -> str:
-    """Objects are compiled into obj/<part>/; everything from a library is harness."""
+    """Objects are compiled into obj/<part>/ (the kernels archived there); any other library is harness."""
     path = Path(obj.split("(")[0])
     return path.parent.name if path.parent.name in ("generated_code", "constants", "kernels") else "harness"
 
@@ -169,7 +170,7 @@ def _digest(target: CortexMTarget, units: list[Unit], *extra: str) -> str:
 
 
 def _check_toolchain() -> None:
-    for tool in (CC, NM):
+    for tool in (CC, NM, AR):
         if shutil.which(tool) is None:
             raise ToolError(f"{tool} not found; install Debian's gcc-arm-none-eabi and libnewlib-arm-none-eabi "
                             "(scripts/bootstrap does)")
@@ -194,10 +195,11 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     """
     _check_toolchain()
     library_units = _library_units()
-    library_dir = cache_root() / target.name / f"lib-{_digest(target, library_units)}"
+    library_dir = cache_root() / target.name / f"lib-{_digest(target, library_units, AR)}"
     if not library_dir.exists():
-        _in_staging(library_dir, lambda staging: _compile(target, library_units, staging, staging))
-    library_objects = sorted(str(p) for p in library_dir.rglob("*.o"))
+        _in_staging(library_dir, lambda staging: _build_library(target, library_units, staging))
+    library_objects = sorted(str(p) for p in (library_dir / "harness").glob("*.o"))
+    library_objects.append(str(library_dir / "kernels" / "libusmp_kernels.a"))
     external_units = _external_units(compiled)
     if external_units:  # built once per target and set of sources, like the kernel library
         external_dir = cache_root() / target.name / f"ext-{_digest(target, external_units)}"
@@ -212,6 +214,16 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     if not (build_dir / "model.elf").exists():
         _in_staging(build_dir, lambda staging: _link(target, model_units, headers, library_objects, script, staging))
     return _inspect(compiled, target, build_dir)
+
+
+def _build_library(target: CortexMTarget, units: list[Unit], staging: Path) -> None:
+    """The support code as objects, the kernels as an archive: the link takes only the kernel objects the
+    model calls, as a firmware build does, so a C-library helper that an unused kernel would reference
+    (libgcc's division) is not counted as the kernels'."""
+    objects = _compile(target, units, staging, staging)
+    kernels = [o for o in objects if Path(o).parent.name == "kernels"]
+    _run_tool([AR, "rcs", str(staging / "kernels" / "libusmp_kernels.a"), *kernels],
+              f"archiving the kernels for {target.name} failed")
 
 
 def _in_staging(final_dir: Path, make) -> None:

@@ -3,10 +3,10 @@
 The map records every input section the linker kept (after --gc-sections),
 its size and the object file it came from, so flash and RAM can be split by
 origin: the generated library, the constant pools, the kernel library, and
-the harness (start-up code, test harness, C library). A member of a library
-archive (libgcc's 64-bit multiply, newlib's stdio) counts with
+the harness (start-up code, test harness, C library). A member of a C
+library archive (libgcc's 64-bit multiply, newlib's stdio) counts with
 the part whose object first required it, as the map's archive section
-records. Padding between input sections is counted with the harness, so the
+records; the kernel archive's members count as kernels. Padding between input sections is counted with the harness, so the
 parts add up to the totals.
 """
 from __future__ import annotations
@@ -140,8 +140,9 @@ def read_image_usage(map_path: Path, part_of_object, flash_range, ram_range) -> 
     referrers = archive_referrers(text)
 
     def part_of(obj: str) -> str:
+        """An object of ours names its part; a C-library member takes that of whoever needed it."""
         seen = set()
-        while obj in referrers and obj not in seen:
+        while part_of_object(obj) == "harness" and obj in referrers and obj not in seen:
             seen.add(obj)
             obj = referrers[obj]
         return part_of_object(obj)
