@@ -314,6 +314,7 @@ HELIUM_MODELS = dict(QEMU_MODELS, **{
     "conv_per_tensor": {"usmp_cmsis_nn_convolve_s8"},
     "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_s8_opt"},
     "avgpool_same": {"usmp_cmsis_nn_avgpool_s8_unbuffered"},
+    "conv_1x1": {"usmp_helium_conv_1x1_s8"},  # USMP's own kernel, no CMSIS-NN function
 })
 
 
