@@ -253,14 +253,24 @@ void usmp_cmsis_nn_elementwise_mul_s8(const struct usmp_cmsis_nn_mul_params *p, 
 }
 
 #if defined(ARM_MATH_MVEI)
-/* One block of 4 output channels over every pixel; `left` (some multiplier above 1) is a constant where
- * it is inlined, so the usual block (all shifts to the right) has no left shift. */
+/* Four channels of one pixel: acc[0..3] += 16 input bytes times the block's chunk (4 x 16 bytes). */
+#define CHUNK(x, w, a0, a1, a2, a3)                                  \
+	do {                                                         \
+		(a0) = vmladavaq_s8((a0), (x), vldrbq_s8((w)));       \
+		(a1) = vmladavaq_s8((a1), (x), vldrbq_s8((w) + 16));  \
+		(a2) = vmladavaq_s8((a2), (x), vldrbq_s8((w) + 32));  \
+		(a3) = vmladavaq_s8((a3), (x), vldrbq_s8((w) + 48));  \
+	} while (0)
+
+/* One block of 4 output channels over every pixel. `full` (all 4 channels exist) and `tails` (the depth
+ * is not a multiple of 32) are constants where it is inlined: the usual block stores without a predicate,
+ * and the usual depth runs the paired loop alone, which frees the registers the tails would hold. */
 static inline __attribute__((always_inline)) void conv_1x1_block(const struct usmp_helium_conv_1x1_params *p,
 								  const int8_t *input, const int8_t *block,
 								  const int32_t *bias, int32x4_t m, int32x4_t s,
-								  int32_t lanes_left, int8_t *out, int left_shift)
+								  int32_t lanes_left, int8_t *out, int full, int tails)
 {
-	const int32_t chunks = p->in_ch >> 4, rest = p->in_ch & 15, stride = p->out_ch;
+	const int32_t pairs = p->in_ch >> 5, odd = (p->in_ch >> 4) & 1, rest = p->in_ch & 15, stride = p->out_ch;
 	const int32x4_t zero = vdupq_n_s32(0);
 	const int32x4_t left = vmaxq_s32(s, zero), right = vminq_s32(s, zero);
 	const int32x4_t lowest = vdupq_n_s32(p->act_min), highest = vdupq_n_s32(p->act_max);
@@ -274,35 +284,38 @@ static inline __attribute__((always_inline)) void conv_1x1_block(const struct us
 		const int8_t *w = block;
 		int32_t a0 = b0, a1 = b1, a2 = b2, a3 = b3;
 
-		for (int32_t k = chunks; k > 0; k--) {
+		for (int32_t k = pairs; k > 0; k--) {
+			const int8x16_t x0 = vldrbq_s8(in), x1 = vldrbq_s8(in + 16);
+
+			CHUNK(x0, w, a0, a1, a2, a3);
+			CHUNK(x1, w + 64, a0, a1, a2, a3);
+			in += 32;
+			w += 128;
+		}
+		if (tails && odd) {
 			const int8x16_t x = vldrbq_s8(in);
 
-			a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
-			a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
-			a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
-			a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
+			CHUNK(x, w, a0, a1, a2, a3);
 			in += 16;
 			w += 64;
 		}
-		if (rest) { /* the filter's padding is zero; the input is not read past its end */
+		if (tails && rest) { /* the filter's padding is zero; the input is not read past its end */
 			const int8x16_t x = vldrbq_z_s8(in, tail);
 
-			a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
-			a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
-			a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
-			a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
+			CHUNK(x, w, a0, a1, a2, a3);
 			in += rest;
 		}
-		int32x4_t acc = vsetq_lane_s32(a0, zero, 0);
+		int32x4_t acc = vdupq_n_s32(a0);
 		acc = vsetq_lane_s32(a1, acc, 1);
 		acc = vsetq_lane_s32(a2, acc, 2);
 		acc = vsetq_lane_s32(a3, acc, 3);
-		if (left_shift)
-			acc = vshlq_s32(acc, left);
-		acc = vqrdmulhq_s32(acc, m);
+		acc = vqrdmulhq_s32(vshlq_s32(acc, left), m);
 		acc = vrshlq_s32(vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, right), 31)), right);
 		acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, offset), lowest), highest);
-		vstrbq_p_s32(out, acc, lanes);
+		if (full)
+			vstrbq_s32(out, acc);
+		else
+			vstrbq_p_s32(out, acc, lanes);
 		out += stride;
 	}
 }
@@ -319,15 +332,20 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const 
 			     const int32_t *shift, int8_t *output)
 {
 	const int32_t block_bytes = 4 * 16 * ((p->in_ch + 15) >> 4);
+	const int tails = (p->in_ch & 31) != 0;
 
 	for (int32_t o = 0; o < p->out_ch; o += 4) {
 		const int32x4_t m = vldrwq_s32(multiplier + o), s = vldrwq_s32(shift + o);
 		const int8_t *block = filter + (o >> 2) * block_bytes;
 
-		if (vmaxvq_s32(0, s) > 0)
-			conv_1x1_block(p, input, block, bias + o, m, s, p->out_ch - o, output + o, 1);
+		const int32_t lanes = p->out_ch - o;
+
+		if (lanes >= 4 && !tails)
+			conv_1x1_block(p, input, block, bias + o, m, s, 4, output + o, 1, 0);
+		else if (lanes >= 4)
+			conv_1x1_block(p, input, block, bias + o, m, s, 4, output + o, 1, 1);
 		else
-			conv_1x1_block(p, input, block, bias + o, m, s, p->out_ch - o, output + o, 0);
+			conv_1x1_block(p, input, block, bias + o, m, s, lanes, output + o, 0, 1);
 	}
 }
 #endif
