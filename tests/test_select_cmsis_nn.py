@@ -328,6 +328,7 @@ HELIUM_MODELS = dict(QEMU_MODELS, **{
     "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_nt_s8"},  # 49 pixels: one column in the last call
     "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_s8_opt"},
     "avgpool_same": {"usmp_cmsis_nn_avgpool_s8_unbuffered"},
+    "conv_1x1": {"usmp_helium_conv_1x1_s8"},  # USMP's own kernel, no CMSIS-NN function
 })
 
 
@@ -342,6 +343,52 @@ def test_helium_matches_reference(name):
     assert HELIUM_MODELS[name] <= functions(compiled)
     assert_matches(MODELS[name], compiled, lambda c, x: run_cortex_m(c, x, "cortex-m55").outputs, 2, 13)
 
+
+
+def _pointwise_model(tmp_path: Path, in_ch: int, out_ch: int, batches: int, h: int, w: int, per_channel: bool,
+                     activation: int, out_scale: float) -> Path:
+    """A hand-built CONV_2D 1x1 stride 1 (activation: TFLite's fused function, 1 RELU, 3 RELU6); a small
+    output scale makes some multipliers exceed 1 (a left shift)."""
+    import tflite
+
+    import tflite_builder as tb
+
+    rng = np.random.default_rng(in_ch * 1000 + out_ch)
+    w_scales = list(rng.uniform(0.002, 0.03, out_ch)) if per_channel else [0.01]
+    tensors = [
+        tb.T("input", (batches, h, w, in_ch), scales=[0.05], zero_points=[-7]),
+        tb.T("filter", (out_ch, 1, 1, in_ch), data=rng.integers(-127, 128, (out_ch, 1, 1, in_ch)).astype(np.int8),
+             scales=w_scales, zero_points=[0] * len(w_scales), axis=0),
+        tb.T("bias", (out_ch,), "int32", data=rng.integers(-3000, 3000, out_ch).astype(np.int32),
+             scales=[0.05 * s for s in w_scales], zero_points=[0] * len(w_scales)),
+        tb.T("output", (batches, h, w, out_ch), scales=[out_scale], zero_points=[3]),
+    ]
+    opts = tb.options("Conv2D", Padding=1, StrideW=1, StrideH=1, FusedActivationFunction=activation)
+    path = tmp_path / f"pointwise_{in_ch}_{out_ch}.tflite"
+    path.write_bytes(tb.build([tb.Sub(tensors, [tb.Op(tflite.BuiltinOperator.CONV_2D, [0, 1, 2], [3], options=opts)],
+                                      [0], [3])]))
+    return path
+
+
+@needs_qemu
+@pytest.mark.parametrize("shape", [
+    (19, 7, 1, 3, 5, True, 1, 0.5),  # depth tail, 3 of 4 channels in the last block, 15 pixels, RELU
+    (37, 13, 2, 1, 7, False, 3, 0.1),  # two batches of 7 pixels, per-tensor, RELU6
+    (64, 64, 1, 2, 3, True, 0, 0.0005),  # full blocks; some multipliers above 1 (left shifts)
+    (5, 2, 1, 1, 1, True, 0, 0.3),  # shallower than one vector, one pixel
+], ids=["19to7_relu", "37to13_per_tensor_relu6", "64to64_left_shift", "5to2_one_pixel"])
+def test_helium_pointwise_kernel(tmp_path, shape):
+    """USMP's own Helium 1x1 kernel is chosen on the Cortex-M55 and is bit-exact with TFLite Micro for
+    channel counts off the 4-channel blocks and the 16-byte chunks and pixel counts off any multiple."""
+    from usmp.runner.cortex_m import run_cortex_m
+
+    model = _pointwise_model(tmp_path, *shape)
+    compiled = compile_model(model, cmsis_options("cortex-m55"))
+    assert functions(compiled) == {"usmp_helium_conv_1x1_s8"}
+    shifts = np.concatenate([np.frombuffer(b.data, np.int32) for n, b in compiled.program.buffers.items()
+                             if n.endswith("helium_shift")])
+    assert (shifts > 0).any() == (shape[-1] < 0.001)
+    assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m55").outputs, 2, 21)
 
 _SIZES_PROGRAM = r"""
 #include <stdio.h>

@@ -319,3 +319,101 @@ void usmp_cmsis_nn_elementwise_mul_s8(const struct usmp_cmsis_nn_mul_params *p, 
 	(void)arm_elementwise_mul_s8(input1, input2, p->input1_offset, p->input2_offset, output, p->output_offset,
 				     p->output_multiplier, p->output_shift, p->act_min, p->act_max, p->size);
 }
+
+#if defined(ARM_MATH_MVEI)
+/* Four channels of one pixel: acc[0..3] += 16 input bytes times the block's chunk (4 x 16 bytes). */
+#define CHUNK(x, w, a0, a1, a2, a3)                                  \
+	do {                                                         \
+		(a0) = vmladavaq_s8((a0), (x), vldrbq_s8((w)));       \
+		(a1) = vmladavaq_s8((a1), (x), vldrbq_s8((w) + 16));  \
+		(a2) = vmladavaq_s8((a2), (x), vldrbq_s8((w) + 32));  \
+		(a3) = vmladavaq_s8((a3), (x), vldrbq_s8((w) + 48));  \
+	} while (0)
+
+/* One block of 4 output channels over every pixel. `full` (all 4 channels exist) and `tails` (the depth
+ * is not a multiple of 32) are constants where it is inlined: the usual block stores without a predicate,
+ * and the usual depth runs the paired loop alone, which frees the registers the tails would hold. */
+static inline __attribute__((always_inline)) void conv_1x1_block(const struct usmp_helium_conv_1x1_params *p,
+								  const int8_t *input, const int8_t *block,
+								  const int32_t *bias, int32x4_t m, int32x4_t s,
+								  int32_t lanes_left, int8_t *out, int full, int tails)
+{
+	const int32_t pairs = p->in_ch >> 5, odd = (p->in_ch >> 4) & 1, rest = p->in_ch & 15, stride = p->out_ch;
+	const int32x4_t zero = vdupq_n_s32(0);
+	const int32x4_t left = vmaxq_s32(s, zero), right = vminq_s32(s, zero);
+	const int32x4_t lowest = vdupq_n_s32(p->act_min), highest = vdupq_n_s32(p->act_max);
+	const int32_t offset = p->output_offset;
+	const mve_pred16_t lanes = vctp32q((uint32_t)lanes_left);
+	const mve_pred16_t tail = vctp8q((uint32_t)rest);
+	const int32_t b0 = bias[0], b1 = bias[1], b2 = bias[2], b3 = bias[3];
+	const int8_t *in = input;
+
+	for (int32_t px = p->pixels; px > 0; px--) {
+		const int8_t *w = block;
+		int32_t a0 = b0, a1 = b1, a2 = b2, a3 = b3;
+
+		for (int32_t k = pairs; k > 0; k--) {
+			const int8x16_t x0 = vldrbq_s8(in), x1 = vldrbq_s8(in + 16);
+
+			CHUNK(x0, w, a0, a1, a2, a3);
+			CHUNK(x1, w + 64, a0, a1, a2, a3);
+			in += 32;
+			w += 128;
+		}
+		if (tails && odd) {
+			const int8x16_t x = vldrbq_s8(in);
+
+			CHUNK(x, w, a0, a1, a2, a3);
+			in += 16;
+			w += 64;
+		}
+		if (tails && rest) { /* the filter's padding is zero; the input is not read past its end */
+			const int8x16_t x = vldrbq_z_s8(in, tail);
+
+			CHUNK(x, w, a0, a1, a2, a3);
+			in += rest;
+		}
+		int32x4_t acc = vdupq_n_s32(a0);
+		acc = vsetq_lane_s32(a1, acc, 1);
+		acc = vsetq_lane_s32(a2, acc, 2);
+		acc = vsetq_lane_s32(a3, acc, 3);
+		acc = vqrdmulhq_s32(vshlq_s32(acc, left), m);
+		acc = vrshlq_s32(vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, right), 31)), right);
+		acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, offset), lowest), highest);
+		if (full)
+			vstrbq_s32(out, acc);
+		else
+			vstrbq_p_s32(out, acc, lanes);
+		out += stride;
+	}
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier on four lanes: a left shift (max(shift, 0)), the saturating
+ * rounding doubling high multiply (vqrdmulh), then a right shift (min(shift, 0)) rounding halves away
+ * from zero (vrshl rounds them up, so negative values are lowered by one first). */
+#if defined(__GNUC__) && !defined(__clang__)
+/* the builds optimise for size (-Os), which spills the loop's registers; this loop is worth its bytes */
+__attribute__((optimize("O2")))
+#endif
+void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const int8_t *input,
+			     const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
+			     const int32_t *shift, int8_t *output)
+{
+	const int32_t block_bytes = 4 * 16 * ((p->in_ch + 15) >> 4);
+	const int tails = (p->in_ch & 31) != 0;
+
+	for (int32_t o = 0; o < p->out_ch; o += 4) {
+		const int32x4_t m = vldrwq_s32(multiplier + o), s = vldrwq_s32(shift + o);
+		const int8_t *block = filter + (o >> 2) * block_bytes;
+
+		const int32_t lanes = p->out_ch - o;
+
+		if (lanes >= 4 && !tails)
+			conv_1x1_block(p, input, block, bias + o, m, s, 4, output + o, 1, 0);
+		else if (lanes >= 4)
+			conv_1x1_block(p, input, block, bias + o, m, s, 4, output + o, 1, 1);
+		else
+			conv_1x1_block(p, input, block, bias + o, m, s, lanes, output + o, 0, 1);
+	}
+}
+#endif

@@ -53,7 +53,7 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
             program.ops[position] = _apply(program, op, rewrite)
             called.update(rewrite.cmsis_functions)
             rewritten += 1
-    if called:
+    if rewritten:  # also when only USMP's own kernels in the glue were chosen
         _drop_unused(program)
         program.external_kernels = ExternalKernels(
             "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE], rewritten)

@@ -137,7 +137,49 @@ def _convolution(c: Call, filter_buffer, filter_in_ch: int, out_ch: int) -> Rewr
 
 
 def rewrite_conv(c: Call) -> Rewrite | None:
-    return _convolution(c, c.buffers["filter"], c.p["filter_in_ch"], c.p["out_ch"])
+    return _helium_1x1(c) or _convolution(c, c.buffers["filter"], c.p["filter_in_ch"], c.p["out_ch"])
+
+
+def _padded(values: np.ndarray, size: int) -> np.ndarray:
+    return np.concatenate([values, np.zeros(size - len(values), values.dtype)])
+
+
+def _helium_1x1(c: Call) -> Rewrite | None:
+    """CONV_2D 1x1, stride 1, no padding on Helium: USMP's own kernel (usmp_helium_conv_1x1_s8 in the glue)
+    instead of arm_convolve_1x1_s8_fast. Every output reads the whole window, so the lowering's folded bias
+    (bias + input offset * filter row sum) is exact and the inner loop is a plain int8 dot product; the
+    filter is stored as the kernel reads it (4 output channels' 16-byte chunks side by side, zero padded)
+    and the per-channel constants are padded to 4 channels, so no tail needs a branch but the depth's."""
+    p = c.p
+    if c.extension != "mve" or (p["filter_h"], p["filter_w"], p["stride_h"], p["stride_w"]) != (1, 1, 1, 1):
+        return None
+    if p["pad_top"] or p["pad_left"] or (p["dilation_h"], p["dilation_w"]) != (1, 1) or p["in_ch"] != p["filter_in_ch"]:
+        return None
+    if (p["in_h"], p["in_w"]) != (p["out_h"], p["out_w"]):
+        return None
+    in_ch, out_ch = p["in_ch"], p["out_ch"]
+    blocks, depth = -(-out_ch // 4), -(-in_ch // 16) * 16
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)[:out_ch * in_ch]
+    padded = np.zeros((blocks * 4, depth), np.int8)
+    padded[:out_ch, :in_ch] = weights.reshape(out_ch, in_ch)
+    # [block][chunk][channel of the block][16]
+    interleaved = padded.reshape(blocks, 4, depth // 16, 16).transpose(0, 2, 1, 3).tobytes()
+
+    def per_channel(name: str) -> np.ndarray:
+        values = np.frombuffer(c.program.buffers[c.buffers[name]].data, np.int32)
+        return _padded(values[:out_ch] if p.get("per_channel", 1) else np.repeat(values[:1], out_ch), blocks * 4)
+
+    bias = _padded(np.frombuffer(c.program.buffers[c.buffers["folded_bias"]].data, np.int32)[:out_ch], blocks * 4)
+    params = dict(pixels=p["batches"] * p["out_h"] * p["out_w"], in_ch=in_ch, out_ch=out_ch,
+                  output_offset=p["output_offset"], act_min=p["act_min"], act_max=p["act_max"])
+    args = [("input", c.buffers["input"], False),
+            ("filter", NewBuffer("helium_filter", "int8_t", len(interleaved), interleaved), False),
+            ("bias", NewBuffer("helium_bias", "int32_t", 16 * blocks, _int32(bias)), False),
+            ("multiplier", NewBuffer("helium_multiplier", "int32_t", 16 * blocks, _int32(per_channel("multiplier"))),
+             False),
+            ("shift", NewBuffer("helium_shift", "int32_t", 16 * blocks, _int32(per_channel("shift"))), False),
+            ("output", c.buffers["output"], True)]
+    return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_1x1_params", params, args, ())
 
 
 def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
