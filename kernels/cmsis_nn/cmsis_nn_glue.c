@@ -417,3 +417,162 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const 
 	}
 }
 #endif
+/* Depthwise (multiplier 1) on Helium, USMP's own: no scratch, no im2col; each output pixel sums its valid
+ * taps straight from the input, eight channels a vector (widened to int16: one multiply yields the even
+ * channels' int32 products, another the odd ones'). requant holds one block per group of eight channels,
+ * its fields eight lanes each, even channels first: the bias, the bias with the input offset's sums
+ * folded in (windows inside the input multiply the raw input), the multiplier, and the shift split into
+ * its left (>= 0) and right (<= 0) parts. See the compiler's cmsis_nn._helium_depthwise. */
+enum { GROUP = 8, BIAS = 0, FOLDED = 8, MULTIPLIER = 16, LEFT = 24, RIGHT = 32, BLOCK = 40 };
+
+static void helium_taps(int32_t x0, int32_t size, int32_t filter, int32_t *first, int32_t *end)
+{
+	*first = x0 < 0 ? -x0 : 0;
+	*end = x0 + filter > size ? size - x0 : filter;
+}
+
+#if defined(ARM_MATH_MVEI)
+/* What the sums need, read once instead of through p (the stores may alias it). */
+struct helium_shape {
+	int32_t in_row, w_row, channels, input_offset, output_offset, act_min, act_max;
+};
+
+/* TFLite's MultiplyByQuantizedMultiplier on four lanes: left shift, saturating rounding doubling high
+ * multiply, then a right shift rounding halves away from zero (vrshl rounds them up, so negative sums
+ * are lowered by one first). */
+static inline __attribute__((always_inline)) int32x4_t helium_requantize(int32x4_t sum, const int32_t *lanes)
+{
+	const int32x4_t right = vldrwq_s32(lanes + RIGHT);
+
+	sum = vqrdmulhq_s32(vshlq_s32(sum, vldrwq_s32(lanes + LEFT)), vldrwq_s32(lanes + MULTIPLIER));
+	return vrshlq_s32(vqaddq_s32(sum, vshrq_n_s32(vandq_s32(sum, right), 31)), right);
+}
+
+static inline __attribute__((always_inline)) void helium_finish(const struct helium_shape *s, const int32_t *block,
+							       int32x4_t even, int32x4_t odd, int full,
+							       mve_pred16_t lanes, int8_t *out);
+
+/* One pixel, one group of eight channels (full) or fewer (lanes predicate the loads and the store). */
+static inline __attribute__((always_inline)) void helium_group(const struct helium_shape *s, const int8_t *in,
+							      const int8_t *w, const int32_t *block,
+							      int32_t ky_count, int32_t kx_count, int interior,
+							      int full, mve_pred16_t lanes, int8_t *out)
+{
+	const int32_t channels = s->channels;
+	const int32_t *start = block + (interior ? FOLDED : BIAS);
+	int32x4_t even = vldrwq_s32(start), odd = vldrwq_s32(start + 4);
+	int32_t ky, kx;
+
+	for (ky = 0; ky < ky_count; ky++, in += s->in_row, w += s->w_row) {
+		for (kx = 0; kx < kx_count; kx++) {
+			int16x8_t x = full ? vldrbq_s16(in + kx * channels) : vldrbq_z_s16(in + kx * channels, lanes);
+			const int16x8_t k = full ? vldrbq_s16(w + kx * channels) : vldrbq_z_s16(w + kx * channels, lanes);
+
+			if (!interior)
+				x = vaddq_n_s16(x, (int16_t)s->input_offset);
+			even = vaddq_s32(even, vmullbq_int_s16(x, k));
+			odd = vaddq_s32(odd, vmulltq_int_s16(x, k));
+		}
+	}
+	helium_finish(s, block, even, odd, full, lanes, out);
+}
+
+/* Requantize, offset and clamp one group's sums; store its bytes in channel order. */
+static inline __attribute__((always_inline)) void helium_finish(const struct helium_shape *s, const int32_t *block,
+							       int32x4_t even, int32x4_t odd, int full,
+							       mve_pred16_t lanes, int8_t *out)
+{
+	even = vaddq_n_s32(helium_requantize(even, block), s->output_offset);
+	odd = vaddq_n_s32(helium_requantize(odd, block + 4), s->output_offset);
+	even = vminq_s32(vmaxq_s32(even, vdupq_n_s32(s->act_min)), vdupq_n_s32(s->act_max));
+	odd = vminq_s32(vmaxq_s32(odd, vdupq_n_s32(s->act_min)), vdupq_n_s32(s->act_max));
+	const int16x8_t bytes = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd);
+
+	if (full)
+		vstrbq_s16(out, bytes);
+	else
+		vstrbq_p_s16(out, bytes, lanes);
+}
+
+/* One output pixel, every channel: full groups, then the last partial one. */
+static inline __attribute__((always_inline)) void helium_pixel(const struct helium_shape *s, const int8_t *in,
+							      const int8_t *w, const int32_t *requant,
+							      int32_t ky_count, int32_t kx_count, int interior,
+							      int8_t *out)
+{
+	int32_t c;
+
+	for (c = 0; c + GROUP <= s->channels; c += GROUP, requant += BLOCK)
+		helium_group(s, in + c, w + c, requant, ky_count, kx_count, interior, 1, 0, out + c);
+	if (c < s->channels)
+		helium_group(s, in + c, w + c, requant, ky_count, kx_count, 0, 0,
+			     vctp16q((uint32_t)(s->channels - c)), out + c);
+}
+#else
+/* The same sums one channel at a time (host tests and builds without Helium). */
+static void helium_pixel_c(const struct usmp_cmsis_nn_dw_conv_params *p, const int8_t *in, const int8_t *w,
+			   const int32_t *requant, int32_t ky_count, int32_t kx_count, int8_t *out)
+{
+	const int32_t channels = p->input.c;
+	int32_t c, ky, kx;
+
+	for (c = 0; c < channels; c++) {
+		const int32_t *lane = requant + (c / GROUP) * BLOCK + (c % GROUP % 2) * 4 + c % GROUP / 2;
+		int32_t sum = lane[BIAS];
+
+		for (ky = 0; ky < ky_count; ky++)
+			for (kx = 0; kx < kx_count; kx++)
+				sum += ((int32_t)in[(ky * p->input.w + kx) * channels + c] + p->conv.input_offset) *
+				       (int32_t)w[(ky * p->filter.w + kx) * channels + c];
+		sum = arm_nn_requantize(sum, lane[MULTIPLIER], lane[LEFT] + lane[RIGHT]) + p->conv.output_offset;
+		sum = sum < p->conv.activation.min ? p->conv.activation.min : sum;
+		sum = sum > p->conv.activation.max ? p->conv.activation.max : sum;
+		out[c] = (int8_t)sum;
+	}
+}
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__)
+/* the builds optimise for size (-Os), which spills this loop's vectors; it is worth its bytes */
+__attribute__((optimize("O2")))
+#endif
+void usmp_cmsis_nn_depthwise_conv_helium_s8(const struct usmp_cmsis_nn_dw_conv_params *p, const int8_t *input,
+					    const int8_t *filter, const int32_t *requant, int8_t *output)
+{
+	const int32_t channels = p->input.c, fh = p->filter.h, fw = p->filter.w;
+	int32_t batch, oy, ox;
+#if defined(ARM_MATH_MVEI)
+	const struct helium_shape shape = { p->input.w * channels, fw * channels, channels, p->conv.input_offset,
+					    p->conv.output_offset, p->conv.activation.min, p->conv.activation.max };
+#endif
+
+	for (batch = 0; batch < p->input.n; batch++) {
+		const int8_t *image = input + (size_t)batch * p->input.h * p->input.w * channels;
+
+		for (oy = 0; oy < p->output.h; oy++) {
+			const int32_t y0 = oy * p->conv.stride.h - p->conv.padding.h;
+			int32_t ky0, ky1;
+
+			helium_taps(y0, p->input.h, fh, &ky0, &ky1);
+			for (ox = 0; ox < p->output.w; ox++, output += channels) {
+				const int32_t x0 = ox * p->conv.stride.w - p->conv.padding.w;
+				int32_t kx0, kx1;
+
+				helium_taps(x0, p->input.w, fw, &kx0, &kx1);
+				const int32_t ky_count = ky1 > ky0 ? ky1 - ky0 : 0, kx_count = kx1 > kx0 ? kx1 - kx0 : 0;
+				const int8_t *in = image + ((size_t)(y0 + ky0) * p->input.w + x0 + kx0) * channels;
+				const int8_t *w = filter + ((size_t)ky0 * fw + kx0) * channels;
+#if defined(ARM_MATH_MVEI)
+				if (ky_count == 3 && kx_count == 3 && fh == 3 && fw == 3) /* the common 3x3: constant counts */
+					helium_pixel(&shape, in, w, requant, 3, 3, 1, output);
+				else if (ky_count == fh && kx_count == fw)
+					helium_pixel(&shape, in, w, requant, ky_count, kx_count, 1, output);
+				else
+					helium_pixel(&shape, in, w, requant, ky_count, kx_count, 0, output);
+#else
+				helium_pixel_c(p, in, w, requant, ky_count, kx_count, output);
+#endif
+			}
+		}
+	}
+}

@@ -63,6 +63,13 @@ struct usmp_cmsis_nn_dw_conv_params {
 	int32_t buffer_size;
 };
 
+/*
+ * DEPTHWISE_CONV_2D with multiplier 1 on Helium: USMP's own, no scratch; eight channels a vector,
+ * valid taps only. requant: per group of 8 channels (the last padded), bias, folded bias, multiplier,
+ * left and right shift, 8 lanes each, even channels first (cmsis_nn._helium_depthwise).
+ */
+void usmp_cmsis_nn_depthwise_conv_helium_s8(const struct usmp_cmsis_nn_dw_conv_params *p, const int8_t *input,
+					    const int8_t *filter, const int32_t *requant, int8_t *output);
 /* DEPTHWISE_CONV_2D: _s8_opt (multiplier 1, int16 scratch), _3x3_s8 and _s8 (any multiplier, dilation). */
 void usmp_cmsis_nn_depthwise_conv_s8_opt(const struct usmp_cmsis_nn_dw_conv_params *p, const int8_t *input,
 					 const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
