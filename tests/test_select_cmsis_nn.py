@@ -379,7 +379,8 @@ def _pointwise_model(tmp_path: Path, in_ch: int, out_ch: int, batches: int, h: i
 ], ids=["19to7_relu", "37to13_per_tensor_relu6", "64to64_left_shift", "5to2_one_pixel"])
 def test_helium_pointwise_kernel(tmp_path, shape):
     """USMP's own Helium 1x1 kernel is chosen on the Cortex-M55 and is bit-exact with TFLite Micro for
-    channel counts off the 4-channel blocks and the 16-byte chunks and pixel counts off any multiple."""
+    channel counts off the 4-channel blocks and the 16-byte chunks and pixel counts off any multiple; so
+    is its plain C twin on the host."""
     from usmp.runner.cortex_m import run_cortex_m
 
     model = _pointwise_model(tmp_path, *shape)
@@ -389,6 +390,7 @@ def test_helium_pointwise_kernel(tmp_path, shape):
                              if n.endswith("helium_shift")])
     assert (shifts > 0).any() == (shape[-1] < 0.001)
     assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m55").outputs, 2, 21)
+    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 22)  # its plain C twin
 
 _SIZES_PROGRAM = r"""
 #include <stdio.h>

@@ -416,7 +416,31 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const 
 			conv_1x1_block(p, input, block, bias + o, m, s, lanes, output + o, 0, 1);
 	}
 }
+#else
+/* The same sums one output at a time, reading the interleaved filter (host tests, builds without Helium). */
+void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const int8_t *input,
+			     const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
+			     const int32_t *shift, int8_t *output)
+{
+	const int32_t chunks = (p->in_ch + 15) >> 4;
+	int32_t px, o, k;
+
+	for (px = 0; px < p->pixels; px++, input += p->in_ch, output += p->out_ch) {
+		for (o = 0; o < p->out_ch; o++) {
+			const int8_t *block = filter + (size_t)(o >> 2) * 64 * chunks + (o & 3) * 16;
+			int32_t sum = bias[o];
+
+			for (k = 0; k < p->in_ch; k++)
+				sum += (int32_t)input[k] * (int32_t)block[(k >> 4) * 64 + (k & 15)];
+			sum = arm_nn_requantize(sum, multiplier[o], shift[o]) + p->output_offset;
+			sum = sum < p->act_min ? p->act_min : sum;
+			sum = sum > p->act_max ? p->act_max : sum;
+			output[o] = (int8_t)sum;
+		}
+	}
+}
 #endif
+
 /* Depthwise (multiplier 1) on Helium, USMP's own: no scratch, no im2col; each output pixel sums its valid
  * taps straight from the input, eight channels a vector (widened to int16: one multiply yields the even
  * channels' int32 products, another the odd ones'). requant holds one block per group of eight channels,
