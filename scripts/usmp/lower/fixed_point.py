@@ -14,6 +14,7 @@ import numpy as np
 from usmp.errors import ModelError
 
 INT8_MIN, INT8_MAX = -128, 127
+INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 
 
 def round_half_away(x: float) -> int:

@@ -25,14 +25,15 @@ import math
 
 import numpy as np
 
-from usmp.lower.fixed_point import FLOAT_MAX, INT8_MAX, INT8_MIN, quantize_multiplier, round_half_away
+from usmp.lower.fixed_point import (
+    FLOAT_MAX, INT8_MAX, INT8_MIN, INT16_MAX, INT16_MIN, quantize_multiplier, round_half_away,
+)
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_dtype, require_quantized
 from usmp.lower.ops.int16_tables import require_q15_output, require_zero_point_0, sigmoid_input_scaling
 from usmp.lower.ops.lstm import SIGMOID_TABLE
 
 SIGMOID_INPUT_INTEGER_BITS = 4  # LOGISTIC and TANH take their input in Q4
-INT16_MIN, INT16_MAX = -32768, 32767
 
 
 def unary_operands(op, ctx, *dtypes: str):

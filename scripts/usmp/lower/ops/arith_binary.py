@@ -16,13 +16,12 @@ int8/int16 SQUARED_DIFFERENCE rescales both inputs like int8 ADD (with 7 and
 """
 from __future__ import annotations
 
-from usmp.lower.fixed_point import INT8_MAX, INT8_MIN, f32, quantize_multiplier
+from usmp.lower.fixed_point import INT8_MAX, INT8_MIN, INT16_MAX, INT16_MIN, f32, quantize_multiplier
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import float_activation, int8_activation, require_dtype, require_quantized
 from usmp.lower.ops.elementwise import broadcast_walk
 
 SUFFIX = {"int8": "s8", "int16": "s16", "int32": "s32", "int64": "s64", "float32": "f32", "bool": "b8"}
-INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 SQUARED_DIFFERENCE_LEFT_SHIFT = {"int8": 7, "int16": 0}
 # DIV's rescale shift minus the reciprocal's and the numerator's shifts must stay <= 0 (a right shift):

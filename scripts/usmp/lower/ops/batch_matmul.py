@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from usmp.lower.fixed_point import (
-    ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, activation_name, quantize_value,
-)
+from usmp.lower.fixed_point import INT16_MAX, INT16_MIN
 from usmp.lower.ops import lowering
 from usmp.lower.ops.common import per_channel_requantization, require_dtype, require_quantized
 from usmp.lower.ops.elementwise import broadcast_walk
 
 BATCH_DIMS = 4  # USMP_MATMUL_BATCH_DIMS in usmp_kernels/batch_matmul.h
-INT16_MIN, INT16_MAX = -32768, 32767
-_ACTIVATION_BOUNDS = {ACT_RELU: (0.0, None), ACT_RELU6: (0.0, 6.0), ACT_RELU_N1_TO_1: (-1.0, 1.0)}
 
 
 def wide_requantization(ctx, multiplier: int, shift: int) -> tuple[int, int]:
@@ -33,18 +29,6 @@ def wide_requantization(ctx, multiplier: int, shift: int) -> tuple[int, int]:
     if right_shift < 1:
         raise ctx.fail(f"a rescale factor of 2^{shift - 1} or more is beyond the 16-bit kernels")
     return reduced, right_shift
-
-
-def int16_activation(ctx, op, activation: int, q) -> tuple[int, int]:
-    """The clamp bounds of a fused activation on an int16 output."""
-    if activation == ACT_NONE:
-        return INT16_MIN, INT16_MAX
-    if activation not in _ACTIVATION_BOUNDS:
-        raise ctx.fail(f"fused activation {activation_name(activation)} is not supported")
-    low, high = _ACTIVATION_BOUNDS[activation]
-    lo = max(INT16_MIN, quantize_value(low, q.scale, q.zero_point))
-    hi = INT16_MAX if high is None else min(INT16_MAX, quantize_value(high, q.scale, q.zero_point))
-    return lo, hi
 
 
 def _operand(ctx, tensor_index: int, depth_last: bool, what: str):

@@ -6,8 +6,8 @@ import numpy as np
 from usmp.ir.graph import Operator, Tensor
 from usmp.lower.context import LowerContext
 from usmp.lower.fixed_point import (
-    ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, activation_name, activation_range_float, activation_range_int8,
-    quantize_multiplier, quantize_value,
+    ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, INT16_MAX, INT16_MIN, activation_name, activation_range_float,
+    activation_range_int8, quantize_multiplier, quantize_value,
 )
 
 
@@ -58,14 +58,16 @@ def int8_activation(ctx: LowerContext, op: Operator, output: Tensor) -> tuple[in
     return activation_range_int8(op.options.get("fused_activation_function", 0), q.scale, q.zero_point, ctx.where(op))
 
 
-INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 _ACTIVATION_BOUNDS = {ACT_RELU: (0.0, None), ACT_RELU6: (0.0, 6.0), ACT_RELU_N1_TO_1: (-1.0, 1.0)}
 
 
 def int16_activation(ctx: LowerContext, op: Operator, output: Tensor) -> tuple[int, int]:
-    """The clamp bounds of a fused activation on an int16 output, quantized as int8's are."""
-    q = require_quantized(ctx, output)
-    activation = op.options.get("fused_activation_function", 0)
+    """The clamp bounds of the operator's fused activation on an int16 output."""
+    return int16_clamp(ctx, op.options.get("fused_activation_function", 0), require_quantized(ctx, output))
+
+
+def int16_clamp(ctx: LowerContext, activation: int, q) -> tuple[int, int]:
+    """The clamp bounds of a fused activation on an int16 output of quantization q, quantized as int8's are."""
     if activation == ACT_NONE:
         return INT16_MIN, INT16_MAX
     if activation not in _ACTIVATION_BOUNDS:

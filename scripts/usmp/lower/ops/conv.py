@@ -19,9 +19,8 @@ import numpy as np
 from usmp.ir.graph import Operator, Tensor
 from usmp.lower.context import LowerContext, Ref
 from usmp.lower.ops import lowering
-from usmp.lower.ops.batch_matmul import int16_activation
 from usmp.lower.ops.common import (
-    float_activation, int8_activation, optional_input, per_channel_requantization, require_constant,
+    float_activation, int8_activation, int16_clamp, optional_input, per_channel_requantization, require_constant,
     require_dtype, require_quantized,
 )
 from usmp.lower.ops.sums16x8 import require_zero_points, sums_16x8
@@ -119,7 +118,7 @@ def int16_conv_constants(ctx: LowerContext, op: Operator, inp: Tensor, out: Tens
     bias_tensor, bias = constant_bias(ctx, op, channels)
     multipliers, shifts = per_channel_requantization(q_in.scale, q_w.scales, q_out.scale)
     sums = sums_16x8(ctx, op, bias_tensor, bias, multipliers, shifts, int32_bias)
-    lo, hi = int16_activation(ctx, op, op.options.get("fused_activation_function", 0), q_out)
+    lo, hi = int16_clamp(ctx, op.options.get("fused_activation_function", 0), q_out)
     return dict(act_min=lo, act_max=hi, **sums.params), sums.refs
 
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from usmp.lower.ops import lowering
-from usmp.lower.ops.batch_matmul import int16_activation
 from usmp.lower.ops.common import (
-    float_activation, int8_activation, optional_input, per_channel_requantization, require_constant,
+    float_activation, int8_activation, int16_clamp, optional_input, per_channel_requantization, require_constant,
     require_dtype, require_quantized,
 )
 from usmp.lower.ops.sums16x8 import sums_16x8
@@ -68,7 +67,7 @@ def lower_fully_connected(op, ctx):
     refs = dict(input=ctx.read(op.inputs[0]), weights=ctx.read(op.inputs[1]))
     if dtype == "int16":
         sums = sums_16x8(ctx, op, bias, folded, multipliers, shifts)
-        lo, hi = int16_activation(ctx, op, op.options.get("fused_activation_function", 0), q_out)
+        lo, hi = int16_clamp(ctx, op.options.get("fused_activation_function", 0), q_out)
         ctx.call("usmp_fully_connected_s16", "usmp_fully_connected_s16_params",
                  dict(shape, output_offset=q_out.zero_point, act_min=lo, act_max=hi, **sums.params),
                  **refs, **sums.refs, output=ctx.write(op.outputs[0]))

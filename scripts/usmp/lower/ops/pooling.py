@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from usmp.lower.ops import lowering
-from usmp.lower.ops.batch_matmul import int16_activation
-from usmp.lower.ops.common import float_activation, int8_activation, require_dtype, require_quantized
+from usmp.lower.ops.common import float_activation, int8_activation, int16_clamp, require_dtype, require_quantized
 from usmp.lower.ops.window import sliding_window
 
 _KERNELS = {"AVERAGE_POOL_2D": "avg_pool", "MAX_POOL_2D": "max_pool"}
@@ -44,6 +43,6 @@ def lower_pool_2d(op, ctx):
     if dtype == "int8":
         lo, hi = int8_activation(ctx, op, out)
     else:
-        lo, hi = int16_activation(ctx, op, op.options.get("fused_activation_function", 0), q_out)
+        lo, hi = int16_clamp(ctx, op.options.get("fused_activation_function", 0), q_out)
     ctx.call(f"usmp_{kernel}_{_SUFFIXES[dtype]}", "usmp_pool_s8_params", dict(params, act_min=lo, act_max=hi),
              input=ctx.read(op.inputs[0]), output=ctx.write(op.outputs[0]))

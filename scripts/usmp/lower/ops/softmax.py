@@ -15,14 +15,13 @@ import math
 
 import numpy as np
 
-from usmp.lower.fixed_point import INT8_MIN, quantize_multiplier
+from usmp.lower.fixed_point import INT8_MIN, INT16_MIN, quantize_multiplier
 from usmp.lower.ops import lowering
 from usmp.lower.ops.activations import unary_operands, unary_refs
 from usmp.lower.ops.common import require_quantized
 from usmp.lower.ops.int16_tables import require_zero_point_0, softmax_tables
 
 SCALED_DIFF_INTEGER_BITS = 5
-INT16_MIN = -32768
 INT16_EXP_RANGE = 10.0 / 65535.0  # one step of the int16 kernel's scaled differences
 MAX_INT16_DEPTH = 65536  # longer rows could overflow the int32 sum of Q15 exps
 

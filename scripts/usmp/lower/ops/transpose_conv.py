@@ -19,9 +19,9 @@ import numpy as np
 
 from usmp.lower.fixed_point import activation_range_int8
 from usmp.lower.ops import lowering
-from usmp.lower.ops.batch_matmul import int16_activation, wide_requantization
+from usmp.lower.ops.batch_matmul import wide_requantization
 from usmp.lower.ops.common import (
-    float_activation, optional_input, per_channel_requantization, require_constant, require_dtype,
+    float_activation, int16_clamp, optional_input, per_channel_requantization, require_constant, require_dtype,
     require_quantized,
 )
 from usmp.lower.ops.resize import c_div
@@ -145,7 +145,7 @@ def lower_transpose_conv(op, ctx):
         require_dtype(ctx, bias, "int64", "int16")
         bias_values = bias.data.reshape(-1).astype(np.int64)
     wide = [wide_requantization(ctx, int(m), int(s)) for m, s in zip(multipliers, shifts)]
-    lo, hi = int16_activation(ctx, op, activation, q_out)
+    lo, hi = int16_clamp(ctx, activation, q_out)
     ctx.call("usmp_transpose_conv_s16", "usmp_transpose_conv_s16_params",
              dict(params, act_min=lo, act_max=hi, per_channel=per_channel),
              **refs, bias=ctx.constant("bias", bias_values, alignment=8),
