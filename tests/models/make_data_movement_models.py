@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from model_tools import MODELS_DIR, convert, opcodes  # noqa: E402
+from model_tools import MODELS_DIR, convert_checked  # noqa: E402
 
 
 def lam(fn):
@@ -101,24 +101,12 @@ def int16_models():
 
 
 def main() -> None:
-    import tensorflow as tf
-
     failures = []
     for name, (build, shapes, wanted) in models().items():
         for quantize, suffix in (("int8", ""), ("float32", "_f32")):
-            tf.keras.backend.clear_session()  # tensor names restart, so reruns write the same bytes
-            path = convert(build, shapes, name + suffix, quantize=quantize, seed=len(name))
-            ops = opcodes(path)
-            print(f"{path.name}: {' '.join(ops)}")
-            if wanted not in ops:
-                failures.append(f"{path.name} has no {wanted}: {ops}")
+            convert_checked(build, shapes, name + suffix, wanted, failures, quantize=quantize, seed=len(name))
     for name, (build, shapes, wanted) in int16_models().items():
-        tf.keras.backend.clear_session()
-        path = convert(build, shapes, name, quantize="int16", seed=len(name))
-        ops = opcodes(path)
-        print(f"{path.name}: {' '.join(ops)}")
-        if wanted not in ops:
-            failures.append(f"{path.name} has no {wanted}: {ops}")
+        convert_checked(build, shapes, name, wanted, failures, quantize="int16", seed=len(name))
     if failures:
         raise SystemExit("\n".join(failures))
 

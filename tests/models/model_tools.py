@@ -18,7 +18,8 @@ MODELS_DIR = Path(__file__).resolve().parent
 
 
 def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 0,
-            float_io: bool = False, calibration_samples: int = 64, input_range=(-3.0, 3.0), prepare=None) -> Path:
+            float_io: bool = False, calibration_samples: int = 64, input_range=(-3.0, 3.0), prepare=None,
+            directory: Path = MODELS_DIR) -> Path:
     """Build a Keras model with batch 1 and convert it.
 
     quantize: "int8" (full-integer post-training quantization, per-channel weights)
@@ -26,6 +27,7 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
               "float32" (no quantization) or "float16" (float16 weights, float32 activations).
     float_io: integer model whose inputs/outputs stay float32 (adds QUANTIZE/DEQUANTIZE).
     prepare: called with the Keras model before conversion (e.g. to rescale its weights).
+    directory: where <name>.tflite goes (benchmark models live outside tests/models).
     """
     import tensorflow as tf
 
@@ -62,6 +64,20 @@ def convert(build, input_shapes, name: str, quantize: str = "int8", seed: int = 
     path = Path(directory) / f"{name}.tflite"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
+    return path
+
+
+def convert_checked(build, input_shapes, name: str, wanted: str, failures: list[str], **options) -> Path:
+    """convert() in a fresh Keras session (tensor names restart, so reruns write the same bytes), print the
+    model's operators and record in `failures` a model that lacks the operator it was made for."""
+    import tensorflow as tf
+
+    tf.keras.backend.clear_session()
+    path = convert(build, input_shapes, name, **options)
+    ops = opcodes(path)
+    print(f"{path.name}: {' '.join(ops)}")
+    if wanted not in ops:
+        failures.append(f"{path.name} has no {wanted}: {ops}")
     return path
 
 
