@@ -50,6 +50,13 @@ static void copy_row(int8_t *dst, const int8_t *src, int32_t n)
 		*dst++ = *src++;
 }
 
+/* The taps [first, end) of a window starting at x0 (dilation 1) that fall inside [0, size). */
+static inline void window_span(int32_t x0, int32_t size, int32_t filter, int32_t *first, int32_t *end)
+{
+	*first = x0 < 0 ? -x0 : 0;
+	*end = x0 + filter > size ? size - x0 : filter;
+}
+
 /* One im2col column: the window of output pixel (out_y, out_x), padding as the input zero point. */
 static void window_column(const struct usmp_cmsis_nn_conv_params *p, const int8_t *input, int32_t out_y,
 			  int32_t out_x, int8_t *column)
@@ -59,9 +66,10 @@ static void window_column(const struct usmp_cmsis_nn_conv_params *p, const int8_
 	const int8_t pad = (int8_t)-p->conv.input_offset;
 	const int32_t x0 = out_x * p->conv.stride.w - p->conv.padding.w;
 	const int32_t y0 = out_y * p->conv.stride.h - p->conv.padding.h;
-	const int32_t first = x0 < 0 ? -x0 : 0; /* taps left of the input */
-	const int32_t end = x0 + filter_w > in_w ? in_w - x0 : filter_w; /* first tap right of it */
+	int32_t first, end; /* the taps inside the input */
 	int32_t ky;
+
+	window_span(x0, in_w, filter_w, &first, &end);
 
 #if defined(ARM_MATH_MVEI)
 	if (row_bytes <= 16 && first == 0 && end == filter_w && y0 >= 0 && y0 + p->filter.h <= in_h) {
@@ -321,6 +329,16 @@ void usmp_cmsis_nn_elementwise_mul_s8(const struct usmp_cmsis_nn_mul_params *p, 
 }
 
 #if defined(ARM_MATH_MVEI)
+/* TFLite's MultiplyByQuantizedMultiplier on four lanes: a left shift (max(shift, 0)), the saturating
+ * rounding doubling high multiply (vqrdmulh), then a right shift (min(shift, 0), as a negative count)
+ * rounding halves away from zero (vrshl rounds them up, so negative values are lowered by one first). */
+static inline __attribute__((always_inline)) int32x4_t helium_requantize(int32x4_t sum, int32x4_t multiplier,
+									int32x4_t left, int32x4_t right)
+{
+	sum = vqrdmulhq_s32(vshlq_s32(sum, left), multiplier);
+	return vrshlq_s32(vqaddq_s32(sum, vshrq_n_s32(vandq_s32(sum, right), 31)), right);
+}
+
 /* Four channels of one pixel: acc[0..3] += 16 input bytes times the block's chunk (4 x 16 bytes). */
 #define CHUNK(x, w, a0, a1, a2, a3)                                  \
 	do {                                                         \
@@ -377,8 +395,7 @@ static inline __attribute__((always_inline)) void conv_1x1_block(const struct us
 		acc = vsetq_lane_s32(a1, acc, 1);
 		acc = vsetq_lane_s32(a2, acc, 2);
 		acc = vsetq_lane_s32(a3, acc, 3);
-		acc = vqrdmulhq_s32(vshlq_s32(acc, left), m);
-		acc = vrshlq_s32(vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, right), 31)), right);
+		acc = helium_requantize(acc, m, left, right);
 		acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, offset), lowest), highest);
 		if (full)
 			vstrbq_s32(out, acc);
@@ -388,9 +405,6 @@ static inline __attribute__((always_inline)) void conv_1x1_block(const struct us
 	}
 }
 
-/* TFLite's MultiplyByQuantizedMultiplier on four lanes: a left shift (max(shift, 0)), the saturating
- * rounding doubling high multiply (vqrdmulh), then a right shift (min(shift, 0)) rounding halves away
- * from zero (vrshl rounds them up, so negative values are lowered by one first). */
 #if defined(__GNUC__) && !defined(__clang__)
 /* the builds optimise for size (-Os), which spills the loop's registers; this loop is worth its bytes */
 __attribute__((optimize("O2")))
@@ -449,27 +463,18 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const 
  * its left (>= 0) and right (<= 0) parts. See the compiler's cmsis_nn._helium_depthwise. */
 enum { GROUP = 8, BIAS = 0, FOLDED = 8, MULTIPLIER = 16, LEFT = 24, RIGHT = 32, BLOCK = 40 };
 
-static void helium_taps(int32_t x0, int32_t size, int32_t filter, int32_t *first, int32_t *end)
-{
-	*first = x0 < 0 ? -x0 : 0;
-	*end = x0 + filter > size ? size - x0 : filter;
-}
-
 #if defined(ARM_MATH_MVEI)
 /* What the sums need, read once instead of through p (the stores may alias it). */
 struct helium_shape {
 	int32_t in_row, w_row, channels, input_offset, output_offset, act_min, act_max;
 };
 
-/* TFLite's MultiplyByQuantizedMultiplier on four lanes: left shift, saturating rounding doubling high
- * multiply, then a right shift rounding halves away from zero (vrshl rounds them up, so negative sums
- * are lowered by one first). */
-static inline __attribute__((always_inline)) int32x4_t helium_requantize(int32x4_t sum, const int32_t *lanes)
+/* A group block's lanes (even or odd channels) requantized with their precomputed shift parts. */
+static inline __attribute__((always_inline)) int32x4_t helium_requantize_lanes(int32x4_t sum,
+									      const int32_t *lanes)
 {
-	const int32x4_t right = vldrwq_s32(lanes + RIGHT);
-
-	sum = vqrdmulhq_s32(vshlq_s32(sum, vldrwq_s32(lanes + LEFT)), vldrwq_s32(lanes + MULTIPLIER));
-	return vrshlq_s32(vqaddq_s32(sum, vshrq_n_s32(vandq_s32(sum, right), 31)), right);
+	return helium_requantize(sum, vldrwq_s32(lanes + MULTIPLIER), vldrwq_s32(lanes + LEFT),
+				 vldrwq_s32(lanes + RIGHT));
 }
 
 static inline __attribute__((always_inline)) void helium_finish(const struct helium_shape *s, const int32_t *block,
@@ -506,8 +511,8 @@ static inline __attribute__((always_inline)) void helium_finish(const struct hel
 							       int32x4_t even, int32x4_t odd, int full,
 							       mve_pred16_t lanes, int8_t *out)
 {
-	even = vaddq_n_s32(helium_requantize(even, block), s->output_offset);
-	odd = vaddq_n_s32(helium_requantize(odd, block + 4), s->output_offset);
+	even = vaddq_n_s32(helium_requantize_lanes(even, block), s->output_offset);
+	odd = vaddq_n_s32(helium_requantize_lanes(odd, block + 4), s->output_offset);
 	even = vminq_s32(vmaxq_s32(even, vdupq_n_s32(s->act_min)), vdupq_n_s32(s->act_max));
 	odd = vminq_s32(vmaxq_s32(odd, vdupq_n_s32(s->act_min)), vdupq_n_s32(s->act_max));
 	const int16x8_t bytes = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd);
@@ -577,12 +582,12 @@ void usmp_cmsis_nn_depthwise_conv_helium_s8(const struct usmp_cmsis_nn_dw_conv_p
 			const int32_t y0 = oy * p->conv.stride.h - p->conv.padding.h;
 			int32_t ky0, ky1;
 
-			helium_taps(y0, p->input.h, fh, &ky0, &ky1);
+			window_span(y0, p->input.h, fh, &ky0, &ky1);
 			for (ox = 0; ox < p->output.w; ox++, output += channels) {
 				const int32_t x0 = ox * p->conv.stride.w - p->conv.padding.w;
 				int32_t kx0, kx1;
 
-				helium_taps(x0, p->input.w, fw, &kx0, &kx1);
+				window_span(x0, p->input.w, fw, &kx0, &kx1);
 				const int32_t ky_count = ky1 > ky0 ? ky1 - ky0 : 0, kx_count = kx1 > kx0 ? kx1 - kx0 : 0;
 				const int8_t *in = image + ((size_t)(y0 + ky0) * p->input.w + x0 + kx0) * channels;
 				const int8_t *w = filter + ((size_t)ky0 * fw + kx0) * channels;
