@@ -21,7 +21,7 @@ from usmp.errors import UsmpError
 from usmp.runner import cortex_m
 from usmp.runner.cortex_m import run_cortex_m
 from usmp.runner.host import run_host
-from usmp.runner.qemu import count_instructions
+from usmp.runner.qemu import count_instructions, thumb_instructions
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
@@ -206,6 +206,28 @@ def test_instruction_count_from_trace(tmp_path):
         "Trace 0: 0x7f00 [00000000/00000100/00000000/00000000] main\n"
     )
     assert count_instructions(log, 0x200, 0x300) == 2 + 2 + 3
+
+
+def test_instruction_count_reads_the_bytes_not_the_lines(tmp_path):
+    """QEMU 7.2 prints a Helium instruction its disassembler does not know (here VMLADAV) as two lines,
+    a ".byte" and a misread 16-bit instruction; it is one 32-bit instruction."""
+    log = tmp_path / "trace.log"
+    log.write_text(
+        "IN: begin\n0x00000200:  4770       bx       lr\n\n"
+        "Trace 0: 0x7f10 [00000000/00000200/00000000/00000000] begin\n"
+        "IN: loop\n"
+        "0x00000400:  ecbc 1e10  ldc      p14, c1, [ip], #0x40\n"
+        "0x00000404:  eef0       .byte    0xf0, 0xee\n"
+        "0x00000406:  2f22       cmp      r7, #0x22\n"
+        "0x00000408:  3d01       subs     r5, #1\n"
+        "0x0000040a:  d1f9       bne      #0x400\n\n"
+        "Trace 0: 0x7f30 [00000000/00000400/00000000/00000000] loop\n"
+        "Trace 0: 0x7f30 [00000000/00000400/00000000/00000000] loop\n"
+        "IN: end\n0x00000300:  4770       bx       lr\n\n"
+        "Trace 0: 0x7f20 [00000000/00000300/00000000/00000000] end\n"
+    )
+    assert count_instructions(log, 0x200, 0x300) == 2 * 4
+    assert thumb_instructions([0x2001, 0xE92D, 0x4FF0, 0xEEF0, 0x2F22, 0xF000, 0xF800]) == 4
 
 
 MAP_EXCERPT = """\

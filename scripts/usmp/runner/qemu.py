@@ -22,7 +22,7 @@ QEMU = "qemu-system-arm"
 
 _TRACE = re.compile(r"^Trace \d+: (0x[0-9a-f]+) \[[0-9a-f]+/([0-9a-f]+)/")
 _TB_START = "IN:"
-_INSTRUCTION = re.compile(r"^0x([0-9a-f]+):")
+_INSTRUCTION = re.compile(r"^0x([0-9a-f]+):(?:\s+((?:[0-9a-f]{4} )+))?")
 
 
 @dataclass
@@ -48,6 +48,21 @@ def run_qemu(machine: str, elf: Path, work_dir: Path, timeout: float, trace_log:
     return QemuRun(done.returncode, done.stdout + done.stderr, trace_log)
 
 
+def thumb_instructions(halfwords: list[int]) -> int:
+    """Thumb instructions in a run of code halfwords: one whose first halfword starts 0b11101, 0b11110 or
+    0b11111 is 32 bits long, any other 16.
+
+    A TB's size is counted from its bytes, not from its disassembly lines: QEMU 7.2's disassembler does
+    not know some Helium instructions (VMLADAV, VMOV of two lanes, ...) and prints each as two lines, a
+    ".byte" and its second half misread as a 16-bit instruction.
+    """
+    count = index = 0
+    while index < len(halfwords):
+        count += 1
+        index += 2 if halfwords[index] >> 11 >= 0b11101 else 1
+    return count
+
+
 def count_instructions(trace_log: Path, begin: int, end: int) -> int:
     """Instructions executed strictly between the TB at address begin and the TB at address end.
 
@@ -55,28 +70,32 @@ def count_instructions(trace_log: Path, begin: int, end: int) -> int:
     code address and guest pc, and takes the size of the latest translation
     logged for that pc (a translation is always logged just before its first
     execution, so a re-translation after a cache flush is picked up too).
+    A line whose bytes the log does not show counts as one instruction.
     """
     latest_translation: dict[int, int] = {}  # guest pc -> instructions, not yet executed
     tb_size: dict[tuple[str, int], int] = {}
     total = 0
     counting = seen_begin = False
     in_block = False
-    block_pc, block_size = -1, 0
+    block_pc, halfwords, unreadable = -1, [], 0
     with open(trace_log, "r", errors="replace") as log:
         for line in log:
             if in_block:
                 instruction = _INSTRUCTION.match(line)
                 if instruction:
-                    if block_size == 0:
+                    if block_pc < 0:
                         block_pc = int(instruction.group(1), 16)
-                    block_size += 1
+                    if instruction.group(2):
+                        halfwords += [int(word, 16) for word in instruction.group(2).split()]
+                    else:
+                        unreadable += 1
                     continue
                 if not line.strip():
-                    latest_translation[block_pc] = block_size
+                    latest_translation[block_pc] = thumb_instructions(halfwords) + unreadable
                     in_block = False
                 continue
             if line.startswith(_TB_START):
-                in_block, block_pc, block_size = True, -1, 0
+                in_block, block_pc, halfwords, unreadable = True, -1, [], 0
                 continue
             match = _TRACE.match(line)
             if not match:
