@@ -480,6 +480,8 @@ def _helium_depthwise_model(tmp_path: Path, channels: int, filter_hw: tuple[int,
     (24, (5, 5), 1, 0, 1, True, 1),   # 5x5 SAME: windows cut on every side, RELU
     (8, (3, 3), 1, 1, 1, False, 3),   # VALID, per-tensor scales, RELU6
     (3, (3, 2), 1, 0, 1, True, 0),    # fewer channels than one group, an uneven window
+    (44, (3, 3), 1, 0, 1, True, 1),   # five full groups and a partial one through the 3x3 interior loop, RELU
+    (136, (3, 3), 1, 1, 1, True, 3),  # 17 groups, a channel stride past the loads' immediate range, RELU6
 ])
 def test_helium_depthwise_kernel(tmp_path, channels, filter_hw, stride, padding, batches, per_channel, activation):
     """USMP's own Helium depthwise is chosen for multiplier 1 and is bit-exact with TFLite Micro on the

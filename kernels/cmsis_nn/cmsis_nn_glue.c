@@ -348,65 +348,107 @@ static inline __attribute__((always_inline)) int32x4_t helium_requantize(int32x4
 		(a3) = vmladavaq_s8((a3), (x), vldrbq_s8((w) + 48));  \
 	} while (0)
 
-/* One block of 4 output channels over every pixel. `full` (all 4 channels exist) and `tails` (the depth
- * is not a multiple of 32) are constants where it is inlined: the usual block stores without a predicate,
- * and the usual depth runs the paired loop alone, which frees the registers the tails would hold. */
-static inline __attribute__((always_inline)) void conv_1x1_block(const struct usmp_helium_conv_1x1_params *p,
-								  const int8_t *input, const int8_t *block,
-								  const int32_t *bias, int32x4_t m, int32x4_t s,
-								  int32_t lanes_left, int8_t *out, int full, int tails)
+/* The last block when out_ch is not a multiple of 4: fewer lanes (predicated store), any depth. */
+static void conv_1x1_partial_block(const struct usmp_helium_conv_1x1_params *p, const int8_t *in,
+				   const int8_t *block, const int32_t *bias, int32x4_t m, int32x4_t s,
+				   int32_t lanes_left, int8_t *out)
 {
-	const int32_t pairs = p->in_ch >> 5, odd = (p->in_ch >> 4) & 1, rest = p->in_ch & 15, stride = p->out_ch;
 	const int32x4_t zero = vdupq_n_s32(0);
 	const int32x4_t left = vmaxq_s32(s, zero), right = vminq_s32(s, zero);
-	const int32x4_t lowest = vdupq_n_s32(p->act_min), highest = vdupq_n_s32(p->act_max);
-	const int32_t offset = p->output_offset;
 	const mve_pred16_t lanes = vctp32q((uint32_t)lanes_left);
-	const mve_pred16_t tail = vctp8q((uint32_t)rest);
-	const int32_t b0 = bias[0], b1 = bias[1], b2 = bias[2], b3 = bias[3];
-	const int8_t *in = input;
 
-	for (int32_t px = p->pixels; px > 0; px--) {
+	for (int32_t px = p->pixels; px > 0; px--, out += p->out_ch) {
 		const int8_t *w = block;
-		int32_t a0 = b0, a1 = b1, a2 = b2, a3 = b3;
+		int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
 
-		for (int32_t k = pairs; k > 0; k--) {
-			const int8x16_t x0 = vldrbq_s8(in), x1 = vldrbq_s8(in + 16);
-
-			CHUNK(x0, w, a0, a1, a2, a3);
-			CHUNK(x1, w + 64, a0, a1, a2, a3);
-			in += 32;
-			w += 128;
-		}
-		if (tails && odd) {
-			const int8x16_t x = vldrbq_s8(in);
+		for (int32_t left_bytes = p->in_ch; left_bytes > 0; left_bytes -= 16, in += 16, w += 64) {
+			const int8x16_t x = vldrbq_z_s8(in, vctp8q((uint32_t)left_bytes));
 
 			CHUNK(x, w, a0, a1, a2, a3);
-			in += 16;
-			w += 64;
 		}
-		if (tails && rest) { /* the filter's padding is zero; the input is not read past its end */
-			const int8x16_t x = vldrbq_z_s8(in, tail);
-
-			CHUNK(x, w, a0, a1, a2, a3);
-			in += rest;
-		}
+		in -= (16 - (p->in_ch & 15)) & 15;
 		int32x4_t acc = vdupq_n_s32(a0);
 		acc = vsetq_lane_s32(a1, acc, 1);
 		acc = vsetq_lane_s32(a2, acc, 2);
 		acc = vsetq_lane_s32(a3, acc, 3);
 		acc = helium_requantize(acc, m, left, right);
-		acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, offset), lowest), highest);
-		if (full)
-			vstrbq_s32(out, acc);
-		else
-			vstrbq_p_s32(out, acc, lanes);
-		out += stride;
+		acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, p->output_offset), vdupq_n_s32(p->act_min)),
+				vdupq_n_s32(p->act_max));
+		vstrbq_p_s32(out, acc, lanes);
 	}
 }
 
+/* What the pixel loop of a full block reads, laid out for its loads (offsets in the assembly below). */
+struct conv_1x1_block_constants {
+	int32x4_t multiplier, left, right, lowest, highest, offset;
+	int32_t bias[4];
+	int32_t overshoot; /* bytes the last 16-byte input load steps past the pixel (0 if in_ch % 16 == 0) */
+};
+
+/* One block of 4 output channels over every pixel, in assembly: GCC keeps neither the accumulators
+ * (vmladava wants even registers) nor the requantization vectors in registers across this loop, and
+ * spilling them doubled its cost. Per pixel: the four sums start from the folded bias, a tail-predicated
+ * loop (dlstp/letp) takes 16 input bytes a step against the block's four 16-byte filter chunks, then the
+ * sums are requantized as one vector (helium_requantize's steps), offset, clamped and stored. The sums
+ * enter the vector one lane at a time, as GCC itself does: QEMU 7.2 fills the two-lane VMOV's lanes in
+ * the opposite order from LLVM's reading of it, so that form is avoided. A narrowing store (VSTRB.32)
+ * takes a low register ("l"). */
+static void conv_1x1_full_block(const struct conv_1x1_block_constants *k, const int8_t *in, const int8_t *block,
+				int32_t depth, int32_t pixels, int32_t stride, int8_t *out)
+{
+	int32_t a0, a1, a2, a3;
+	const int8_t *w;
+
+	__asm volatile(
+		"	vldrw.u32	q4, [%[k]]\n"
+		"	vldrw.u32	q5, [%[k], #16]\n"
+		"	vldrw.u32	q6, [%[k], #32]\n"
+		"	vldrw.u32	q7, [%[k], #48]\n"
+		"1:\n"
+		"	ldrd		%[a0], %[a1], [%[k], #96]\n"
+		"	ldrd		%[a2], %[a3], [%[k], #104]\n"
+		"	mov		%[w], %[block]\n"
+		"	dlstp.8		lr, %[depth]\n"
+		"2:\n"
+		"	vldrb.8		q0, [%[in]], #16\n"
+		"	vldrb.8		q1, [%[w]], #16\n"
+		"	vmladava.s8	%[a0], q0, q1\n"
+		"	vldrb.8		q2, [%[w]], #16\n"
+		"	vmladava.s8	%[a1], q0, q2\n"
+		"	vldrb.8		q1, [%[w]], #16\n"
+		"	vmladava.s8	%[a2], q0, q1\n"
+		"	vldrb.8		q2, [%[w]], #16\n"
+		"	vmladava.s8	%[a3], q0, q2\n"
+		"	letp		lr, 2b\n"
+		"	vmov.32		q3[0], %[a0]\n"
+		"	vmov.32		q3[1], %[a1]\n"
+		"	vmov.32		q3[2], %[a2]\n"
+		"	vmov.32		q3[3], %[a3]\n"
+		"	ldr		%[a0], [%[k], #112]\n"
+		"	vshl.s32	q3, q3, q5\n"
+		"	vqrdmulh.s32	q3, q3, q4\n"
+		"	vand		q0, q3, q6\n"
+		"	vshr.s32	q0, q0, #31\n"
+		"	vqadd.s32	q3, q3, q0\n"
+		"	vrshl.s32	q3, q3, q6\n"
+		"	vldrw.u32	q0, [%[k], #80]\n"
+		"	vadd.i32	q3, q3, q0\n"
+		"	vldrw.u32	q1, [%[k], #64]\n"
+		"	vmax.s32	q3, q3, q7\n"
+		"	vmin.s32	q3, q3, q1\n"
+		"	vstrb.32	q3, [%[out]]\n"
+		"	subs		%[in], %[in], %[a0]\n"
+		"	add		%[out], %[out], %[stride]\n"
+		"	subs		%[pixels], %[pixels], #1\n"
+		"	bne		1b\n"
+		: [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [w] "=&r"(w), [in] "+r"(in),
+		  [out] "+l"(out), [pixels] "+r"(pixels)
+		: [k] "r"(k), [block] "r"(block), [depth] "r"(depth), [stride] "r"(stride)
+		: "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "memory", "cc");
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
-/* the builds optimise for size (-Os), which spills the loop's registers; this loop is worth its bytes */
+/* the builds optimise for size (-Os); the partial block's loop is worth its bytes */
 __attribute__((optimize("O2")))
 #endif
 void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const int8_t *input,
@@ -414,21 +456,27 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const 
 			     const int32_t *shift, int8_t *output)
 {
 	const int32_t block_bytes = 4 * 16 * ((p->in_ch + 15) >> 4);
-	const int tails = (p->in_ch & 31) != 0;
+	const int32x4_t zero = vdupq_n_s32(0);
+	struct conv_1x1_block_constants k;
+	int32_t o;
 
-	for (int32_t o = 0; o < p->out_ch; o += 4) {
-		const int32x4_t m = vldrwq_s32(multiplier + o), s = vldrwq_s32(shift + o);
-		const int8_t *block = filter + (o >> 2) * block_bytes;
+	k.lowest = vdupq_n_s32(p->act_min);
+	k.highest = vdupq_n_s32(p->act_max);
+	k.offset = vdupq_n_s32(p->output_offset);
+	k.overshoot = (16 - (p->in_ch & 15)) & 15;
+	for (o = 0; o + 4 <= p->out_ch; o += 4) {
+		const int32x4_t s = vldrwq_s32(shift + o);
 
-		const int32_t lanes = p->out_ch - o;
-
-		if (lanes >= 4 && !tails)
-			conv_1x1_block(p, input, block, bias + o, m, s, 4, output + o, 1, 0);
-		else if (lanes >= 4)
-			conv_1x1_block(p, input, block, bias + o, m, s, 4, output + o, 1, 1);
-		else
-			conv_1x1_block(p, input, block, bias + o, m, s, lanes, output + o, 0, 1);
+		k.multiplier = vldrwq_s32(multiplier + o);
+		k.left = vmaxq_s32(s, zero);
+		k.right = vminq_s32(s, zero);
+		memcpy(k.bias, bias + o, sizeof(k.bias));
+		conv_1x1_full_block(&k, input, filter + (o >> 2) * block_bytes, p->in_ch, p->pixels, p->out_ch,
+				    output + o);
 	}
+	if (o < p->out_ch)
+		conv_1x1_partial_block(p, input, filter + (o >> 2) * block_bytes, bias + o, vldrwq_s32(multiplier + o),
+				       vldrwq_s32(shift + o), p->out_ch - o, output + o);
 }
 #else
 /* The same sums one output at a time, reading the interleaved filter (host tests, builds without Helium). */
@@ -523,6 +571,70 @@ static inline __attribute__((always_inline)) void helium_finish(const struct hel
 		vstrbq_p_s16(out, bytes, lanes);
 }
 
+/* One 3x3 tap of a group: x and k widened to int16, even channels' products into q0, odd ones' into q1. */
+#define HELIUM_TAP                              \
+	"	vldrb.s16	q2, [%[it]]\n"          \
+	"	vldrb.s16	q3, [%[wt]]\n"          \
+	"	add		%[it], %[it], %[c]\n"   \
+	"	add		%[wt], %[wt], %[c]\n"   \
+	"	vmullb.s16	q4, q2, q3\n"           \
+	"	vadd.i32	q0, q0, q4\n"           \
+	"	vmullt.s16	q4, q2, q3\n"           \
+	"	vadd.i32	q1, q1, q4\n"
+#define HELIUM_ROW HELIUM_TAP HELIUM_TAP HELIUM_TAP "	add		%[it], %[it], %[skip]\n"
+
+/* Requantize, offset and clamp q0 (even channels, lanes at byte offset `lanes` of the group's block) or q1. */
+#define HELIUM_FINISH(acc, lanes)                                           \
+	"	vldrw.u32	q2, [%[rq], #" #lanes " + 64]\n"                   \
+	"	vldrw.u32	q3, [%[rq], #" #lanes " + 96]\n"                   \
+	"	vldrw.u32	q4, [%[rq], #" #lanes " + 128]\n"                  \
+	"	vshl.s32	" acc ", " acc ", q3\n"                            \
+	"	vqrdmulh.s32	" acc ", " acc ", q2\n"                            \
+	"	vand		q3, " acc ", q4\n"                                 \
+	"	vshr.s32	q3, q3, #31\n"                                     \
+	"	vqadd.s32	" acc ", " acc ", q3\n"                            \
+	"	vrshl.s32	" acc ", " acc ", q4\n"                            \
+	"	vadd.i32	" acc ", " acc ", %[offset]\n"                     \
+	"	vmax.s32	" acc ", " acc ", q5\n"                            \
+	"	vmin.s32	" acc ", " acc ", q6\n"
+
+/* Every full group of eight channels of one output pixel whose 3x3 window lies inside the input, in
+ * assembly: with the nine taps unrolled GCC spills the sums and the requantization vectors (tried), and
+ * this loop is most of a depthwise layer. The sums start from the folded bias (the window reads the raw
+ * input), then requantization as helium_requantize; the two halves are narrowed back into channel order
+ * (VMOVNT puts the odd channels' bytes between the even ones') and stored together. Widening loads and
+ * narrowing stores take low registers ("l"). */
+static void helium_interior_3x3(const struct helium_shape *s, const int8_t *in, const int8_t *w,
+				const int32_t *requant, int32_t groups, int8_t *out)
+{
+	const int32_t skip = s->in_row - 3 * s->channels;
+	const int8_t *it, *wt;
+
+	__asm volatile(
+		"	vdup.32		q5, %[lowest]\n"
+		"	vdup.32		q6, %[highest]\n"
+		"1:\n"
+		"	vldrw.u32	q0, [%[rq], #32]\n"
+		"	vldrw.u32	q1, [%[rq], #48]\n"
+		"	mov		%[it], %[in]\n"
+		"	mov		%[wt], %[w]\n"
+		HELIUM_ROW HELIUM_ROW HELIUM_ROW
+		HELIUM_FINISH("q0", 0)
+		HELIUM_FINISH("q1", 16)
+		"	vmovnt.i32	q0, q1\n"
+		"	vstrb.16	q0, [%[out]], #8\n"
+		"	adds		%[in], %[in], #8\n"
+		"	adds		%[w], %[w], #8\n"
+		"	adds		%[rq], %[rq], #160\n"
+		"	subs		%[groups], %[groups], #1\n"
+		"	bne		1b\n"
+		: [it] "=&l"(it), [wt] "=&l"(wt), [in] "+r"(in), [w] "+r"(w), [rq] "+r"(requant), [out] "+l"(out),
+		  [groups] "+r"(groups)
+		: [c] "r"(s->channels), [skip] "r"(skip), [offset] "r"(s->output_offset), [lowest] "r"(s->act_min),
+		  [highest] "r"(s->act_max)
+		: "q0", "q1", "q2", "q3", "q4", "q5", "q6", "memory", "cc");
+}
+
 /* One output pixel, every channel: full groups, then the last partial one. */
 static inline __attribute__((always_inline)) void helium_pixel(const struct helium_shape *s, const int8_t *in,
 							      const int8_t *w, const int32_t *requant,
@@ -592,7 +704,14 @@ void usmp_cmsis_nn_depthwise_conv_helium_s8(const struct usmp_cmsis_nn_dw_conv_p
 				const int8_t *in = image + ((size_t)(y0 + ky0) * p->input.w + x0 + kx0) * channels;
 				const int8_t *w = filter + ((size_t)ky0 * fw + kx0) * channels;
 #if defined(ARM_MATH_MVEI)
-				if (ky_count == 3 && kx_count == 3 && fh == 3 && fw == 3) /* the common 3x3: constant counts */
+				if (ky_count == 3 && kx_count == 3 && fh == 3 && fw == 3 && channels >= GROUP) {
+					const int32_t full = channels / GROUP * GROUP;
+
+					helium_interior_3x3(&shape, in, w, requant, channels / GROUP, output);
+					if (full < channels)
+						helium_group(&shape, in + full, w + full, requant + channels / GROUP * BLOCK,
+							     3, 3, 0, 0, vctp16q((uint32_t)(channels - full)), output + full);
+				} else if (ky_count == 3 && kx_count == 3 && fh == 3 && fw == 3)
 					helium_pixel(&shape, in, w, requant, 3, 3, 1, output);
 				else if (ky_count == fh && kx_count == fw)
 					helium_pixel(&shape, in, w, requant, ky_count, kx_count, 1, output);
