@@ -339,60 +339,59 @@ static inline __attribute__((always_inline)) int32x4_t helium_requantize(int32x4
 	return vrshlq_s32(vqaddq_s32(sum, vshrq_n_s32(vandq_s32(sum, right), 31)), right);
 }
 
-/* Four channels of one pixel: acc[0..3] += 16 input bytes times the block's chunk (4 x 16 bytes). */
-#define CHUNK(x, w, a0, a1, a2, a3)                                  \
-	do {                                                         \
-		(a0) = vmladavaq_s8((a0), (x), vldrbq_s8((w)));       \
-		(a1) = vmladavaq_s8((a1), (x), vldrbq_s8((w) + 16));  \
-		(a2) = vmladavaq_s8((a2), (x), vldrbq_s8((w) + 32));  \
-		(a3) = vmladavaq_s8((a3), (x), vldrbq_s8((w) + 48));  \
-	} while (0)
+/* helium_requantize's steps in assembly, on q registers: acc requantized by multiplier, left and right;
+ * tmp is overwritten (it may be left's register, which is read first). */
+#define HELIUM_REQUANTIZE_ASM(acc, multiplier, left, right, tmp)          \
+	"	vshl.s32	" acc ", " acc ", " left "\n"                    \
+	"	vqrdmulh.s32	" acc ", " acc ", " multiplier "\n"              \
+	"	vand		" tmp ", " acc ", " right "\n"                   \
+	"	vshr.s32	" tmp ", " tmp ", #31\n"                         \
+	"	vqadd.s32	" acc ", " acc ", " tmp "\n"                     \
+	"	vrshl.s32	" acc ", " acc ", " right "\n"
 
-/* The last block when out_ch is not a multiple of 4: fewer lanes (predicated store), any depth. */
-static void conv_1x1_partial_block(const struct usmp_helium_conv_1x1_params *p, const int8_t *in,
-				   const int8_t *block, const int32_t *bias, int32x4_t m, int32x4_t s,
-				   int32_t lanes_left, int8_t *out)
-{
-	const int32x4_t zero = vdupq_n_s32(0);
-	const int32x4_t left = vmaxq_s32(s, zero), right = vminq_s32(s, zero);
-	const mve_pred16_t lanes = vctp32q((uint32_t)lanes_left);
-
-	for (int32_t px = p->pixels; px > 0; px--, out += p->out_ch) {
-		const int8_t *w = block;
-		int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
-
-		for (int32_t left_bytes = p->in_ch; left_bytes > 0; left_bytes -= 16, in += 16, w += 64) {
-			const int8x16_t x = vldrbq_z_s8(in, vctp8q((uint32_t)left_bytes));
-
-			CHUNK(x, w, a0, a1, a2, a3);
-		}
-		in -= (16 - (p->in_ch & 15)) & 15;
-		int32x4_t acc = vdupq_n_s32(a0);
-		acc = vsetq_lane_s32(a1, acc, 1);
-		acc = vsetq_lane_s32(a2, acc, 2);
-		acc = vsetq_lane_s32(a3, acc, 3);
-		acc = helium_requantize(acc, m, left, right);
-		acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, p->output_offset), vdupq_n_s32(p->act_min)),
-				vdupq_n_s32(p->act_max));
-		vstrbq_p_s32(out, acc, lanes);
-	}
-}
-
-/* What the pixel loop of a full block reads, laid out for its loads (offsets in the assembly below). */
+/* What a block of 4 output channels needs besides the filter, laid out for the loads of the assembly
+ * below (offsets there). */
 struct conv_1x1_block_constants {
 	int32x4_t multiplier, left, right, lowest, highest, offset;
 	int32_t bias[4];
 	int32_t overshoot; /* bytes the last 16-byte input load steps past the pixel (0 if in_ch % 16 == 0) */
 };
 
+/* The last block when out_ch is not a multiple of 4: fewer lanes (predicated store), any depth. */
+static void conv_1x1_partial_block(const struct conv_1x1_block_constants *k, const int8_t *in,
+				   const int8_t *block, int32_t depth, int32_t pixels, int32_t stride,
+				   int32_t lanes_left, int8_t *out)
+{
+	const mve_pred16_t lanes = vctp32q((uint32_t)lanes_left);
+
+	for (int32_t px = pixels; px > 0; px--, out += stride, in -= k->overshoot) {
+		const int8_t *w = block;
+		int32_t a0 = k->bias[0], a1 = k->bias[1], a2 = k->bias[2], a3 = k->bias[3];
+
+		for (int32_t left_bytes = depth; left_bytes > 0; left_bytes -= 16, in += 16, w += 64) {
+			const int8x16_t x = vldrbq_z_s8(in, vctp8q((uint32_t)left_bytes));
+
+			a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
+			a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
+			a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
+			a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
+		}
+		int32x4_t acc = vdupq_n_s32(a0);
+		acc = vsetq_lane_s32(a1, acc, 1);
+		acc = vsetq_lane_s32(a2, acc, 2);
+		acc = vsetq_lane_s32(a3, acc, 3);
+		acc = vaddq_s32(helium_requantize(acc, k->multiplier, k->left, k->right), k->offset);
+		vstrbq_p_s32(out, vminq_s32(vmaxq_s32(acc, k->lowest), k->highest), lanes);
+	}
+}
+
 /* One block of 4 output channels over every pixel, in assembly: GCC keeps neither the accumulators
  * (vmladava wants even registers) nor the requantization vectors in registers across this loop, and
  * spilling them doubled its cost. Per pixel: the four sums start from the folded bias, a tail-predicated
  * loop (dlstp/letp) takes 16 input bytes a step against the block's four 16-byte filter chunks, then the
- * sums are requantized as one vector (helium_requantize's steps), offset, clamped and stored. The sums
- * enter the vector one lane at a time, as GCC itself does: QEMU 7.2 fills the two-lane VMOV's lanes in
- * the opposite order from LLVM's reading of it, so that form is avoided. A narrowing store (VSTRB.32)
- * takes a low register ("l"). */
+ * sums are requantized as one vector, offset, clamped and stored. The sums enter the vector one lane at
+ * a time, as GCC itself does: QEMU 7.2 fills the two-lane VMOV's lanes in the opposite order from LLVM's
+ * reading of it, so that form is avoided. A narrowing store (VSTRB.32) takes a low register ("l"). */
 static void conv_1x1_full_block(const struct conv_1x1_block_constants *k, const int8_t *in, const int8_t *block,
 				int32_t depth, int32_t pixels, int32_t stride, int8_t *out)
 {
@@ -425,12 +424,7 @@ static void conv_1x1_full_block(const struct conv_1x1_block_constants *k, const 
 		"	vmov.32		q3[2], %[a2]\n"
 		"	vmov.32		q3[3], %[a3]\n"
 		"	ldr		%[a0], [%[k], #112]\n"
-		"	vshl.s32	q3, q3, q5\n"
-		"	vqrdmulh.s32	q3, q3, q4\n"
-		"	vand		q0, q3, q6\n"
-		"	vshr.s32	q0, q0, #31\n"
-		"	vqadd.s32	q3, q3, q0\n"
-		"	vrshl.s32	q3, q3, q6\n"
+		HELIUM_REQUANTIZE_ASM("q3", "q4", "q5", "q6", "q0")
 		"	vldrw.u32	q0, [%[k], #80]\n"
 		"	vadd.i32	q3, q3, q0\n"
 		"	vldrw.u32	q1, [%[k], #64]\n"
@@ -448,7 +442,8 @@ static void conv_1x1_full_block(const struct conv_1x1_block_constants *k, const 
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
-/* the builds optimise for size (-Os); the partial block's loop is worth its bytes */
+/* the builds optimise for size (-Os); the partial block's loop and the constants per block are worth
+ * their bytes */
 __attribute__((optimize("O2")))
 #endif
 void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const int8_t *input,
@@ -464,19 +459,21 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const 
 	k.highest = vdupq_n_s32(p->act_max);
 	k.offset = vdupq_n_s32(p->output_offset);
 	k.overshoot = (16 - (p->in_ch & 15)) & 15;
-	for (o = 0; o + 4 <= p->out_ch; o += 4) {
+	for (o = 0; o < p->out_ch; o += 4) { /* the per-channel constants are padded to 4 channels */
 		const int32x4_t s = vldrwq_s32(shift + o);
 
 		k.multiplier = vldrwq_s32(multiplier + o);
 		k.left = vmaxq_s32(s, zero);
 		k.right = vminq_s32(s, zero);
 		memcpy(k.bias, bias + o, sizeof(k.bias));
+		if (o + 4 > p->out_ch)
+			break;
 		conv_1x1_full_block(&k, input, filter + (o >> 2) * block_bytes, p->in_ch, p->pixels, p->out_ch,
 				    output + o);
 	}
 	if (o < p->out_ch)
-		conv_1x1_partial_block(p, input, filter + (o >> 2) * block_bytes, bias + o, vldrwq_s32(multiplier + o),
-				       vldrwq_s32(shift + o), p->out_ch - o, output + o);
+		conv_1x1_partial_block(&k, input, filter + (o >> 2) * block_bytes, p->in_ch, p->pixels, p->out_ch,
+				       p->out_ch - o, output + o);
 }
 #else
 /* The same sums one output at a time, reading the interleaved filter (host tests, builds without Helium). */
@@ -588,12 +585,7 @@ static inline __attribute__((always_inline)) void helium_finish(const struct hel
 	"	vldrw.u32	q2, [%[rq], #" #lanes " + 64]\n"                   \
 	"	vldrw.u32	q3, [%[rq], #" #lanes " + 96]\n"                   \
 	"	vldrw.u32	q4, [%[rq], #" #lanes " + 128]\n"                  \
-	"	vshl.s32	" acc ", " acc ", q3\n"                            \
-	"	vqrdmulh.s32	" acc ", " acc ", q2\n"                            \
-	"	vand		q3, " acc ", q4\n"                                 \
-	"	vshr.s32	q3, q3, #31\n"                                     \
-	"	vqadd.s32	" acc ", " acc ", q3\n"                            \
-	"	vrshl.s32	" acc ", " acc ", q4\n"                            \
+	HELIUM_REQUANTIZE_ASM(acc, "q2", "q3", "q4", "q3")                 \
 	"	vadd.i32	" acc ", " acc ", %[offset]\n"                     \
 	"	vmax.s32	" acc ", " acc ", q5\n"                            \
 	"	vmin.s32	" acc ", " acc ", q6\n"
@@ -711,9 +703,7 @@ void usmp_cmsis_nn_depthwise_conv_helium_s8(const struct usmp_cmsis_nn_dw_conv_p
 					if (full < channels)
 						helium_group(&shape, in + full, w + full, requant + channels / GROUP * BLOCK,
 							     3, 3, 0, 0, vctp16q((uint32_t)(channels - full)), output + full);
-				} else if (ky_count == 3 && kx_count == 3 && fh == 3 && fw == 3)
-					helium_pixel(&shape, in, w, requant, 3, 3, 1, output);
-				else if (ky_count == fh && kx_count == fw)
+				} else if (ky_count == fh && kx_count == fw)
 					helium_pixel(&shape, in, w, requant, ky_count, kx_count, 1, output);
 				else
 					helium_pixel(&shape, in, w, requant, ky_count, kx_count, 0, output);
