@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from reference import SHARED_MODELS, all_models, outputs_match, random_inputs, reference_outputs  # noqa: E402
+from reference import EXAMPLE_MODELS, all_models, outputs_match, random_inputs, reference_outputs  # noqa: E402
 
 from usmp.codegen import write_files  # noqa: E402
 from usmp.compiler import compile_model  # noqa: E402
@@ -81,7 +81,7 @@ def main() -> None:
         print(f"{name:34} {ops:58} {tried:5d} {matched:7d} {note}")
     print()
     print("micro_speech, arm-none-eabi-gcc -mcpu=cortex-m0 -mthumb -Os (text = code + const data):")
-    print(arm_sizes(SHARED_MODELS / "micro_speech_quantized.tflite"))
+    print(arm_sizes(EXAMPLE_MODELS / "micro_speech_quantized.tflite"))
 
 
 if __name__ == "__main__":

@@ -6,10 +6,11 @@ Per model and target, for --kernels portable and cmsis-nn: the instructions
 one inference executes (QEMU's trace, the same on every run), flash of the
 generated code and of the kernels (USMP's plus the CMSIS-NN functions the
 model reaches, built -O2 as TFLite Micro builds them), and the workspace.
-Default models: the shared ones, plus --ds-cnn: a DS-CNN keyword spotter of the MLPerf
+Default models: TFLite Micro's examples (tests/models/tflm), plus --ds-cnn: a DS-CNN keyword spotter of the MLPerf
 Tiny shape (49x10 input, 10x4 stride-2 convolution to 64 channels, four depthwise 3x3 +
 pointwise 1x1 blocks, average pool, 12 classes) built here with random int8 weights, since
-the instructions do not depend on the values. Default CMSIS-NN: ../shared/third_party/cmsis-nn.
+the instructions do not depend on the values. CMSIS-NN: --cmsis-nn, else found as tests/dependencies.py
+says ($CMSIS_NN_PATH first); without it the script says so and stops.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import tflite_builder as tb  # noqa: E402
-from reference import outputs_match, random_inputs, reference_outputs, shared_models  # noqa: E402
+from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir  # noqa: E402
+from reference import outputs_match, random_inputs, reference_outputs, example_models  # noqa: E402
 
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.runner.cortex_m import run_cortex_m  # noqa: E402
@@ -90,10 +92,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", type=Path)
     parser.add_argument("--target", action="append", choices=TARGETS)
-    parser.add_argument("--cmsis-nn", default=str(ROOT.parent / "shared" / "third_party" / "cmsis-nn"))
+    parser.add_argument("--cmsis-nn", help="CMSIS-NN directory (default: $CMSIS_NN_PATH, a Zephyr workspace's module)")
     parser.add_argument("--ds-cnn", action="store_true", help="also the DS-CNN KWS shape (random weights)")
     args = parser.parse_args()
-    models = list(args.models or shared_models())
+    args.cmsis_nn = args.cmsis_nn or cmsis_nn_dir()
+    if args.cmsis_nn is None:
+        print(f"cmsis_nn_benchmark: {CMSIS_NN_MISSING}, or pass --cmsis-nn DIR", file=sys.stderr)
+        return 2
+    args.cmsis_nn = str(args.cmsis_nn)
+    models = list(args.models or example_models())
     if args.ds_cnn:
         work = Path(tempfile.mkdtemp(prefix="usmp-bench-"))
         models.append(ds_cnn(work / "ds_cnn_kws_shape.tflite"))

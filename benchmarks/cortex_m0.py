@@ -4,8 +4,8 @@
 
 Per model: flash by part, RAM by part, the stack of one inference, the
 instructions one inference executes (counted from QEMU's trace, the same on
-every run) and instructions per multiply-accumulate. Default models: the
-shared ones (../shared/models). A model that does not fit is reported as such.
+every run) and instructions per multiply-accumulate. Default models:
+TFLite Micro's examples (tests/models/tflm). A model that does not fit is reported as such.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from reference import random_inputs, shared_models  # noqa: E402
+from reference import random_inputs, example_models  # noqa: E402
 
 from usmp.compiler import compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
@@ -66,10 +66,10 @@ def report_lines(model: Path, target: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", type=Path, help="models (default: the shared models)")
+    parser.add_argument("models", nargs="*", type=Path, help="models (default: hello_world and micro_speech)")
     parser.add_argument("--target", default="cortex-m0", choices=tuple(TARGETS))
     args = parser.parse_args(argv)
-    for model in args.models or shared_models():
+    for model in args.models or example_models():
         print("\n".join(report_lines(model, args.target)), flush=True)
     return 0
 

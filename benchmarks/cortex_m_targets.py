@@ -7,7 +7,7 @@ per multiply-accumulate, the code without weights (generated code + kernels), th
 in RAM, constants in flash), the stack of one inference and whether the outputs equal
 tflite-micro's. Where the model is one of the published TFLM + CMSIS-NN measurements (QEMU
 instruction counts, GCC 12.2), their count and ours/theirs. Default models: micro_speech
-(../shared/models) and the benchmark models (benchmarks/models/, tests/models/make_benchmark_models.py).
+(tests/models/tflm) and the benchmark models (benchmarks/models/, tests/models/make_benchmark_models.py).
 A model that does not fit a board (the micro:bit's 256 KB flash / 16 KB RAM) is listed as such.
 
 --kernels is passed to the compiler (CompileOptions.kernels, with CompileOptions.cpu set to each
@@ -24,14 +24,15 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from reference import SHARED_MODELS, outputs_match, random_inputs, reference_outputs  # noqa: E402
+from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir  # noqa: E402
+from reference import EXAMPLE_MODELS, outputs_match, random_inputs, reference_outputs  # noqa: E402
 
 from cortex_m0 import multiply_accumulates  # noqa: E402
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
 from usmp.runner.cortex_m import TARGETS, run_cortex_m, target_named  # noqa: E402
 
-DEFAULT_MODELS = [SHARED_MODELS / "micro_speech_quantized.tflite",
+DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",
                   *sorted((ROOT / "benchmarks" / "models").glob("*.tflite"))]
 # Instructions of one inference with TFLM + CMSIS-NN under QEMU (GCC 12.2), from issue 13.
 TFLM_CMSIS_NN = {
@@ -44,7 +45,7 @@ COLUMNS = ("model", "target", "MACs", "instructions", "instr/MAC", "code+kernels
            "constants B", "stack B", "bit-exact", "TFLM+CMSIS-NN instr", "USMP/TFLM")
 
 
-def compile_options(target: str, kernels: str | None) -> CompileOptions:
+def compile_options(target: str, kernels: str | None, cmsis_nn: str | None = None) -> CompileOptions:
     """Portable kernels unless asked for others; then the compiler also learns the target's core."""
     if kernels is None:
         return CompileOptions()
@@ -52,14 +53,16 @@ def compile_options(target: str, kernels: str | None) -> CompileOptions:
     if "kernels" not in known:
         raise UsmpError(f"--kernels {kernels}: this compiler has no kernel selection (CompileOptions.kernels)")
     extra = {"cpu": target_named(target).cpu} if "cpu" in known else {}
+    if cmsis_nn and "cmsis_nn" in known:
+        extra["cmsis_nn"] = cmsis_nn
     return CompileOptions(kernels=kernels, **extra)
 
 
-def measure(model: Path, target: str, kernels: str | None) -> dict:
+def measure(model: Path, target: str, kernels: str | None, cmsis_nn: str | None = None) -> dict:
     """One row: the measurements of one inference of model on target, or why there are none."""
     row = {"model": model.stem, "target": target}
     try:
-        compiled = compile_model(model, compile_options(target, kernels))
+        compiled = compile_model(model, compile_options(target, kernels, cmsis_nn))
         inputs = random_inputs(compiled.program.graph, np.random.default_rng(2024))
         run = run_cortex_m(compiled, inputs, target, count=True)
     except UsmpError as exc:
@@ -124,7 +127,15 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated Cortex-M targets (default: {','.join(TARGETS)})")
     parser.add_argument("--kernels", default=None,
                         help="kernel selection passed to the compiler, if it has one (default: portable C kernels)")
+    parser.add_argument("--cmsis-nn", help="CMSIS-NN directory for --kernels auto|cmsis-nn (default: $CMSIS_NN_PATH, "
+                                           "a Zephyr workspace's cmsis-nn module)")
     args = parser.parse_args(argv)
+    if args.kernels in ("auto", "cmsis-nn"):
+        found = args.cmsis_nn or cmsis_nn_dir()
+        if found is None:
+            print(f"note: {CMSIS_NN_MISSING}, or pass --cmsis-nn DIR; the DSP and Helium cores run the portable "
+                  f"kernels", file=sys.stderr)
+        args.cmsis_nn = str(found) if found else None
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     try:
         for target in targets:
@@ -136,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for model in args.models or DEFAULT_MODELS:
         for target in targets:
-            rows.append(measure(model, target, args.kernels))
+            rows.append(measure(model, target, args.kernels, args.cmsis_nn))
             print(f"measured {model.stem} on {target}", file=sys.stderr, flush=True)
     print(f"USMP ({args.kernels or 'portable'} kernels, -Os) on QEMU; instructions of one inference")
     print("\n".join(table(rows)))

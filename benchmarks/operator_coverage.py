@@ -7,7 +7,7 @@ of TFLite Micro's builtin operators USMP compiles.
 The activation type of an operator is its first input's type ("int16x8" for
 int16 activations, whatever the weights), or its output's when the input is a
 constant or a bool/index tensor feeds a typed output. Every model under
-tests/models/ (top level and tflm/) and shared/models/ is run, each on N random
+tests/models/ (top level and tflm/) is run, each on N random
 inputs, on the host; a model counts for every (operator, type) it contains.
 The exhaustive and edge-case tests of tests/test_ops_*.py are not counted here.
 """
@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--inputs", type=int, default=5)
     parser.add_argument("models", nargs="*", type=Path)
     args = parser.parse_args()
-    models = args.models or all_models() + sorted((TEST_MODELS / "tflm").glob("*.tflite"))
+    models = args.models or sorted(set(all_models()) | set((TEST_MODELS / "tflm").glob("*.tflite")))
     table, refused = coverage(models, args.inputs)
 
     opcodes = sorted({opcode for opcode, _ in table})

@@ -3,8 +3,8 @@ on 10,000 random buffers, and on the project's models (prints; not a test).
 
     .venv/bin/python benchmarks/planner_minimalloc.py [--time-limit 30] [--only A,B] [--skip-models]
 
-The instances live in shared/planning/minimalloc/challenging/ beside the
-repository; the capacity (the figure the instance was made for) is in each
+The instances live in tests/data/minimalloc/challenging/ (MiniMalloc's, with their licence note);
+the capacity (the figure the instance was made for) is in each
 file name and printed for comparison.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from usmp.planner import BufferInfo, PoolInfo, plan  # noqa: E402
 from usmp.planner.problem_files import read_problem  # noqa: E402
 from usmp.report.table import format_rows  # noqa: E402
 
-SHARED = REPO.parent / "shared" / "planning" / "minimalloc" / "challenging"
+INSTANCES = REPO / "tests" / "data" / "minimalloc" / "challenging"
 ALGORITHMS = ("greedy_by_size", "greedy_by_conflicts", "hill_climb", "optimal")
 
 
@@ -31,7 +31,7 @@ def minimalloc_table(time_limit: float, only: set[str] | None) -> str:
     rows = [("instance", "buffers", "capacity", "lower bound", *[f"{a} B" for a in ALGORITHMS],
              "optimal s", "proven")]
     reached = 0
-    for path in sorted(SHARED.glob("*.csv")):
+    for path in sorted(INSTANCES.glob("*.csv")):
         letter = path.name.split(".")[0]
         if only and letter not in only:
             continue

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from usmp.planner.problem import BufferInfo
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "planning" / "minimalloc"
+MINIMALLOC = Path(__file__).resolve().parent / "data" / "minimalloc"  # shipped with its licence note
 
 
 def interval_buffers(rows, pools=("p",)) -> list[BufferInfo]:

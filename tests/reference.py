@@ -6,13 +6,15 @@ from pathlib import Path
 import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_MODELS = REPO_ROOT.parent / "shared" / "models"
 TEST_MODELS = REPO_ROOT / "tests" / "models"
+# TFLite Micro's example models the suites run most (shipped in tests/models/tflm with their licence note)
+EXAMPLE_MODELS = TEST_MODELS / "tflm"
+EXAMPLE_NAMES = ("hello_world_int8", "micro_speech_quantized")
 ARENA_BYTES = 4 * 1024 * 1024
 
 
-def shared_models() -> list[Path]:
-    return sorted(SHARED_MODELS.glob("*.tflite"))
+def example_models() -> list[Path]:
+    return [EXAMPLE_MODELS / f"{name}.tflite" for name in EXAMPLE_NAMES]
 
 
 def test_models() -> list[Path]:
@@ -20,7 +22,7 @@ def test_models() -> list[Path]:
 
 
 def all_models() -> list[Path]:
-    return shared_models() + test_models()
+    return example_models() + test_models()
 
 
 def reference_outputs(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:

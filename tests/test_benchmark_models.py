@@ -3,7 +3,7 @@
 They are too big for tests/models/ (every model there also runs on the emulated Cortex-M0), so they
 are checked here on the host only: random inputs over the whole int8 range and flat inputs at both
 ends, once with the sanitizers. benchmarks/cortex_m_targets.py measures them on the Cortex-M targets;
-its table is checked here on the shared micro_speech model, which QEMU runs quickly.
+its table is checked here on TFLite Micro's micro_speech model, which QEMU runs quickly.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference import REPO_ROOT, SHARED_MODELS, outputs_match, random_inputs, reference_outputs
+from reference import REPO_ROOT, EXAMPLE_MODELS, outputs_match, random_inputs, reference_outputs
 from usmp.compiler import CompileOptions, compile_model
 from usmp.runner.host import run_host
 
@@ -60,7 +60,7 @@ def _benchmark_script():
 def test_benchmark_table_on_cortex_m55(capsys):
     """The table has the measurements and the TFLM + CMSIS-NN comparison for micro_speech on the M55."""
     script = _benchmark_script()
-    model = SHARED_MODELS / "micro_speech_quantized.tflite"
+    model = EXAMPLE_MODELS / "micro_speech_quantized.tflite"
     assert script.main(["--targets", "cortex-m55", str(model)]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("micro_speech_quantized"))
     cells = [c.strip() for c in row.split("|")]

@@ -14,7 +14,7 @@ import pytest
 import tflite
 
 import tflite_builder as tb
-from reference import all_models, outputs_match, random_inputs, reference_outputs, shared_models
+from reference import all_models, outputs_match, random_inputs, reference_outputs, example_models
 from usmp.cli import main as usmp_main
 from usmp.compiler import CompileOptions, compile_model
 from usmp.errors import UsmpError
@@ -27,7 +27,7 @@ MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
 
 MODELS = all_models()
-SHARED = set(shared_models())
+EXAMPLES = set(example_models())
 HELLO = next(m for m in MODELS if m.stem == "hello_world_int8")
 DOES_NOT_FIT = re.compile(r"does not fit the cortex-m0 .*: flash needs (\d+) of 262144 bytes, RAM needs (\d+) of 16384 bytes")
 
@@ -43,10 +43,10 @@ def run_on_smallest_board(compiled, inputs):
 
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
 def test_matches_reference(model):
-    """One input per test model and two per shared model keep the suite quick."""
+    """One input per test model and two per example model keep the suite quick."""
     compiled = compile_model(model)
     rng = np.random.default_rng(99)
-    for trial in range(2 if model in SHARED else 1):
+    for trial in range(2 if model in EXAMPLES else 1):
         inputs = random_inputs(compiled.program.graph, rng)
         got = run_on_smallest_board(compiled, inputs).outputs
         expected = reference_outputs(model, inputs)
@@ -55,7 +55,7 @@ def test_matches_reference(model):
             assert outputs_match(e, g), f"{model.name} trial {trial} output {k}:\nexpected {e}\ngot      {g}"
 
 
-@pytest.mark.parametrize("model", sorted(SHARED), ids=[m.stem for m in sorted(SHARED)])
+@pytest.mark.parametrize("model", sorted(EXAMPLES), ids=[m.stem for m in sorted(EXAMPLES)])
 def test_matches_host(model):
     """The same bytes as the host build (test_bit_exact.py checks the host against the reference everywhere)."""
     compiled = compile_model(model)

@@ -1,7 +1,7 @@
 """The Cortex-M55 target (QEMU MPS3 AN547, hard-float ABI for Helium) runs models bit-exact and measures them.
 
 It builds like the other targets but with -mfloat-abi=hard, so the start-up code must enable the FPU
-before anything runs: a float model checks that, the shared models check bit-exactness and a steady
+before anything runs: a float model checks that, the example models check bit-exactness and a steady
 instruction count, and the CLI reports the target like the others.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference import outputs_match, random_inputs, reference_outputs, shared_models
+from reference import outputs_match, random_inputs, reference_outputs, example_models
 from usmp.cli import main as usmp_main
 from usmp.compiler import compile_model
 from usmp.runner.cortex_m import run_cortex_m, target_named
@@ -22,7 +22,7 @@ MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
 
 TARGET = "cortex-m55"
-SHARED = sorted(shared_models())
+EXAMPLES = sorted(example_models())
 MODELS_DIR = Path(__file__).parent / "models"
 FLOAT_MODELS = [MODELS_DIR / "conv_f32.tflite", MODELS_DIR / "softmax_f32.tflite"]
 
@@ -38,7 +38,7 @@ def _check(model: Path, seed: int, count: bool):
     return compiled, inputs, run
 
 
-@pytest.mark.parametrize("model", SHARED, ids=[m.stem for m in SHARED])
+@pytest.mark.parametrize("model", EXAMPLES, ids=[m.stem for m in EXAMPLES])
 def test_matches_reference_with_steady_count(model):
     compiled, inputs, first = _check(model, 7, count=True)
     assert first.report["target"] == TARGET and first.report["machine"] == "mps3-an547"
@@ -61,7 +61,7 @@ def test_memory_is_the_tcms_secure_aliases():
 
 
 def test_cli_json(tmp_path, capsys):
-    model = next(m for m in SHARED if m.stem == "hello_world_int8")
+    model = next(m for m in EXAMPLES if m.stem == "hello_world_int8")
     np.save(tmp_path / "in.npy", np.array([[5]], np.int8))
     status = usmp_main(["run", str(model), "--target", TARGET, "--input", str(tmp_path / "in.npy"),
                         "--output-dir", str(tmp_path / "out"), "--json"])

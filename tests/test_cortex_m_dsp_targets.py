@@ -1,4 +1,4 @@
-"""The DSP-core targets (Cortex-M4 on MPS2 AN386, Cortex-M7 on AN500, Cortex-M33 on AN505) run the shared models bit-exact.
+"""The DSP-core targets (Cortex-M4 on MPS2 AN386, Cortex-M7 on AN500, Cortex-M33 on AN505) run TFLite Micro's example models bit-exact.
 
 They build and measure like the Cortex-M3 target, so two models each keep QEMU's share of the suite
 small; counting twice checks that one inference costs the same instructions every run.
@@ -10,14 +10,14 @@ import shutil
 import numpy as np
 import pytest
 
-from reference import outputs_match, random_inputs, reference_outputs, shared_models
+from reference import outputs_match, random_inputs, reference_outputs, example_models
 from usmp.compiler import compile_model
 from usmp.runner.cortex_m import run_cortex_m
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
 
-MODELS = sorted(shared_models())
+MODELS = sorted(example_models())
 TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33")
 
 

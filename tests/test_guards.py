@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference import SHARED_MODELS, outputs_match, random_inputs, reference_outputs
+from reference import EXAMPLE_MODELS, outputs_match, random_inputs, reference_outputs
 from usmp.codegen import emit_library
 from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE
 from usmp.compiler import CompileOptions, compile_model
@@ -24,8 +24,8 @@ from usmp.errors import UsmpError
 from usmp.paths import KERNELS_INCLUDE_DIR
 from usmp.runner.host import WARNING_FLAGS, build_kernel_library, run_host
 
-MICRO_SPEECH = SHARED_MODELS / "micro_speech_quantized.tflite"
-HELLO_WORLD = SHARED_MODELS / "hello_world_int8.tflite"
+MICRO_SPEECH = EXAMPLE_MODELS / "micro_speech_quantized.tflite"
+HELLO_WORLD = EXAMPLE_MODELS / "hello_world_int8.tflite"
 
 HOOK_MAIN = r"""
 #include <stdio.h>
@@ -158,10 +158,10 @@ def test_guarded_code_compiles_warning_free_for_cortex_m0(tmp_path):
 
 
 def test_sanitizer_suite_covers_every_model():
-    """tests/test_bit_exact.py runs every shared and test model under ASan+UBSan."""
+    """tests/test_bit_exact.py runs every example and test model under ASan+UBSan."""
     import test_bit_exact
-    from reference import TEST_MODELS
+    from reference import TEST_MODELS, example_models
 
-    every = {p.resolve() for p in [*SHARED_MODELS.glob("*.tflite"), *TEST_MODELS.glob("*.tflite")]}
+    every = {p.resolve() for p in [*example_models(), *TEST_MODELS.glob("*.tflite")]}
     assert every and every <= {m.resolve() for m in test_bit_exact.MODELS}
     assert "sanitize=True" in Path(test_bit_exact.__file__).read_text()

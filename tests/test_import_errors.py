@@ -10,7 +10,7 @@ import pytest
 import tflite
 
 import tflite_builder as tb
-from reference import SHARED_MODELS
+from reference import EXAMPLE_MODELS
 
 OP = tflite.BuiltinOperator
 
@@ -85,7 +85,7 @@ def test_unsupported_type_for_operator(tmp_path):
 
 @pytest.mark.parametrize("fraction", [0.1, 0.5, 0.9, 0.99])
 def test_truncated_model(tmp_path, fraction):
-    data = (SHARED_MODELS / "hello_world_int8.tflite").read_bytes()
+    data = (EXAMPLE_MODELS / "hello_world_int8.tflite").read_bytes()
     message = compile_bytes(tmp_path, data[: int(len(data) * fraction)])
     assert "corrupt" in message or "truncated" in message or "beyond the end" in message or "not a TFLite" in message
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from malformed.worker import run_cli, snapshot
-from reference import SHARED_MODELS
+from reference import EXAMPLE_MODELS
 
-MICRO_SPEECH = SHARED_MODELS / "micro_speech_quantized.tflite"
+MICRO_SPEECH = EXAMPLE_MODELS / "micro_speech_quantized.tflite"
 WORKSPACE_BYTES = 4004  # what micro_speech needs with the default planner (checked below)
 CONSTANT_BYTES = 16792
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reference import SHARED_MODELS, TEST_MODELS, outputs_match, reference_outputs
+from reference import EXAMPLE_MODELS, TEST_MODELS, outputs_match, reference_outputs
 from usmp import compiler
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
@@ -62,7 +62,7 @@ def test_output_size_and_padding_follow_tflite(size, taps, stride, dilation, pad
 
 def test_micro_speech_depthwise_geometry():
     """The real model's DEPTHWISE_CONV_2D: SAME 10x8 filter, stride 2, multiplier 8, per channel."""
-    graph = read_tflite(SHARED_MODELS / "micro_speech_quantized.tflite")
+    graph = read_tflite(EXAMPLE_MODELS / "micro_speech_quantized.tflite")
     index = next(op.index for op in graph.operators if op.opcode == "DEPTHWISE_CONV_2D")
     call, ctx = lowered_call(graph, index)
     p = call.params

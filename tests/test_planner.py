@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner_instances import SHARED, interval_buffers, minimalloc_csv_buffers
+from planner_instances import MINIMALLOC, interval_buffers, minimalloc_csv_buffers
 from usmp.errors import PlanError
 from usmp.planner import BufferInfo, PoolInfo, plan
 from usmp.planner import registry
@@ -53,7 +53,7 @@ def test_lower_bound_ignores_overlapping_lifetimes_that_do_not_conflict():
 
 
 def test_optimal_solves_the_minimalloc_readme_example_at_capacity_12():
-    buffers = minimalloc_csv_buffers(SHARED / "examples" / "input.12.csv")
+    buffers = minimalloc_csv_buffers(MINIMALLOC / "examples" / "input.12.csv")
     result = checked(buffers, [PoolInfo("p")], "optimal")
     assert result.pool_sizes["p"] == 12 and result.optimal_proven
 

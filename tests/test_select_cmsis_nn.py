@@ -1,7 +1,7 @@
 """The kernel selection pass with CMSIS-NN: bit-exact with TFLite Micro, planned scratch, clear errors.
 
-CMSIS-NN is an external dependency found at ../shared/third_party/cmsis-nn
-from the repository root (as CI has it). The emulated DSP cores and the
+CMSIS-NN is an external dependency, found as dependencies.py says ($CMSIS_NN_PATH first); without it
+the module is skipped with that reason. The emulated DSP cores and the
 Helium core (Cortex-M55) run a dozen models; the host runs every model the pass rewrites (CMSIS-NN's plain C
 paths, under ASan and UBSan), which is quick.
 """
@@ -13,18 +13,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
 from reference import all_models, outputs_match, random_inputs, reference_outputs
 from usmp.cli import main as usmp_main
 from usmp.compiler import CompileOptions, compile_model
 from usmp.errors import UsmpError
-from usmp.paths import MODULE_ROOT
 from usmp.runner.host import run_host
 from usmp.select import cmsis_nn_sizes
 
-CMSIS_NN = MODULE_ROOT.parent / "shared" / "third_party" / "cmsis-nn"
+CMSIS_NN = cmsis_nn_dir()
 MISSING = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
-pytestmark = pytest.mark.skipif(not (CMSIS_NN / "Include" / "arm_nnfunctions.h").is_file(),
-                                reason=f"CMSIS-NN not found at {CMSIS_NN}")
+pytestmark = pytest.mark.skipif(CMSIS_NN is None, reason=CMSIS_NN_MISSING)
 needs_qemu = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed")
 
 MODELS = {m.stem: m for m in all_models()}

@@ -3,7 +3,7 @@
 Half the variants are byte-level damage (truncation, flipped bits, offsets
 out of range), half schema-aware damage (shapes, buffer sizes, quantization
 lengths, missing tensors, huge dimensions...), spread over every model of the
-project; the shared models get a larger share because users start there.
+project; the example models get a larger share because users start there.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from malformed import bytewise, structured
-from reference import all_models, shared_models
+from reference import all_models, example_models
 
-SHARED_WEIGHT = 10  # each shared model counts as this many test models
+EXAMPLE_WEIGHT = 10  # each example model counts as this many test models
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,8 @@ class Variant:
 
 
 def _weighted_models() -> list[Path]:
-    shared = shared_models()
-    return shared * SHARED_WEIGHT + [m for m in all_models() if m not in shared]
+    examples = example_models()
+    return examples * EXAMPLE_WEIGHT + [m for m in all_models() if m not in examples]
 
 
 def variant(seed: int, index: int, models: list[Path] | None = None) -> Variant:
