@@ -91,7 +91,13 @@ def _python_lines(rows: BandRows) -> list[str]:
 @pytest.mark.skipif(CC is None, reason="no C compiler")
 def test_c_helpers_and_python_twin_agree(tmp_path: Path):
     rng = random.Random(19)
-    sources = [KERNELS_DIR / "src" / "tiling.c"]
+    objects = []
+    for source in sorted((KERNELS_DIR / "src").glob("*.c")):  # the kernel library, once
+        objects.append(tmp_path / f"{source.stem}.o")
+        subprocess.run([CC, "-std=c99", "-O1", "-I", str(KERNELS_INCLUDE_DIR), "-c", str(source), "-o",
+                        str(objects[-1])], check=True, capture_output=True)
+    library = tmp_path / "libkernels.a"
+    subprocess.run(["ar", "rcs", str(library), *map(str, objects)], check=True)
     tried = 0
     for trial in range(40):
         links = random_chain(rng)
@@ -101,7 +107,7 @@ def test_c_helpers_and_python_twin_agree(tmp_path: Path):
             program.write_text(_c_program(links, rows))
             binary = tmp_path / f"chain{trial}_{int(recompute)}"
             subprocess.run([CC, "-std=c99", "-Wall", "-Werror", "-I", str(KERNELS_INCLUDE_DIR), str(program),
-                            *map(str, sources), "-o", str(binary)], check=True, capture_output=True)
+                            str(library), "-lm", "-o", str(binary)], check=True, capture_output=True)
             got = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout.split("\n")[:-1]
             assert got == _python_lines(rows), f"chain {links}, band {rows.band}, recompute {recompute}"
             tried += 1

@@ -125,4 +125,66 @@ struct usmp_band_divide_f32_params {
 
 void usmp_band_divide_f32(const struct usmp_band_divide_f32_params *p, const float *acc, float *output);
 
+/*
+ * A global MAX_POOL_2D or REDUCE_MAX over rows and columns: acc[c] = max(acc[c], input[i * channels + c])
+ * over `count` pixels, acc starting at the type's lowest value (a NaN never replaces it, as in the
+ * whole-tensor kernels); a max pool's activation clamps the result after the last band.
+ */
+void usmp_band_max_s8(const struct usmp_band_sum_params *p, const int8_t *input, int8_t *acc);
+void usmp_band_max_f32(const struct usmp_band_sum_params *p, const float *input, float *acc);
+
+struct usmp_band_clamp_s8_params {
+	int32_t count;
+	int32_t act_min;
+	int32_t act_max;
+};
+
+struct usmp_band_clamp_f32_params {
+	int32_t count;
+	float act_min;
+	float act_max;
+};
+
+void usmp_band_clamp_s8(const struct usmp_band_clamp_s8_params *p, const int8_t *input, int8_t *output);
+void usmp_band_clamp_f32(const struct usmp_band_clamp_f32_params *p, const float *input, float *output);
+
+/*
+ * FULLY_CONNECTED after a chain: its input is the chain's last tensor, flattened row by row, so each band
+ * adds its rows' share of every sum: acc[o] += sum over k < count of input[k] * weights[o * in_features + k],
+ * the weights pointer at the band's first input element. The sums run in the whole-tensor kernel's order
+ * and start where it starts (int8: the bias with the input zero point folded in; float: zero, the bias
+ * added at the end), so they come out the same; the finish requantizes (int8) or adds the bias and
+ * clamps (float) as the whole-tensor kernel does.
+ */
+struct usmp_band_fully_connected_params {
+	int32_t count;       /* input elements in this band */
+	int32_t in_features; /* the weights' row stride */
+	int32_t out_features;
+};
+
+void usmp_band_fully_connected_s8(const struct usmp_band_fully_connected_params *p, const int8_t *input,
+				  const int8_t *weights, int32_t *acc);
+void usmp_band_fully_connected_f32(const struct usmp_band_fully_connected_params *p, const float *input,
+				   const float *weights, float *acc);
+
+struct usmp_band_copy_params {
+	int32_t count; /* 32-bit words */
+};
+
+/* acc = bias: the sums' start. */
+void usmp_band_copy_words(const struct usmp_band_copy_params *p, const void *input, void *output);
+
+struct usmp_band_requantize_s8_params {
+	int32_t count;
+	int32_t output_offset;
+	int32_t act_min;
+	int32_t act_max;
+	int32_t per_channel;
+};
+
+void usmp_band_requantize_s8(const struct usmp_band_requantize_s8_params *p, const int32_t *acc,
+			     const int32_t *multiplier, const int32_t *shift, int8_t *output);
+void usmp_band_bias_clamp_f32(const struct usmp_band_clamp_f32_params *p, const float *acc, const float *bias,
+			      float *output);
+
 #endif /* USMP_KERNELS_TILING_H */

@@ -35,6 +35,7 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
                  "usmp_requantize_s8_params",
                  "usmp_cmsis_nn_add_params", "usmp_cmsis_nn_mul_params")},
     "usmp_band_sum_params": (BandField("count", "count", "width"),),
+    "usmp_band_fully_connected_params": (BandField("count", "count", "row"),),
     "usmp_concat_rows_params": (BandField("pixels", "count", "width"),),
     # CMSIS-NN's structs (kernels/cmsis_nn/): dims and padding by name
     "usmp_cmsis_nn_conv_params": (*_CMSIS_NN_WINDOW, BandField("conv.padding.h", "pad_top")),

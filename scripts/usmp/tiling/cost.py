@@ -26,7 +26,7 @@ from usmp.lower.program import KernelCall
 PER_MAC = {None: 11.0, "dsp": 2.8, "mve": 0.5}
 # instructions per element of an element-wise or pooling kernel
 PER_ELEMENT = {None: 12.0, "dsp": 6.0, "mve": 2.0}
-PLAN_PER_LINK = 45  # usmp_band_plan, per link and band
+PLAN_PER_LINK = 90  # usmp_band_plan, per link and band
 NEXT = 110  # usmp_band_next and the parameter copy, per link and band
 MOVE_PER_BYTE = 0.7
 
@@ -41,8 +41,9 @@ class KernelCost:
 
 
 KERNELS = {
-    ("usmp_cmsis_nn_convolve_1x1_s8_fast", "dsp"): KernelCost(call=200, per_weight=2.0, granule=2, leftover=1.5),
-    ("usmp_cmsis_nn_convolve_1x1_s8", "dsp"): KernelCost(call=200, per_weight=2.0, granule=2, leftover=1.5),
+    # CMSIS-NN's DSP matrix kernel sums every filter row again in each call, for the input offset's term
+    ("usmp_cmsis_nn_convolve_1x1_s8_fast", "dsp"): KernelCost(call=200, per_weight=3.5, granule=2, leftover=1.5),
+    ("usmp_cmsis_nn_convolve_1x1_s8", "dsp"): KernelCost(call=200, per_weight=3.5, granule=2, leftover=1.5),
     ("usmp_cmsis_nn_convolve_rows_s8", "dsp"): KernelCost(call=300, granule=2, leftover=1.0),
     ("usmp_cmsis_nn_convolve_s8", "dsp"): KernelCost(call=300, granule=2, leftover=1.0),
     ("usmp_cmsis_nn_convolve_1x1_s8_fast", "mve"): KernelCost(call=200, per_weight=0.25, granule=4, leftover=0.7),
@@ -93,6 +94,23 @@ def row_work(shape: CallShape, extension: str | None) -> float:
 def call_overhead(shape: CallShape, extension: str | None) -> float:
     k = KERNELS.get((shape.function, extension), PORTABLE)
     return k.call + k.per_block * -(-shape.out_ch // 4) + k.per_weight * shape.weights
+
+
+# A chain ending in a reduction or a fully connected layer (reductions.py) runs it as a band kernel of USMP's own in
+# place of the whole-tensor kernel: instructions per input element (sums, maxima) or per MAC (fully connected),
+# of the band kernel and of the whole-tensor one, by extension (whole: CMSIS-NN's where it takes the operator).
+BAND_REDUCE = {None: 6.0, "dsp": 4.8, "mve": 2.0}
+WHOLE_REDUCE = {None: 8.0, "dsp": 6.3, "mve": 1.6}
+BAND_FULLY_CONNECTED = {None: 5.0, "dsp": 3.0, "mve": 0.65}
+WHOLE_FULLY_CONNECTED = {None: 5.0, "dsp": 1.9, "mve": 0.48}
+
+
+def tail_change(elements: int, macs: int, extension: str | None, whole_selected: bool) -> float:
+    """Instructions the band kernel of a chain's last, reading link takes beyond the whole-tensor kernel's."""
+    whole = extension if whole_selected else None
+    if macs:
+        return macs * (BAND_FULLY_CONNECTED[extension] - WHOLE_FULLY_CONNECTED[whole])
+    return elements * (BAND_REDUCE[extension] - WHOLE_REDUCE[whole])
 
 
 def leftover_work(shape: CallShape, extension: str | None, rows: int) -> float:

@@ -71,7 +71,9 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
         else:
             per_link.append(link.loop_calls(sources, target, names))
         pointers = {s: RowPointer(f"in_row[{k}]", link.row("in")) for k, s in reversed(list(enumerate(sources)))}
-        if not link.tail:
+        if link.tail:
+            pointers.update({a: RowPointer("first", n) for a, n in link.tail.row_pointers(names).items()})
+        else:
             pointers.setdefault(target, RowPointer("out_row", link.row("out")))
         loop_links.append(BandLink(
             link.op.op_index, link.op.opcode, rows.links[j][1], link.params["out_h"], rows.shares[j],
@@ -99,17 +101,17 @@ def _whole(args: list[Arg], names: dict[str, str], link: int, name: str, buffer:
 
 def _tail(tail, source: str, target: str, names: dict[str, str], args: list[Arg], buffers: dict[str, Buffer],
           link: int, acc_buffer: str, before: list[KernelCall], after: list[KernelCall]) -> KernelCall:
-    """A reduction ending the chain: its accumulators set before the loop, summed each band, finished after."""
+    """A link reading every row, ending the chain: its accumulators set before the loop, fed each band,
+    finished after it."""
     scratch = None
-    if tail.needs_accumulator:
+    if tail.scratch_bytes:
         scratch = f"l{link}_acc"
-        buffers[acc_buffer] = Buffer(acc_buffer, "scratch", 4 * tail.channels, MIN_ALIGNMENT,
-                                     "int32_t" if tail.suffix == "s8" else "float")
+        buffers[acc_buffer] = Buffer(acc_buffer, "scratch", tail.scratch_bytes, MIN_ALIGNMENT, tail.scratch_type)
         args.append(Arg(scratch, acc_buffer, True))
     acc = tail.accumulator(names, scratch)
-    before.append(tail.start(acc))
-    after.extend(tail.finish(acc, target))
-    return tail.band(source, acc)
+    before.extend(tail.start(acc, names))
+    after.extend(tail.finish(acc, target, names))
+    return tail.band(source, acc, names)
 
 
 def choice_for(program: Program, positions: list[int], region: Region, rows: BandRows,

@@ -19,7 +19,7 @@ from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
 from usmp.tiling.band_rows import STRATEGIES, LinkSummary
 from usmp.tiling.cost import (MOVE_PER_BYTE, NEXT, PER_ELEMENT, PER_MAC, PLAN_PER_LINK, call_overhead, call_shape,
-                              leftover_work, row_work)
+                              leftover_work, row_work, tail_change)
 from usmp.tiling.links import link_of
 from usmp.tiling.overlay import overlay_source
 from usmp.tiling.region import Region, buffer_users, region_at
@@ -174,10 +174,14 @@ class ChainSearch:
             shape = call_shape(self.kernels.get(link.op.op_index) or link.call, link.params)
             row_bytes = link.row("out") * region.element_bytes[j]
             cost += _link_cost(summary[j], shape, self.extension, link.params["out_h"], row_bytes)
+            if link.tail is not None:
+                elements = link.params["out_h"] * link.row("out")
+                macs = elements * link.tail.call.params["out_features"] if "out_features" in link.tail.call.params else 0
+                cost += tail_change(elements, macs, self.extension, link.op.op_index in self.kernels)
             if j < len(region.links) - 1:
                 band_bytes += _aligned(summary[j].held * row_bytes)
             elif link.tail is not None:
-                band_bytes += 4 * link.tail.channels
+                band_bytes += link.tail.scratch_bytes
         fused, overlay = self._fused_bytes(region, positions), None
         source = overlay_source(self.program, region, rows, self.users, set(positions), self.workspace_io)
         if source is not None:  # the output lives in the input's buffer, as big as the larger of the two
