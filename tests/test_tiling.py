@@ -1,6 +1,7 @@
 """Depth-first tiling (scripts/usmp/tiling): every band schedule is bit-exact and lowers the peak."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -110,16 +111,35 @@ def test_kconfig_choice(text, mode):
     assert settings_from_config(parse_config_text("CONFIG_USMP=y\n" + text, "prj.conf")).tiling == mode
 
 
-def test_plan_command_lists_the_chains(capsys):
-    import json
+def test_kconfig_budget():
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
 
+    settings = settings_from_config(parse_config_text("CONFIG_USMP=y\nCONFIG_USMP_TILING_BUDGET=2\n", "prj.conf"))
+    assert settings.tiling_budget == 2.0
+    assert settings_from_config(parse_config_text("CONFIG_USMP=y\n", "prj.conf")).tiling_budget is None
+
+
+def test_tiling_budget_option(tmp_path, capsys):
+    """--tiling-budget 0 leaves every tensor whole (each loop costs something); a negative one is one line."""
+    from usmp.cli import main
+
+    assert main(["plan", str(PERSON), "--tiling-budget", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tiling"] == []
+    assert main(["compile", str(PERSON), "-o", str(tmp_path / "out"), "--tiling-budget", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--tiling-budget -1.0: expected a non-negative per cent" in err
+
+
+def test_plan_command_lists_the_chains(capsys):
     from usmp.cli import main
 
     assert main(["plan", str(PERSON), "--tiling", "auto", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["tiling"] and all(t["band_bytes"] < t["whole_bytes"] for t in doc["tiling"])
     assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare"]) == 0
-    assert "band rows" in capsys.readouterr().out
+    table = capsys.readouterr().out
+    assert "band rows" in table and "saved B" in table and "+instructions" in table
     assert main(["plan", str(PERSON), "--json"]) == 0  # auto is the default
     assert json.loads(capsys.readouterr().out)["tiling"]
     assert main(["plan", str(PERSON), "--tiling", "off", "--json"]) == 0

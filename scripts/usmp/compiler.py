@@ -3,7 +3,7 @@
     import -> fold constants -> lower (state, constants, scratch)
            -> tile (depth-first band loops, costed on the kernels the selection will choose)
            -> select kernels (CMSIS-NN and USMP's own on DSP and Helium cores, in loops too)
-           -> analyse liveness -> plan -> rewrite offsets -> emit C
+           -> band buffers into consumed inputs' free bytes -> analyse liveness -> plan -> rewrite offsets -> emit C
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from usmp.select import GENERIC, preview_kernels, select_kernels
 from usmp.select.cpus import cpu_extension
 from usmp.tiling import tile_program
 from usmp.tiling.chains import DEFAULT_BUDGET
+from usmp.tiling.reuse import place_band_buffers
 
 
 @dataclass
@@ -97,6 +98,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
                               preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn),
                               cpu_extension(options.cpu), options.tiling_budget)
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
+    program = place_band_buffers(program, options.workspace_io)
     return program, buffer_infos(program, pools, options.workspace_io)
 
 

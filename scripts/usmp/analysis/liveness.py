@@ -34,10 +34,10 @@ def live_intervals(program: Program) -> dict[str, tuple[int, int]]:
 
 
 def planned_buffers(program: Program, workspace_io: bool) -> list[str]:
-    """Buffers that live in pools: all but model I/O, unless I/O is in the workspace."""
+    """Buffers that live in pools: all but model I/O (unless I/O is in the workspace) and buffers inside others."""
     return [
         name for name, b in program.buffers.items()
-        if workspace_io or b.kind not in ("input", "output")
+        if (workspace_io or b.kind not in ("input", "output")) and b.inside is None
     ]
 
 

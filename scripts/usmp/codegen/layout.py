@@ -51,6 +51,10 @@ def address_of(program: Program, layout: Layout, buffer_name: str, writable: boo
     """The C expression for a buffer's first element, typed for the kernel."""
     buffer = program.buffers[buffer_name]
     const = "" if writable else "const "
+    if buffer.inside is not None:  # at an offset into another buffer's bytes
+        parent, offset = buffer.inside
+        pool, at = layout.placements[parent]
+        return f"({const}{buffer.c_type} *)(pool_{pool} + {at + offset})"
     if buffer_name not in layout.placements:
         side = "inputs" if buffer.kind == "input" else "outputs"
         member = io_member_names(program, side)[buffer.io_index]
