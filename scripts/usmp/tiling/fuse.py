@@ -70,7 +70,7 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
             per_link.append([_tail(link.tail, sources[0], target, names, args, buffers, j, acc, before, after)])
         else:
             per_link.append(link.loop_calls(sources, target, names))
-        pointers = {s: RowPointer(f"in_row[{k}]", link.row("in")) for k, s in reversed(list(enumerate(sources)))}
+        pointers = {s: RowPointer(f"in_row[{k}]", link.row_in(k)) for k, s in reversed(list(enumerate(sources)))}
         if link.tail:
             pointers.update({a: RowPointer("first", n) for a, n in link.tail.row_pointers(names).items()})
         else:

@@ -58,6 +58,12 @@ class Link:
         """Elements in one row of an input ("in") or of the output ("out")."""
         return row_elements(self.params, side)
 
+    def row_in(self, k: int) -> int:
+        """Elements in one row of row input k (a concatenation's inputs differ in channels)."""
+        if self.kind == "concat":
+            return self.params["in_w"] * self.params["input_channels"][k]
+        return self.row("in")
+
     def edge(self, k: int, producer: int | None) -> Edge:
         """Row input k as the loop reads it (band_rows.Edge)."""
         p = self.params
@@ -70,6 +76,8 @@ class Link:
         output alike, but in a chain they are different buffers)."""
         if self.kind == "pad":
             return [_pad_rows_call(self, sources[0], target)]
+        if self.kind == "concat":
+            return _concat_calls(self, sources, target)
         call = self.call
         middle = [names[a] for a in call.args[len(self.inputs):-1]]
         return [KernelCall(call.function, call.params_type, call.params, [*sources, *middle, target])]
@@ -86,6 +94,8 @@ def link_of(program: Program, op: LoweredOp) -> Link | None:
     """The operator as a window, element-wise or pad link, or None."""
     if op.opcode in ("PAD", "PADV2"):
         return _pad_link(program, op)
+    if op.opcode == "CONCATENATION":
+        return _concat_link(program, op)
     if len(op.calls) != 1:
         return None
     call = op.calls[0]
@@ -167,3 +177,34 @@ def _pad_rows_call(link: Link, source: str, target: str) -> KernelCall:
                   out_w=p["out_w"], out_ch=p["out_ch"], pad_left=p["pad_left"], pad_front=p["pad_front"],
                   pattern=pattern)
     return KernelCall(f"usmp_pad_rows_x{bits}", "usmp_pad_rows_params", params, [source, target])
+
+
+def _concat_link(program: Program, op: LoweredOp) -> Link | None:
+    """CONCATENATION of batch-1 NHWC tensors along channels: output row r is input row r of each, side by side."""
+    if not op.calls or any(c.function not in ("usmp_copy_nd_x8", "usmp_copy_nd_x32") for c in op.calls):
+        return None
+    output = op.calls[0].args[-1]
+    if _arg_type(op, program, output) not in ELEMENT_BYTES or any(c.args[-1] != output for c in op.calls):
+        return None
+    shape_out = _nhwc(program, op, output)
+    shapes = [_nhwc(program, op, c.args[0]) for c in op.calls]
+    if not shape_out or shape_out[0] != 1 or any(not s or s[:3] != shape_out[:3] for s in shapes):
+        return None
+    if sum(s[3] for s in shapes) != shape_out[3] or len({c.args[0] for c in op.calls}) != len(op.calls):
+        return None  # along another axis, or one tensor concatenated with itself
+    _, h, w, c = shape_out
+    params = dict(in_h=h, out_h=h, in_w=w, out_w=w, channels=c, filter_h=1, filter_w=1, stride_h=1, pad_top=0,
+                  input_channels=[s[3] for s in shapes])
+    return Link(op, "concat", [call.args[0] for call in op.calls], params)
+
+
+def _concat_calls(link: Link, sources: list[str], target: str) -> list[KernelCall]:
+    """One row copy per input into its channels of the output; the loop sets the pixels of each band."""
+    p, bits = link.params, 8 if link.call.function.endswith("x8") else 32
+    calls, offset = [], 0
+    for source, channels in zip(sources, p["input_channels"]):
+        calls.append(KernelCall(f"usmp_concat_rows_x{bits}", "usmp_concat_rows_params",
+                                dict(pixels=p["in_h"] * p["in_w"], channels=channels, offset=offset,
+                                     out_channels=p["channels"]), [source, target]))
+        offset += channels
+    return calls

@@ -68,9 +68,9 @@ def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: P
             link = region.links[j]
             if j == last:  # a kernel reads its inputs while it writes: its own reads count as later
                 events.append(("write", (step.first + step.count) * out_row))
-            for a, p, first in zip(link.inputs, region.producers[j], step.in_firsts):
+            for k, (a, p, first) in enumerate(zip(link.inputs, region.producers[j], step.in_firsts)):
                 if p is None and region.buffer(j, a) == source:
-                    events.append(("read", first * link.row("in") * in_bytes))
+                    events.append(("read", first * link.row_in(k) * in_bytes))
     for k, (kind, at) in enumerate(events):
         later = [first for what, first in events[k:] if what == "read"]
         if kind == "write" and later and at > min(later):
