@@ -59,7 +59,7 @@ int main(void)
 	int32_t band, j, k;
 
 	for (band = 0; band < {rows.bands}; band++) {{
-		usmp_band_plan(&chain, band, &state);
+		{"usmp_band_plan_recompute(&chain, band, &state);" if rows.recompute else "usmp_band_plan(&chain, &state);"}
 		for (j = 0; j < {n}; j++) {{
 			if (!usmp_band_next(&chain, j, &state, j < {n - 1} ? (uint8_t *)buffers[j] : NULL, &b)) {{
 				printf("-\\n");

@@ -44,7 +44,7 @@ static int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int3
 }
 
 /* sliding: each link computes its share of rows, as far as its inputs allow; producers go first */
-static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_state *state)
+static inline void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_state *state)
 {
 	int32_t j, e;
 
@@ -86,7 +86,7 @@ static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_s
 }
 
 /* recompute: the rows band `band` of the last link reads, link by link back to the first */
-static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
+static inline void plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
 {
 	const int32_t last = chain->links - 1;
 	int32_t j, e;
@@ -128,12 +128,24 @@ static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, st
 	}
 }
 
-void usmp_band_plan(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
+void usmp_band_plan(const struct usmp_band_chain *chain, struct usmp_band_state *state)
 {
-	if (chain->recompute) {
-		plan_recompute(chain, band, state);
-	} else {
-		plan_sliding(chain, state);
+	plan_sliding(chain, state);
+}
+
+void usmp_band_plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
+{
+	plan_recompute(chain, band, state);
+}
+
+void usmp_band_params(void *params, const void *whole, int32_t bytes)
+{
+	const uint32_t *in = (const uint32_t *)whole;
+	uint32_t *out = (uint32_t *)params;
+	int32_t i;
+
+	for (i = 0; i < bytes / 4; i++) {
+		out[i] = in[i];
 	}
 }
 

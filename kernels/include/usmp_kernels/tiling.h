@@ -73,8 +73,15 @@ struct usmp_band {
 	int32_t in_row[USMP_BAND_MAX_INPUTS]; /* per input: buffer row of the first row read */
 };
 
-/* The rows each link must have computed when band `band` is done. */
-void usmp_band_plan(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state);
+/* The rows each link computes in the next band (sliding), or in band `band` (recompute). */
+void usmp_band_plan(const struct usmp_band_chain *chain, struct usmp_band_state *state);
+void usmp_band_plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state);
+
+/*
+ * A copy of a kernel's whole-tensor parameters (`bytes`, whole words) for the loop to set its band members
+ * in: a call, so that the compiler does not rebuild the constants field by field at every call site.
+ */
+void usmp_band_params(void *params, const void *whole, int32_t bytes);
 
 /*
  * Link `link`'s work in this band: makes room in its band buffer (`buffer`; NULL
