@@ -62,9 +62,20 @@
     });
   }
 
+  function select(rect, b) {
+    if (selected) { selected.classList.remove("selected"); }
+    selected = rect;
+    rect.classList.add("selected");
+    panel.textContent = "";
+    panel.appendChild(details(b));
+    highlightSteps(b);
+  }
+
+  var wanted = location.hash.indexOf("#buffer=") === 0 ? decodeURIComponent(location.hash.slice(8)) : null;
   document.querySelectorAll("rect.buffer").forEach(function (rect) {
     var b = buffer(rect.getAttribute("data-buffer"));
     if (!b) { return; }
+    if (b.name === wanted) { select(rect, b); }  /* a link to report.html#buffer=<name> opens its details */
     var title = rect.querySelector("title");
     if (title) { title.remove(); }  /* the tooltip replaces the browser's */
     rect.addEventListener("mousemove", function (event) {
@@ -75,14 +86,7 @@
       tooltip.style.top = (event.clientY + 14) + "px";
     });
     rect.addEventListener("mouseleave", function () { tooltip.hidden = true; });
-    rect.addEventListener("click", function () {
-      if (selected) { selected.classList.remove("selected"); }
-      selected = rect;
-      rect.classList.add("selected");
-      panel.textContent = "";
-      panel.appendChild(details(b));
-      highlightSteps(b);
-    });
+    rect.addEventListener("click", function () { select(rect, b); });
   });
 
   document.querySelectorAll("table.sortable").forEach(function (table) {
