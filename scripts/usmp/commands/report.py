@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from usmp import progress
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
 from usmp.compiler import compile_model
 from usmp.errors import UsmpError
@@ -61,6 +62,7 @@ def run(args) -> int:
         output.write_text(page)
     except OSError as exc:
         raise UsmpError(f"cannot write {output}: {exc.strerror or exc}") from None
+    progress.clear()  # the stage line, before the command's own output
     print(f"usmp: wrote {output} ({len(page.encode()) // 1024} KB)")
     return 0
 

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from usmp import progress
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
 from usmp.compiler import compile_model
 from usmp.errors import UsmpError
@@ -80,16 +81,17 @@ def run(args) -> int:
 
         outputs = run_host(compiled, inputs, sanitize=args.sanitize, steps=args.steps)
     # With --json, stdout carries the JSON object only.
-    progress = sys.stderr if args.json else sys.stdout
+    out = sys.stderr if args.json else sys.stdout
+    progress.clear()  # the stage line, before the command's own output
     for path in save_outputs(outputs, Path(args.output_dir)):
-        print(f"usmp: wrote {path}", file=progress)
+        print(f"usmp: wrote {path}", file=out)
     if args.stats:
-        print(format_stats(compiled.program.name, report), file=progress)
+        print(format_stats(compiled.program.name, report), file=out)
     if args.profile:
         report = report or {"target": args.target}
         rows = profile_rows(json.loads(compiled.files[f"{compiled.program.name}_plan.json"]),
                             report.pop("step_instructions", None), report.get("instructions"))
-        print(format_profile(rows, report.get("instructions"), report.pop("outside_steps", None)), file=progress)
+        print(format_profile(rows, report.get("instructions"), report.pop("outside_steps", None)), file=out)
         report["operators"] = rows
     if args.json:
         print(json.dumps(report, sort_keys=True))

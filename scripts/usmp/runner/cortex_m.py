@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from usmp import progress
 from usmp.codegen.emit import _environment
 from usmp.compiler import Compiled
 from usmp.errors import ToolError, UsmpError
@@ -202,6 +203,7 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     library_units = _library_units()
     library_dir = cache_root() / target.name / f"lib-{_digest(target, library_units, AR)}"
     if not library_dir.exists():
+        progress.stage(f"cross-compiling the kernel library for {target.name}")
         _in_staging(library_dir, lambda staging: _build_library(target, library_units, staging))
     library_objects = sorted(str(p) for p in (library_dir / "harness").glob("*.o"))
     library_objects.append(str(library_dir / "kernels" / "libusmp_kernels.a"))
@@ -209,6 +211,7 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     if external_units:  # built once per target and set of sources, like the kernel library
         external_dir = cache_root() / target.name / f"ext-{_digest(target, external_units)}"
         if not external_dir.exists():
+            progress.stage(f"cross-compiling {len(external_units)} CMSIS-NN sources for {target.name}")
             _in_staging(external_dir, lambda staging: _compile(target, external_units, staging, staging))
         library_objects += sorted(str(p) for p in external_dir.rglob("*.o"))
     model_units = _model_units(compiled)
@@ -217,6 +220,7 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     build_dir = cache_root() / target.name / _digest(
         target, model_units, *LINK_LIBRARIES, script, *library_objects, *headers.values())
     if not (build_dir / "model.elf").exists():
+        progress.stage(f"cross-compiling and linking the model for {target.name}")
         _in_staging(build_dir, lambda staging: _link(target, model_units, headers, library_objects, script, staging))
     return _inspect(compiled, target, build_dir)
 
@@ -339,6 +343,7 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
         work_dir = Path(work)
         write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
         trace = work_dir / "qemu-trace.log" if count else None
+        progress.stage(f"emulating {target.name} (qemu -M {target.machine})" + (", tracing" if count else ""))
         done = run_qemu(target.machine, build.elf, work_dir, timeout, trace)
         messages = [l for l in done.stdout.splitlines() if l.strip() and not l.startswith("usmp-stats:")]
         if done.returncode != 0:
@@ -352,6 +357,8 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
             raise UsmpError(f"the inference overflowed the stack on {target.name}: it used all {stack} bytes "
                             f"left between the heap and main's stack frame")
         outputs = read_harness_outputs(compiled.program, steps, work_dir)
+        if count:
+            progress.stage(f"counting instructions in the trace ({trace.stat().st_size >> 20} MB)")
         instructions = count_instructions(trace, *build.markers) if count and not profile else None
         if profile:
             steps_count, outside = profile_inference(compiled.program, build.elf, build.symbols,
