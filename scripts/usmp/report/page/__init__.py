@@ -36,7 +36,8 @@ def report_page(document: dict, measurements: dict | None = None, settings: dict
         memory_charts=[memory_chart(document, pools[name], values) for name, values in live.items()],
         placement_charts=[placement_chart(document, p, [b for b in document["buffers"] if b["pool"] == p["name"]])
                           for p in document["pools"] if p["kind"] != "constant" and p["size_bytes"]],
-        legend=legend(_kinds_drawn(document), [(FAMILY_COLOURS["depth-first"], "depth-first step (stripes: bands)")]),
+        legend=legend(_kinds_drawn(document), [(FAMILY_COLOURS["depth-first"], "depth-first step (stripes: bands)")]
+                      if document.get("tiling") else []),
         constant_charts=[constants_chart(document, p) for p in document["pools"]
                          if p["kind"] == "constant" and p["size_bytes"]],
         operators=_operator_rows(document, rows),
