@@ -102,7 +102,7 @@ def compiler_changes(program: Program, cpu: str | None = None, fast_kernels: boo
             else:
                 why = "CMSIS-NN does not compute this case exactly as TFLite Micro"
             fallbacks.append({"step": step, "index": op.op_index, "op": op.opcode, "why": why})
-    return {"cpu": cpu, "extension": extension, "folded": folded, "without_code": without_code, "shared_buffers": shared,
+    return {"extension": extension, "folded": folded, "without_code": without_code, "shared_buffers": shared,
             "fallbacks": fallbacks}
 
 

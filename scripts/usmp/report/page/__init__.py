@@ -69,8 +69,10 @@ def _summary(document: dict, measurements: dict, rows: list[dict]) -> dict:
     macs = sum(r["macs"] for r in rows)
     instructions = measurements.get("instructions")
     ram = measurements.get("ram_bytes")
+    tried = document.get("tried", [])
+    winner = min(tried, key=lambda t: t["bytes"])["algorithm"] if tried else document["algorithm"]
     return dict(
-        workspace=workspace, bound=bound,
+        workspace=workspace, bound=bound, winner=winner,
         over_bound=f"{100 * (workspace - bound) / bound:.1f} %" if bound else "-",
         constants=document["constant_bytes"], state=document["state_bytes"], macs=macs,
         instructions=instructions,
