@@ -31,14 +31,15 @@ def kernel_family(op: LoweredOp) -> dict:
 
 
 def kernel_label(entry: dict) -> str:
-    """The kernel family as a person reads it: "CMSIS-NN convolve_1x1_s8_fast", "depth-first x3, 12 bands"."""
+    """The kernel family as a person reads it: "CMSIS-NN convolve_1x1_s8_fast" (the glue
+    function, named after the CMSIS-NN function it calls), "USMP Helium conv_1x1_s8", "depth-first x3, 12 bands"."""
     family, functions = entry["kernel"], entry.get("functions", [])
     if family == "depth-first":
         return f"depth-first x{len(entry.get('chain', [])) or '?'}, {entry['bands']} bands"
     if family in ("cmsis-nn", "helium"):
         name = next((f for f in functions if f.startswith(("usmp_cmsis_nn_", "usmp_helium_"))), functions[0])
-        short = name.removeprefix("usmp_cmsis_nn_").removeprefix("usmp_helium_")
-        return f"{'CMSIS-NN' if family == 'cmsis-nn' else 'Helium'} {short}"
+        short = name.removeprefix("usmp_cmsis_nn_").removeprefix("usmp_helium_").replace("_helium", "")
+        return f"{'CMSIS-NN' if family == 'cmsis-nn' else 'USMP Helium'} {short}"
     return "portable"
 
 
