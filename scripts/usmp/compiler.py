@@ -68,8 +68,7 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
     layout = make_layout(program, pools, result, options.workspace_io, options.user_pools)
     progress.stage("writing the C code")
     files = emit_library(program, layout, source=Path(model_path).name, guards=options.guards)
-    files[f"{program.name}_plan.json"] = dumps(plan_document(
-        program, buffers, result, pools, options.cpu, selects_fast_kernels(options.cpu, options.kernels, options.cmsis_nn)))
+    files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools))
     return Compiled(program, result, layout, files)
 
 

@@ -12,7 +12,6 @@ from usmp.planner import plan
 from usmp.planner.registry import COMPARED
 from usmp.report.plan_json import dumps, plan_document
 from usmp.report.svg import plan_svg
-from usmp.select import selects_fast_kernels
 from usmp.report.table import algorithms_table, pools_table, tiling_table
 from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
 
@@ -35,8 +34,7 @@ def run(args) -> int:
     specs = aligned_pools(model_pools(program, options), buffers)
     pools = [p.info() for p in specs]
     result = plan(buffers, pools, options.algorithm, options.time_limit, options.progress)
-    document = plan_document(program, buffers, result, specs, options.cpu,
-                             selects_fast_kernels(options.cpu, options.kernels, options.cmsis_nn))
+    document = plan_document(program, buffers, result, specs)
     progress.clear()  # the stage line, before the command's own output
     if args.svg:
         Path(args.svg).write_text(plan_svg(document))

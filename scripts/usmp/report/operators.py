@@ -71,25 +71,33 @@ def operator_entries(program: Program) -> list[dict]:
     return entries
 
 
-def compiler_changes(program: Program, cpu: str | None = None, fast_kernels: bool | None = None) -> dict:
+def compiler_changes(program: Program) -> dict:
     """What the compiler did besides one kernel call per operator.
 
     folded: computed at compile time; without_code: operators that became no step, such as views
-    (RESHAPE, SQUEEZE: another name for their input's buffer) and state bookkeeping; in_place: buffers holding several tensors (views, and element-wise
-    results written over an input that dies there); fallbacks: on a DSP or Helium core, the steps that
-    run portable kernels, with why.
+    (RESHAPE, SQUEEZE: another name for their input's buffer) and state bookkeeping; shared_buffers:
+    buffers holding several tensors (views, and element-wise results written over an input that dies
+    there). Which kernels run is each operator's own entry (operator_entries).
     """
     graph = program.graph
-    stepped = {i for op in program.ops for i in (op.choice.op_indices if getattr(op, "choice", None) else [op.op_index])}
-    without_code = [{"index": o.index, "op": o.opcode,
-              "outputs": [graph.tensors[i].name for i in o.outputs]} for o in graph.operators if o.index not in stepped]
+    stepped = {i for op in program.ops
+               for i in (op.choice.op_indices if getattr(op, "choice", None) else [op.op_index])}
+    without_code = [{"index": o.index, "op": o.opcode, "outputs": [graph.tensors[i].name for i in o.outputs]}
+                    for o in graph.operators if o.index not in stepped]
     folded = [{"index": o.index, "op": o.opcode, "why": why,
                "outputs": [graph.tensors[i].name for i in o.outputs]} for o, why in graph.folded]
     shared = [{"buffer": name, "tensors": [graph.tensors[i].name for i in b.tensors]}
               for name, b in program.buffers.items() if len(b.tensors) > 1]
+    return {"folded": folded, "without_code": without_code, "shared_buffers": shared}
+
+
+def portable_fallbacks(program: Program, cpu: str | None, fast_kernels: bool | None = None) -> list[dict]:
+    """On a DSP or Helium core, the steps that run portable kernels, with why (none on other cores).
+
+    fast_kernels: whether CMSIS-NN was there to be selected (select.selects_fast_kernels).
+    """
     fallbacks = []
-    extension = CPUS.get(cpu or "")
-    if extension in FAST_EXTENSIONS:
+    if CPUS.get(cpu or "") in FAST_EXTENSIONS:
         for step, op in enumerate(program.ops):
             family = kernel_family(op)["kernel"]
             if family in ("cmsis-nn", "helium"):
@@ -103,8 +111,7 @@ def compiler_changes(program: Program, cpu: str | None = None, fast_kernels: boo
             else:
                 why = "CMSIS-NN does not compute this case exactly as TFLite Micro"
             fallbacks.append({"step": step, "index": op.op_index, "op": op.opcode, "why": why})
-    return {"extension": extension, "folded": folded, "without_code": without_code, "shared_buffers": shared,
-            "fallbacks": fallbacks}
+    return fallbacks
 
 
 def live_bytes_by_pool(document: dict) -> dict[str, list[int]]:

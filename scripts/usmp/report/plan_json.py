@@ -7,10 +7,8 @@ from usmp.planner.problem import BufferInfo, PlanResult
 from usmp.report.operators import compiler_changes, operator_entries
 
 
-def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools, cpu: str | None = None,
-                  fast_kernels: bool | None = None) -> dict:
-    """pools: the PoolSpecs (name, kind, limit) the plan was made for; cpu and fast_kernels (whether
-    CMSIS-NN was available) let the document say which operators kept the portable kernels."""
+def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools) -> dict:
+    """pools: the PoolSpecs (name, kind, limit) the plan was made for."""
     kinds = {p.name: p.kind for p in pools}
     workspace = [p.name for p in pools if p.kind == "workspace"]
     constant = [p.name for p in pools if p.kind == "constant"]
@@ -45,7 +43,7 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools,
         "tried": [{"algorithm": a, "bytes": b} for a, b, _ in result.tried],
         # each step: operator, kernel family, tensors, MACs, buffers read and written (report/operators.py)
         "operators": operator_entries(program),
-        "compiler": compiler_changes(program, cpu, fast_kernels),
+        "compiler": compiler_changes(program),
     }
 
 

@@ -21,10 +21,12 @@ from usmp.report.operators import kernel_label, live_bytes_by_pool, profile_rows
 ASSETS = TEMPLATES_DIR / "report"
 
 
-def report_page(document: dict, measurements: dict | None = None, settings: dict | None = None) -> str:
+def report_page(document: dict, measurements: dict | None = None, settings: dict | None = None,
+                fallbacks: list[dict] | None = None) -> str:
     """document: the plan JSON; measurements: a Cortex-M run's report with its profile
     (step_instructions, outside_steps), or None for a model that only compiled; settings: what the
-    model was compiled with (shown in the summary)."""
+    model was compiled with (model_file, cpu, extension, options; shown in the header); fallbacks:
+    the operators a DSP or Helium core runs on portable kernels (operators.portable_fallbacks)."""
     measurements = measurements or {}
     total = measurements.get("instructions")
     rows = profile_rows(document, measurements.get("step_instructions"), total)
@@ -43,6 +45,7 @@ def report_page(document: dict, measurements: dict | None = None, settings: dict
         operators=_operator_rows(document, rows),
         counted=total is not None,
         compiler=document.get("compiler", {}),
+        fallbacks=fallbacks or [],
         tiling=document.get("tiling", []),
         css=(ASSETS / "report.css").read_text(),
         script=(ASSETS / "report.js").read_text(),
