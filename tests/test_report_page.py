@@ -149,6 +149,35 @@ def test_page_in_chromium_after_a_cortex_m0_run(tmp_path):
 
 
 @needs_chromium
+def test_sorting_and_clicking_in_chromium(tmp_path):
+    """A copy of the page with a script that clicks as a person would: the MACs header twice (largest
+    first), then a buffer's rectangle; the rows' order and the details panel are read back."""
+    page = tmp_path / "report.html"
+    assert main(["report", str(ROOT / "benchmarks/models/ds_cnn_kws.tflite"), "-o", str(page)]) == 0
+    document = _plan(ROOT / "benchmarks/models/ds_cnn_kws.tflite")
+    clicks = """<script>
+      var header = Array.prototype.find.call(document.querySelectorAll("#operator-table th"),
+                                             function (th) { return th.textContent === "MACs"; });
+      header.click(); header.click();
+      document.documentElement.setAttribute("data-order", Array.prototype.map.call(
+        document.querySelectorAll("#operator-table tbody tr"), function (tr) { return tr.dataset.step; }).join(","));
+      document.querySelector('rect.buffer[data-buffer="%s"]').dispatchEvent(new MouseEvent("click"));
+    </script></body>"""
+    tensor = next(b for b in document["buffers"] if b["kind"] == "tensor" and b["first_step"] > 0)
+    clicked = tmp_path / "clicked.html"
+    clicked.write_text(page.read_text().replace("</body>", clicks % tensor["name"].replace('"', '\\"')))
+    dom, console = dump_dom(clicked)
+    assert _root_is_ready(dom) and not [line for line in console if "error" in line.lower()], console
+    order = [int(s) for s in re.search(r'data-order="([^"]*)"', dom).group(1).split(",")]
+    macs = {e["step"]: e["macs"] for e in document["operators"]}
+    assert [macs[s] for s in order] == sorted(macs.values(), reverse=True)
+    panel = html.unescape(dom[dom.index('id="details"'):dom.index("</aside>")])
+    assert tensor["name"] in panel and f"steps {tensor['first_step']} to {tensor['last_step']}" in panel
+    highlighted = re.findall(r'<tr data-step="(\d+)" class="highlight">', dom)
+    assert sorted(map(int, highlighted)) == list(range(tensor["first_step"], tensor["last_step"] + 1))
+
+
+@needs_chromium
 def test_mobilenet_v2_sized_page_in_chromium(mobilenet_v2, tmp_path):
     page = tmp_path / "report.html"
     assert main(["report", str(mobilenet_v2), "--tiling", "max", "-o", str(page)]) == 0
