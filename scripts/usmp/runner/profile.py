@@ -100,7 +100,9 @@ def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
     if run_range is None:
         raise ToolError(f"the image has no {run_function(program.name)}; cannot profile it")
     steps_by_function = {op.function_name: k for k, op in enumerate(program.ops)}
-    functions = {k: r for name, k in steps_by_function.items() if (r := span(name)) is not None}
+    # an operator function GCC kept, possibly as a clone (op_3_conv_2d.constprop.0)
+    functions = {steps_by_function[name.split(".")[0]]: span(name) for name in symbols
+                 if name.split(".")[0] in steps_by_function}
     outside = [r for r in (span("main"),) if r is not None]
     owners = instruction_owners(elf, run_range, steps_by_function)
     return attribute(blocks, len(program.ops), run_range, owners, functions, outside)
