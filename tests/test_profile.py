@@ -14,7 +14,7 @@ from usmp.compiler import CompileOptions, compile_model
 from usmp.ir.graph import Graph, Operator, Tensor
 from usmp.report.macs import multiply_accumulates, operator_macs
 from usmp.runner.cortex_m import run_cortex_m
-from usmp.runner.profile import OUTSIDE, attribute
+from usmp.runner.profile import OUTSIDE, attribute, operator_functions
 
 ROOT = Path(__file__).resolve().parents[1]
 MICRO_SPEECH = ROOT / "samples/usmp/hello/model/micro_speech_quantized.tflite"
@@ -43,6 +43,13 @@ def test_blocks_are_charged_by_the_call_stack():
     assert counts == [2 + 3 + 1, 2 + 3, 1 + 2 + 3]
     assert unowned == 2 + 1 + 1 + 1
     assert sum(counts) + unowned == sum(len(a) for _, a in blocks)
+
+
+def test_operator_functions_gcc_kept_are_found_clones_too():
+    symbols = {"op_2_softmax": (0x401, 0x20), "op_16_depth_first_conv_2d_x12.constprop.0": (0x501, 0x100),
+               "op_16_depth_first_conv_2d_x12_params_0": (0x9000, 0x40), "usmp_m_run": (0x41, 0x80)}
+    steps = {"op_2_softmax": 1, "op_16_depth_first_conv_2d_x12": 0, "op_0_conv_2d": 2}
+    assert operator_functions(symbols, steps) == {1: (0x400, 0x420), 0: (0x500, 0x600)}
 
 
 def test_macs_of_convolutions_and_fully_connected():

@@ -87,6 +87,18 @@ def attribute(blocks: Iterable[tuple[int, tuple[int, ...]]], steps: int, run_ran
     return counts, unowned
 
 
+def operator_functions(symbols: dict[str, tuple[int, int]],
+                       steps_by_function: dict[str, int]) -> dict[int, tuple[int, int]]:
+    """Step -> address range of each operator function GCC kept as a function, possibly as a clone
+    (op_16_depth_first_conv_2d_x12.constprop.0); the inlined ones have no symbol."""
+    spans = {}
+    for name, (address, size) in symbols.items():
+        base = name.split(".")[0]
+        if base in steps_by_function and size:
+            spans[steps_by_function[base]] = (address & ~1, (address & ~1) + size)
+    return spans
+
+
 def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
                       blocks: Iterable[tuple[int, tuple[int, ...]]]) -> tuple[list[int], int]:
     """Instructions of each step of program (in schedule order) and of no step, from the executed blocks."""
@@ -100,9 +112,7 @@ def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
     if run_range is None:
         raise ToolError(f"the image has no {run_function(program.name)}; cannot profile it")
     steps_by_function = {op.function_name: k for k, op in enumerate(program.ops)}
-    # an operator function GCC kept, possibly as a clone (op_3_conv_2d.constprop.0)
-    functions = {steps_by_function[name.split(".")[0]]: span(name) for name in symbols
-                 if name.split(".")[0] in steps_by_function}
+    functions = operator_functions(symbols, steps_by_function)
     outside = [r for r in (span("main"),) if r is not None]
     owners = instruction_owners(elf, run_range, steps_by_function)
     return attribute(blocks, len(program.ops), run_range, owners, functions, outside)
