@@ -64,7 +64,8 @@ def _x_axis(labels: list[str], x_scale: float, bottom: float) -> list[str]:
         if step % every:
             continue
         x = LEFT + (step + 0.5) * x_scale
-        out.append(f'<text x="{_fmt(x + 3)}" y="{_fmt(bottom + 6)}" transform="rotate(-90 {_fmt(x + 3)} {_fmt(bottom + 6)})" '
+        anchor = f"{_fmt(x + 3)} {_fmt(bottom + 6)}"
+        out.append(f'<text x="{_fmt(x + 3)}" y="{_fmt(bottom + 6)}" transform="rotate(-90 {anchor})" '
                    f'text-anchor="end" font-size="9" data-step="{step}">{escape(label[:26])}</text>')
     return out
 
