@@ -9,7 +9,7 @@ from usmp.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "samples/usmp/hello/model/micro_speech_quantized.tflite"
 BRANCHY = ROOT / "tests/models/planner_branchy_fc_f32.tflite"
-EXAMPLE = ROOT.parent / "shared/planning/minimalloc/examples/input.12.csv"
+EXAMPLE = ROOT / "tests/data/minimalloc/examples/input.12.csv"
 PLAN_KEYS = {"algorithm", "lower_bound_bytes", "workspace_bytes", "constant_bytes", "pools", "buffers"}
 POOL_KEYS = {"name", "kind", "size_bytes", "limit_bytes"}
 BUFFER_KEYS = {"name", "kind", "size_bytes", "alignment", "pool", "offset", "first_step", "last_step"}

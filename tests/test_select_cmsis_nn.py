@@ -18,6 +18,7 @@ from reference import all_models, outputs_match, random_inputs, reference_output
 from usmp.cli import main as usmp_main
 from usmp.compiler import CompileOptions, compile_model
 from usmp.errors import UsmpError
+from usmp.runner.cortex_m import run_cortex_m
 from usmp.runner.host import run_host
 from usmp.select import cmsis_nn_sizes
 
@@ -166,14 +167,28 @@ def test_what_cmsis_nn_cannot_do_stays_portable(name, portable_function):
     assert portable_function in functions(compiled)
 
 
-def test_tiled_chains_stay_portable():
-    """A depth-first chain keeps its per-band portable calls; the operators outside it are still rewritten."""
-    model = Path(__file__).parent / "models" / "tiling" / "chain_int8.tflite"
+TILING_MODELS = sorted((Path(__file__).parent / "models" / "tiling").glob("*_int8.tflite"))
+
+
+@pytest.mark.parametrize("model", TILING_MODELS, ids=[m.stem for m in TILING_MODELS])
+def test_tiled_chains_run_cmsis_nn_bit_exact(model):
+    """A depth-first loop runs each link on the kernel its operator gets whole (CMSIS-NN's plain C on the host,
+    under the sanitizers), a band at a time."""
     compiled = compile_model(model, cmsis_options(tiling="max"))
     fused = [op for op in compiled.program.ops if op.opcode.startswith("DEPTH_FIRST_")]
     assert fused
-    assert all(not call.function.startswith("usmp_cmsis_nn") for op in fused for call in op.calls)
+    assert any(call.function.startswith("usmp_cmsis_nn") for op in fused for call in op.calls)
     assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 5)
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
+def test_tiled_chains_on_the_fast_cores(target):
+    """The same loops on the emulated DSP and Helium cores, with USMP's Helium kernels on the M55."""
+    for model in (m for m in TILING_MODELS if m.stem in ("chain_int8", "residual_int8", "pooled_chain_int8")):
+        compiled = compile_model(model, cmsis_options(target, tiling="max"))
+        assert any(op.opcode.startswith("DEPTH_FIRST_") for op in compiled.program.ops)
+        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 1, 3)
 
 
 def test_only_reached_sources_are_built():
@@ -423,6 +438,8 @@ def test_helium_sizes_are_cmsis_nns(tmp_path):
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("no host C compiler")
+    if "arm_convolve_s8_get_buffer_size_mve" not in (CMSIS_NN / "Include" / "arm_nnfunctions.h").read_text():
+        pytest.skip(f"CMSIS-NN at {CMSIS_NN} has no *_get_buffer_size_mve functions to compare with")
     source = tmp_path / "sizes.c"
     source.write_text(_SIZES_PROGRAM)
     units = [CMSIS_NN / "Source" / d / f for d, f in [

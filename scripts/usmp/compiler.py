@@ -1,7 +1,8 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
     import -> fold constants -> lower (state, constants, scratch)
-           -> tile (depth-first bands, opt-in) -> select kernels (CMSIS-NN on DSP cores)
+           -> tile (depth-first band loops, costed on the kernels the selection will choose)
+           -> select kernels (CMSIS-NN and USMP's own on DSP and Helium cores, in loops too)
            -> analyse liveness -> plan -> rewrite offsets -> emit C
 """
 from __future__ import annotations
@@ -25,8 +26,10 @@ from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.report.plan_json import dumps, plan_document
-from usmp.select import GENERIC, select_kernels, selects_fast_kernels
+from usmp.select import GENERIC, preview_kernels, select_kernels
+from usmp.select.cpus import cpu_extension
 from usmp.tiling import tile_program
+from usmp.tiling.chains import DEFAULT_BUDGET
 
 
 @dataclass
@@ -40,7 +43,8 @@ class CompileOptions:
     progress: Callable[[int, int], None] | None = None  # planner progress (best, bound), for slow plans
     reorder: bool = False  # memory-aware operator order (same results, lower peak on branching graphs)
     guards: bool = False  # canary bytes after workspace buffers, checked after each operator (codegen/guards.py)
-    tiling: str = "auto"  # depth-first chains (tiling/): auto (<= ~10 % more instructions), max, or off
+    tiling: str = "auto"  # depth-first chains (tiling/): auto (within tiling_budget), max, or off
+    tiling_budget: float = DEFAULT_BUDGET  # per cent more instructions `auto` may spend on depth-first chains
     cpu: str = GENERIC  # the core the code is for: its extensions decide the kernels (select/cpus.py)
     kernels: str = "auto"  # auto (CMSIS-NN where the CPU has DSP and CMSIS-NN is known), portable or cmsis-nn
     cmsis_nn: str | None = None  # CMSIS-NN directory (default: $CMSIS_NN_PATH)
@@ -95,21 +99,15 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     program = realize_memory_scopes(program, pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
-    if _tiling(options) != "off":
-        progress.stage(f"tiling ({_tiling(options)}): looking for depth-first chains among {len(program.ops)} steps")
-    program, _ = tile_program(program, _tiling(options), options.workspace_io)
+    if options.tiling != "off":
+        progress.stage(f"tiling ({options.tiling}): looking for depth-first chains among {len(program.ops)} steps")
+    program, _ = tile_program(program, options.tiling, options.workspace_io,
+                              preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn),
+                              cpu_extension(options.cpu), options.tiling_budget)
     progress.stage("selecting kernels")
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
     progress.stage("analysing liveness")
     return program, buffer_infos(program, pools, options.workspace_io)
-
-
-def _tiling(options: CompileOptions) -> str:
-    """`auto` spends at most about 10 % more instructions; fused runs keep the portable kernels, which on a core
-    where CMSIS-NN's would run instead cost far more than that, so there `auto` leaves tensors whole."""
-    if options.tiling == "auto" and selects_fast_kernels(options.cpu, options.kernels, options.cmsis_nn):
-        return "off"
-    return options.tiling
 
 
 def model_pools(program: Program, options: CompileOptions) -> list[PoolSpec]:

@@ -1,21 +1,88 @@
-/* USMP kernels: moves inside the band buffers of depth-first chains (scripts/usmp/tiling). */
+/*
+ * USMP kernels: depth-first chains (scripts/usmp/tiling), run as a loop over bands of rows.
+ *
+ * A chain is a run of operators ("links") of which only the inputs and the
+ * last output exist whole; every other link writes a band buffer that holds a
+ * few rows of its output. Each pass of the generated loop makes the last link
+ * compute `band` more rows; usmp_band_plan works out how many rows every other
+ * link must have computed by then, and usmp_band_next, called before each
+ * link's kernel, tells it which rows to compute, where they go and which rows
+ * of each input they read. The kernels themselves are the whole-tensor ones,
+ * called with a pointer to the first input row, the rows available (in_h), the
+ * rows to compute (out_h) and the padding above the first row (pad_top): the
+ * arithmetic is unchanged, only the order of work.
+ *
+ * Each band, every link computes its share of rows (the last link `band`,
+ * a producer what its consumers read of it in a band) as far as its inputs'
+ * rows allow, producers first: the first bands fill the pipeline, so no band
+ * buffer ever holds more than a band's rows beyond what its consumers read.
+ *
+ * A band buffer keeps the rows its consumers will read again at its top:
+ * before the link computes new rows below them, rows no consumer needs any
+ * more leave and the rest move up (nothing moves for 1x1 windows, which read
+ * each row once). With `recompute`, nothing is kept: each band computes every
+ * row it reads, the overlap (halo) again.
+ */
 #ifndef USMP_KERNELS_TILING_H
 #define USMP_KERNELS_TILING_H
 
 #include <stdint.h>
 
-struct usmp_move_params {
-	int32_t count; /* words for usmp_move_words, bytes for usmp_move_bytes */
+#define USMP_BAND_MAX_INPUTS 4
+
+/* A row input of a link: output row r reads input rows [r * stride - pad_top, + extent), clipped to [0, rows). */
+struct usmp_band_edge {
+	int16_t producer; /* the link whose band buffer holds the rows, or -1: a tensor that exists whole */
+	int16_t stride;
+	int16_t pad_top;
+	int16_t extent; /* (filter rows - 1) * dilation + 1 */
+	int16_t rows;   /* rows of the input tensor */
 };
 
+struct usmp_band_link {
+	int16_t rows;       /* output rows of the whole tensor */
+	int16_t share;      /* rows it computes per band, at most */
+	int16_t first_edge; /* its row inputs: edge[first_edge], ... in the kernel's argument order */
+	int16_t inputs;
+	int32_t row_bytes;  /* bytes of one output row */
+};
+
+struct usmp_band_chain {
+	int16_t links;
+	int16_t band;      /* rows of the last link per band */
+	int16_t recompute; /* 1: recompute halo rows in every band instead of keeping them */
+	const struct usmp_band_link *link;
+	const struct usmp_band_edge *edge;
+};
+
+/* Per link, in arrays of `links` elements owned by the generated function (zero at the start). */
+struct usmp_band_state {
+	int32_t *done;  /* rows computed so far */
+	int32_t *end;   /* rows to have computed by the end of this band */
+	int32_t *top;   /* the row at the top of the link's band buffer */
+	int32_t *keep;  /* the first row a consumer will still read: rows above it leave the buffer */
+};
+
+/* What one link does in one band. */
+struct usmp_band {
+	int32_t first;    /* output rows [first, first + count) */
+	int32_t count;
+	int32_t out_row;  /* row of the output buffer they go to (first - top) */
+	int32_t in_count; /* rows the first input offers from its in_row: the kernel's in_h */
+	int32_t pad_top;  /* padding above them: the kernel's pad_top */
+	int32_t in_row[USMP_BAND_MAX_INPUTS]; /* per input: buffer row of the first row read */
+};
+
+/* The rows each link must have computed when band `band` is done. */
+void usmp_band_plan(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state);
+
 /*
- * output[0..count) = input[0..count) where output is at or below input in the
- * same buffer (the rows a sliding band buffer keeps, moved to its top): a
- * forward copy, so the two ranges may overlap. Words need both pointers word
- * aligned; the compiler picks usmp_move_words only then.
+ * Link `link`'s work in this band: makes room in its band buffer (`buffer`; NULL
+ * for the last link, which writes the chain's output whole) and fills `b`.
+ * Returns 0 when the link computes no rows in this band.
  */
-void usmp_move_words(const struct usmp_move_params *p, const void *input, void *output);
-void usmp_move_bytes(const struct usmp_move_params *p, const void *input, void *output);
+int32_t usmp_band_next(const struct usmp_band_chain *chain, int32_t link, struct usmp_band_state *state,
+		       uint8_t *buffer, struct usmp_band *b);
 
 /*
  * A reduction over rows and columns (global AVERAGE_POOL_2D, MEAN, SUM) that

@@ -24,6 +24,8 @@ from usmp.errors import ModelError, UsmpError
 from usmp.ir.graph import c_type
 from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
+from usmp.codegen.band_loop import band_loop_view
+from usmp.tiling.loop import BandLoop
 
 
 @dataclass
@@ -132,6 +134,7 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
         calls.append(dict(function=call.function, params=params_name, args=call.args))
     return dict(
         function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls,
+        loop=band_loop_view(op, calls) if isinstance(op, BandLoop) else None,
         parameters=[
             dict(name=a.name, decl=f"{'' if a.writable else 'const '}{program.buffers[a.buffer].c_type} *{a.name}",
                  buffer=a.buffer, address=address_of(program, layout, a.buffer, a.writable))

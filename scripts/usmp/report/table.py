@@ -36,9 +36,14 @@ def format_rows(rows: list[tuple[str, ...]]) -> str:
 
 
 def tiling_table(document: dict) -> str:
-    """The depth-first chains: which operators, band height, schedule, intermediate bytes whole and in bands."""
-    rows = [("chain (operators)", "band rows", "schedule", "whole B", "bands B", "recomputed rows")]
+    """The depth-first chains: which operators, band height, bytes saved and the instructions the cost model says
+    each adds (per cent of the whole-tensor program's estimate)."""
+    rows = [("chain (operators)", "band rows", "bands", "schedule", "whole B", "bands B", "saved B", "+instructions")]
     for t in document["tiling"]:
-        rows.append((" ".join(str(i) for i in t["operators"]), str(t["band_rows"]), t["strategy"],
-                     str(t["whole_bytes"]), str(t["band_bytes"]), f"{t['recomputed_rows']} of {t['rows']}"))
+        whole = t.get("whole_instructions") or 0
+        extra = t.get("extra_instructions") or 0
+        share = f" ({100 * extra / whole:.1f} %)" if whole else ""
+        rows.append((" ".join(str(i) for i in t["operators"]), str(t["band_rows"]), str(t["bands"]), t["strategy"],
+                     str(t["whole_bytes"]), str(t["band_bytes"]), str(t["whole_bytes"] - t["band_bytes"]),
+                     f"{extra}{share}"))
     return format_rows(rows)

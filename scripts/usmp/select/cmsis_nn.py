@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from usmp.lower.program import KernelCall, LoweredOp, Program
+from usmp.lower.program import KernelCall, Program
 from usmp.select import cmsis_nn_sizes as sizes
 
 FAST = ("dsp", "mve")  # the extensions whose CMSIS-NN paths beat the portable kernels
@@ -53,7 +53,7 @@ class Rewrite:
 class Call:
     """A portable call with its buffers by parameter name."""
 
-    op: LoweredOp
+    op_index: int  # the graph operator the call computes
     call: KernelCall
     buffers: dict[str, str]
     program: Program
@@ -65,7 +65,7 @@ class Call:
         return self.call.params
 
     def graph_op(self):
-        return next(o for o in self.program.graph.operators if o.index == self.op.op_index)
+        return next(o for o in self.program.graph.operators if o.index == self.op_index)
 
 
 def _dims(n: int, h: int, w: int, c: int) -> list[int]:

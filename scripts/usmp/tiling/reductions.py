@@ -48,9 +48,10 @@ class Tail:
     def start(self, acc: str) -> KernelCall:
         return KernelCall("usmp_fill_bytes", "usmp_fill_bytes_params", dict(count=4 * self.channels, value=0), [acc])
 
-    def band(self, source: str, rows: int, acc: str) -> KernelCall:
+    def band(self, source: str, acc: str) -> KernelCall:
+        """Summing every row; the loop sets `count` for the rows of each band."""
         return KernelCall(f"usmp_band_sum_{self.suffix}", "usmp_band_sum_params",
-                          dict(count=rows * self.width, channels=self.channels), [source, acc])
+                          dict(count=self.rows * self.width, channels=self.channels), [source, acc])
 
     def finish(self, acc: str, output: str) -> list[KernelCall]:
         p, fn = self.call.params, self.call.function
