@@ -35,7 +35,10 @@ def kernel_label(entry: dict) -> str:
     function, named after the CMSIS-NN function it calls), "USMP Helium conv_1x1_s8", "depth-first x3, 12 bands"."""
     family, functions = entry["kernel"], entry.get("functions", [])
     if family == "depth-first":
-        return f"depth-first x{len(entry.get('chain', [])) or '?'}, {entry['bands']} bands"
+        on = [name for name, used in (
+            ("CMSIS-NN", any(f.startswith("usmp_cmsis_nn_") and "helium" not in f for f in functions)),
+            ("USMP Helium", any("helium" in f for f in functions))) if used] or ["portable"]
+        return f"depth-first x{len(entry.get('chain', [])) or '?'}, {entry['bands']} bands, {' + '.join(on)} kernels"
     if family in ("cmsis-nn", "helium"):
         name = next((f for f in functions if f.startswith(("usmp_cmsis_nn_", "usmp_helium_"))), functions[0])
         short = name.removeprefix("usmp_cmsis_nn_").removeprefix("usmp_helium_").replace("_helium", "")
@@ -99,12 +102,10 @@ def portable_fallbacks(program: Program, cpu: str | None, fast_kernels: bool | N
     fallbacks = []
     if CPUS.get(cpu or "") in FAST_EXTENSIONS:
         for step, op in enumerate(program.ops):
-            family = kernel_family(op)["kernel"]
-            if family in ("cmsis-nn", "helium"):
-                continue
-            if family == "depth-first":
-                why = "a depth-first chain runs the portable band kernels"
-            elif not any(call.function in REWRITES for call in op.calls):
+            kernels = kernel_family(op)
+            if any(f.startswith(("usmp_cmsis_nn_", "usmp_helium_")) for f in kernels["functions"]):
+                continue  # (a depth-first chain whose links all run portable kernels is listed)
+            if not any(call.function in REWRITES for call in op.calls):
                 why = "no CMSIS-NN kernel for this operator or type"
             elif fast_kernels is False:
                 why = "CMSIS-NN not found or --kernels portable"
