@@ -111,10 +111,11 @@ def memory_chart(document: dict, pool: dict, live: list[int], height: int = 220)
         out.extend(_band_stripes(chain, x_scale, TOP, height))
     for step, value in enumerate(live):
         h = height * value / maximum
-        colour = FAMILY_COLOURS["depth-first"] if families.get(step) == "depth-first" else "#4e79a7"
+        banded = families.get(step) == "depth-first"  # lighter, so that its band stripes show through
         out.append(f'<rect class="live" data-step="{step}" x="{_fmt(LEFT + step * x_scale + 0.5)}" '
                    f'y="{_fmt(bottom - h)}" width="{_fmt(max(x_scale - 1, 0.5))}" height="{_fmt(h)}" '
-                   f'fill="{colour}" fill-opacity="0.8"><title>{escape(labels[step])}: {value:,} B live'
+                   f'fill="{FAMILY_COLOURS["depth-first"] if banded else "#4e79a7"}" '
+                   f'fill-opacity="{0.55 if banded else 0.8}"><title>{escape(labels[step])}: {value:,} B live'
                    f'</title></rect>')
     for value, colour, name, dash, anchor in (
             (pool.get("lower_bound_bytes", 0), "#e15759", "lower bound", "6 4", "start"),
