@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from usmp import progress
 from usmp.analysis import buffer_infos
 from usmp.analysis.schedule import reorder_program
 from usmp.analysis.scopes import realize_memory_scopes
@@ -65,10 +66,12 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
         buffers = guarded_buffer_infos(program, buffers)
     pools = aligned_pools(model_pools(program, options), buffers)
     pool_infos = [p.info() for p in pools]
+    progress.stage(f"planning {len(buffers)} buffers")
     result = plan(buffers, pool_infos, options.algorithm, options.time_limit, options.progress)
     verify_plan(buffers, pool_infos, result.placements, f"algorithm '{options.algorithm}'")
     check_pool_limits(pools, result.pool_sizes)
     layout = make_layout(program, pools, result, options.workspace_io, options.user_pools)
+    progress.stage("writing the C code")
     files = emit_library(program, layout, source=Path(model_path).name, guards=options.guards)
     files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools))
     return Compiled(program, result, layout, files)
@@ -86,19 +89,26 @@ def aligned_pools(pools: list[PoolSpec], buffers: list[BufferInfo]) -> list[Pool
 def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Program, list[BufferInfo]]:
     """Import, lower and analyse: the program and the buffers the planner sees."""
     check_pools(options.pools)
+    progress.stage(f"reading {Path(model_path).name}")
     try:
-        program = lower_graph(fold_constants(read_tflite(model_path, options.name)))
+        graph = read_tflite(model_path, options.name)
+        progress.stage(f"folding and lowering {len(graph.operators)} operators")
+        program = lower_graph(fold_constants(graph))
     except ModelError as exc:
         raise with_problem_count(exc, model_path) from None
     pools = model_pools(program, options)
     program = realize_memory_scopes(program, pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
+    if options.tiling != "off":
+        progress.stage(f"tiling ({options.tiling}): looking for depth-first chains among {len(program.ops)} steps")
     program, _ = tile_program(program, options.tiling, options.workspace_io,
                               preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn),
                               cpu_extension(options.cpu), options.tiling_budget)
+    progress.stage("selecting kernels")
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
     program = place_band_buffers(program, options.workspace_io)
+    progress.stage("analysing liveness")
     return program, buffer_infos(program, pools, options.workspace_io)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from usmp import progress
 from usmp.compiler import CompileOptions
 from usmp.errors import UsmpError
 from usmp.planner.progress import TerminalProgress
@@ -67,7 +68,7 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         time_limit=args.time_limit,
         workspace_io=args.workspace_io,
         user_pools=args.user_pools,
-        progress=TerminalProgress(),
+        progress=TerminalProgress() if progress.enabled() else None,  # quiet in pipes and CI
         reorder=getattr(args, "reorder", False),
         guards=getattr(args, "guards", False),
         tiling=getattr(args, "tiling", None) or "auto",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from usmp import progress
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
 from usmp.compiler import aligned_pools, analyse_model, model_pools
 from usmp.errors import PlanError
@@ -34,6 +35,7 @@ def run(args) -> int:
     pools = [p.info() for p in specs]
     result = plan(buffers, pools, options.algorithm, options.time_limit, options.progress)
     document = plan_document(program, buffers, result, specs)
+    progress.clear()  # the stage line, before the command's own output
     if args.svg:
         Path(args.svg).write_text(plan_svg(document))
     if args.json:

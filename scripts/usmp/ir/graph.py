@@ -98,6 +98,8 @@ class Graph:
     outputs: list[int]
     # Subgraphs CALL_ONCE runs before the first inference (tf.Variable initialisers), by subgraph index.
     init_graphs: dict[int, "Graph"] = field(default_factory=dict)
+    # Operators computed at compile time, with why (fold/, frontend/float16.py): for the reports only.
+    folded: list[tuple[Operator, str]] = field(default_factory=list)
 
     def tensor(self, index: int) -> Tensor:
         return self.tensors[index]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from usmp.planner.problem import BufferInfo, PlanResult
+from usmp.report.operators import compiler_changes, operator_entries
 
 
 def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools) -> dict:
@@ -19,6 +20,7 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools)
         rows.append({
             "name": info.name, "kind": program.buffers[info.name].kind, "size_bytes": info.size,
             "alignment": info.alignment, "pool": pool, "offset": offset, "first_step": first, "last_step": last,
+            "tensors": [program.graph.tensors[i].name for i in program.buffers[info.name].tensors],
         })
     return {
         "model": program.name,
@@ -39,6 +41,9 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools)
         "tiling": [dict(op.report(), step=k) for k, op in enumerate(program.ops) if hasattr(op, "report")],
         # No timings: the document is part of the generated files, which must be reproducible.
         "tried": [{"algorithm": a, "bytes": b} for a, b, _ in result.tried],
+        # each step: operator, kernel family, tensors, MACs, buffers read and written (report/operators.py)
+        "operators": operator_entries(program),
+        "compiler": compiler_changes(program),
     }
 
 
