@@ -31,6 +31,7 @@ class Buffer:
     # (buffer, byte offset): lives inside another buffer's bytes that nothing else uses while it does (a
     # depth-first chain's band buffers in the end of a consumed input's buffer); not planned on its own
     inside: tuple[str, int] | None = None
+    per_call: bool = False  # scratch whose contents one kernel call uses and leaves (CMSIS-NN's im2col buffers)
 
     @property
     def is_constant(self) -> bool:

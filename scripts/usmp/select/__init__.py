@@ -126,7 +126,7 @@ def _apply_in_loop(program: Program, loop: BandLoop, link: int, op_index: int, c
 def preview_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
                     cmsis_nn: str | os.PathLike | None = None) -> dict[int, KernelCall]:
     """The call each single-call operator would get, by operator index, without changing the program: what the
-    tiling pass costs its chains with (a kernel that cannot run a band is not taken in a chain)."""
+    tiling pass costs its chains with (a kernel that cannot run a band is not taken in a chain's loop)."""
     extension = cpu_extension(cpu)
     if not selects_fast_kernels(cpu, kernels, cmsis_nn) or extension is None:
         return {}
@@ -135,7 +135,7 @@ def preview_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         if len(op.calls) != 1:
             continue
         found = _rewrite_for(program, op.op_index, op.calls[0], {a.name: a.buffer for a in op.args}, extension)
-        if found is not None and runs_bands(found[1].params_type):
+        if found is not None:
             rewrite = found[1]
             scratch = sum(b.size for _, b, _ in rewrite.args if isinstance(b, NewBuffer) and b.data is None)
             chosen[op.op_index] = KernelCall(rewrite.function, rewrite.params_type, dict(rewrite.params, scratch=scratch),
@@ -173,7 +173,8 @@ def _add_buffer(program: Program, op_index: int, new: NewBuffer) -> str:
         n += 1
         name = f"op{op_index}_{new.what}#{n}"
     kind = "scratch" if new.data is None else "constant"
-    program.buffers[name] = Buffer(name, kind, max(new.size, 1), MIN_ALIGNMENT, new.c_type, data=new.data)
+    program.buffers[name] = Buffer(name, kind, max(new.size, 1), MIN_ALIGNMENT, new.c_type, data=new.data,
+                                   per_call=new.data is None)
     return name
 
 

@@ -35,11 +35,27 @@ def fit(sizes: list[tuple[int, int]], start: int, end: int) -> list[int | None]:
 
 
 def place_band_buffers(program: Program, workspace_io: bool) -> Program:
-    """Every band loop's scratch inside the input buffer it consumes with the most free bytes, where it fits."""
+    """Every band loop's kernels' scratch in one buffer, and its scratch inside the input buffer it consumes
+    with the most free bytes, where it fits."""
     for op in program.ops:
         if isinstance(op, BandLoop):
-            program = _place(program, op, workspace_io)
+            program = _place(_share_kernel_scratch(program, op), op, workspace_io)
     return program
+
+
+def _share_kernel_scratch(program: Program, loop: BandLoop) -> Program:
+    """A loop's links call their kernels one after another, and a kernel's scratch (Buffer.per_call) holds
+    nothing from one call to the next: all of them take the bytes of the largest."""
+    scratch = sorted({a.buffer for a in loop.args if program.buffers[a.buffer].per_call
+                      and program.buffers[a.buffer].inside is None}, key=lambda b: (-program.buffers[b].size, b))
+    if len(scratch) < 2:
+        return program
+    host = scratch[0]
+    buffers = dict(program.buffers)
+    buffers[host] = replace(buffers[host], alignment=max(buffers[b].alignment for b in scratch))
+    for name in scratch[1:]:
+        buffers[name] = replace(buffers[name], inside=(host, 0))
+    return replace(program, buffers=buffers)
 
 
 def _place(program: Program, loop: BandLoop, workspace_io: bool) -> Program:

@@ -20,6 +20,7 @@ from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
 from usmp.tiling.band_rows import STRATEGIES, LinkSummary
 from usmp.tiling.cost import (MOVE_PER_BYTE, NEXT, PER_ELEMENT, PER_MAC, PLAN_PER_LINK, call_overhead, call_shape,
                               leftover_work, row_work, tail_change)
+from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.links import link_of
 from usmp.tiling.overlay import overlay_source
 from usmp.tiling.region import Region, buffer_users, region_at
@@ -171,9 +172,15 @@ class ChainSearch:
         cost = PLAN_PER_LINK * len(region.links) * rows.bands
         band_bytes = 0
         for j, link in enumerate(region.links):
-            shape = call_shape(self.kernels.get(link.op.op_index) or link.call, link.params)
+            whole = self.kernels.get(link.op.op_index)
+            in_loop = whole if whole is not None and runs_bands(whole.params_type) else None
+            shape = call_shape(in_loop or link.call, link.params)
             row_bytes = link.row("out") * region.element_bytes[j]
-            cost += _link_cost(summary[j], shape, self.extension, link.params["out_h"], row_bytes)
+            cost += _link_cost(summary[j], shape, self.extension if in_loop else None, link.params["out_h"],
+                               row_bytes)
+            if whole is not None and in_loop is None and link.tail is None:  # the loop keeps the portable kernel
+                cost += link.params["out_h"] * (row_work(shape, None) - row_work(call_shape(whole, link.params),
+                                                                                  self.extension))
             if link.tail is not None:
                 elements = link.params["out_h"] * link.row("out")
                 macs = elements * link.tail.call.params["out_features"] if "out_features" in link.tail.call.params else 0
@@ -204,7 +211,14 @@ class ChainSearch:
             if b < first or a > last or name in internal or self.program.buffers[name].kind == "scratch":
                 continue
             total += self.program.buffers[name].size
-        return total + sum(self.scratch[k] for k in positions)
+        return total + self._loop_scratch(positions)
+
+    def _loop_scratch(self, positions: tuple[int, ...]) -> int:
+        """The kernels' scratch of a loop: the selected kernels' share one buffer (reuse.py), the portable
+        kernels' each have theirs."""
+        selected = [self.scratch[k] for k in positions if self.program.ops[k].op_index in self.kernels]
+        return max(selected, default=0) + sum(self.scratch[k] for k in positions
+                                               if self.program.ops[k].op_index not in self.kernels)
 
     def _scratch(self, op: LoweredOp) -> int:
         chosen = self.kernels.get(op.op_index)
