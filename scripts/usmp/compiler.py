@@ -3,7 +3,8 @@
     import -> fold constants -> lower (state, constants, scratch)
            -> tile (depth-first band loops, costed on the kernels the selection will choose)
            -> select kernels (CMSIS-NN and USMP's own on DSP and Helium cores, in loops too)
-           -> band buffers into consumed inputs' free bytes -> analyse liveness -> plan -> rewrite offsets -> emit C
+           -> one scratch buffer per loop -> analyse liveness (and bytes in use over time)
+           -> plan -> rewrite offsets -> emit C
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from usmp.select import GENERIC, preview_kernels, select_kernels
 from usmp.select.cpus import cpu_extension
 from usmp.tiling import tile_program
 from usmp.tiling.chains import DEFAULT_BUDGET
-from usmp.tiling.reuse import place_band_buffers
+from usmp.tiling.scratch import share_kernel_scratch
 
 
 @dataclass
@@ -107,7 +108,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
                               cpu_extension(options.cpu), options.tiling_budget)
     progress.stage("selecting kernels")
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
-    program = place_band_buffers(program, options.workspace_io)
+    program = share_kernel_scratch(program)
     progress.stage("analysing liveness")
     return program, buffer_infos(program, pools, options.workspace_io)
 

@@ -8,6 +8,7 @@ from one inference to the next) always.
 """
 from __future__ import annotations
 
+from usmp.analysis.profiles import byte_profiles
 from usmp.analysis.scopes import buffer_targets, candidate_pools, pool_kind
 from usmp.errors import PlanError
 from usmp.lower.program import Buffer, Program
@@ -57,13 +58,14 @@ def buffer_infos(program: Program, pools: list[PoolSpec], workspace_io: bool = F
                 conflicts[name].add(other)
                 conflicts[other].add(name)
         active.append(name)
+    profiles = byte_profiles(program, intervals)
     infos = []
     for name in names:
         b = program.buffers[name]
         infos.append(BufferInfo(
             name=name, size=b.size, alignment=b.alignment,
             pool_candidates=_candidates(name, b, targets[name], pools),
-            conflicts=frozenset(conflicts[name]), live=intervals[name],
+            conflicts=frozenset(conflicts[name]), live=intervals[name], profile=profiles.get(name, ()),
         ))
     return infos
 

@@ -28,8 +28,8 @@ class Buffer:
     data: bytes | None = None  # contents of a constant buffer; initial contents of a state buffer
     tensors: list[int] = field(default_factory=list)  # graph tensors stored here (views share one)
     io_index: int | None = None  # position among model inputs/outputs
-    # (buffer, byte offset): lives inside another buffer's bytes that nothing else uses while it does (a
-    # depth-first chain's band buffers in the end of a consumed input's buffer); not planned on its own
+    # (buffer, byte offset): lives inside another buffer's bytes that nothing else uses while it does (the
+    # kernels' scratch of a depth-first loop, sharing one buffer); not planned on its own
     inside: tuple[str, int] | None = None
     per_call: bool = False  # scratch whose contents one kernel call uses and leaves (CMSIS-NN's im2col buffers)
 

@@ -36,18 +36,6 @@ class Candidate:
     strategy: str
     cost: float  # instructions the loop adds
     fused: int  # live workspace bytes while it runs
-    overlay: Overlay | None = None  # its output written over the input it consumes
-
-
-@dataclass(frozen=True)
-class Overlay:
-    """The buffer holding the input and then the output keeps the larger size while the output lives."""
-
-    source: str
-    output: str
-    source_bytes: int
-    output_bytes: int
-    output_last: int  # the output's last step
 
 
 class ChainSearch:
@@ -91,27 +79,22 @@ class ChainSearch:
 
     def _under(self, limit: int, options: dict[int, list[Candidate]], budget: float) -> list[Candidate] | None:
         """The cheapest choice of chains within `budget` under which no step has more than `limit` bytes live,
-        or None. A state is a position and the bytes by which buffers holding overlaid outputs exceed them
-        (buffer, bytes, last step)."""
+        or None: best[k] is the cheapest way to cover the first k operators."""
         n = len(self.profile)
-        states: dict[tuple[int, tuple], tuple[float, list[Candidate]]] = {(0, ()): (0.0, [])}
+        best: list[tuple[float, list[Candidate]] | None] = [None] * (n + 1)
+        best[0] = (0.0, [])
         for k in range(n):
-            for (_, carry), (cost, chosen) in [s for s in states.items() if s[0][0] == k]:
-                carry = tuple(c for c in carry if c[2] >= k)
-                if self.profile[k] + sum(c[1] for c in carry) <= limit:
-                    _keep(states, (k + 1, carry), cost, chosen)
-                for candidate in options.get(k, []):
-                    if candidate.fused + sum(c[1] for c in carry) > limit or cost + candidate.cost > budget:
-                        continue
-                    after = tuple(c for c in carry if c[2] > candidate.positions[-1])
-                    o = candidate.overlay
-                    if o is not None:
-                        merged = o.source_bytes + sum(c[1] for c in carry if c[0] == o.source)
-                        if merged > o.output_bytes:
-                            after += ((o.output, merged - o.output_bytes, o.output_last),)
-                    _keep(states, (candidate.positions[-1] + 1, after), cost + candidate.cost, chosen + [candidate])
-        finished = [v for (at, _), v in states.items() if at == n]
-        return min(finished, key=lambda v: v[0])[1] if finished else None
+            if best[k] is None:
+                continue
+            cost, chosen = best[k]
+            steps = [(k + 1, self.profile[k], 0.0, None)]
+            steps += [(c.positions[-1] + 1, c.fused, c.cost, c) for c in options.get(k, [])]
+            for end, value, price, candidate in steps:
+                if value > limit or cost + price > budget:
+                    continue
+                if best[end] is None or cost + price < best[end][0]:
+                    best[end] = (cost + price, chosen + [candidate] if candidate else chosen)
+        return best[n][1] if best[n] is not None else None
 
     def _options(self) -> dict[int, list[Candidate]]:
         """Every region's candidates not beaten on both bytes and instructions by another of the same region,
@@ -135,24 +118,10 @@ class ChainSearch:
 
     def profile_with(self, chosen: list[Candidate]) -> list[int]:
         """Live bytes per step once `chosen` are fused, each collapsing into one step (for tests and reports)."""
-        starts = {c.positions[0]: c for c in chosen}
-        values, carry, k = [], (), 0
-        while k < len(self.profile):
-            candidate = starts.get(k)
-            carry = tuple(c for c in carry if c[2] >= k)
-            if candidate is None:
-                values.append(self.profile[k] + sum(c[1] for c in carry))
-                k += 1
-                continue
-            values.append(candidate.fused + sum(c[1] for c in carry))
-            after = tuple(c for c in carry if c[2] > candidate.positions[-1])
-            o = candidate.overlay
-            if o is not None:
-                merged = o.source_bytes + sum(c[1] for c in carry if c[0] == o.source)
-                if merged > o.output_bytes:
-                    after += ((o.output, merged - o.output_bytes, o.output_last),)
-            carry, k = after, candidate.positions[-1] + 1
-        return values
+        covered = {k for c in chosen for k in c.positions}
+        starts = {c.positions[0]: c.fused for c in chosen}
+        return [starts[k] if k in starts else v for k, v in enumerate(self.profile)
+                if k not in covered or k in starts]
 
     def region(self, positions: tuple[int, ...]) -> Region | None:
         if positions not in self._regions:
@@ -189,14 +158,12 @@ class ChainSearch:
                 band_bytes += _aligned(summary[j].held * row_bytes)
             elif link.tail is not None:
                 band_bytes += link.tail.scratch_bytes
-        fused, overlay = self._fused_bytes(region, positions), None
+        fused = self._fused_bytes(region, positions)
         source = overlay_source(self.program, region, rows, self.users, set(positions), self.workspace_io)
-        if source is not None:  # the output lives in the input's buffer, as big as the larger of the two
+        if source is not None:  # the output goes over the input it consumes: one buffer, as big as the larger
             output = region.buffer(len(region.links) - 1, region.links[-1].output)
-            overlay = Overlay(source, output, self.program.buffers[source].size, self.program.buffers[output].size,
-                              self.intervals.get(output, (0, positions[-1]))[1])
-            fused -= min(overlay.source_bytes, overlay.output_bytes)
-        return Candidate(positions, band, strategy, cost, fused + band_bytes, overlay)
+            fused -= min(self.program.buffers[source].size, self.program.buffers[output].size)
+        return Candidate(positions, band, strategy, cost, fused + band_bytes)
 
     def _fused_bytes(self, region: Region, positions: tuple[int, ...]) -> int:
         """Bytes live while the fused step runs, band buffers aside: every buffer live across the region but
@@ -228,16 +195,11 @@ class ChainSearch:
                    if self.program.buffers[a.buffer].kind == "scratch")
 
 
-def _keep(states: dict, key: tuple, cost: float, chosen: list[Candidate]) -> None:
-    if key not in states or cost < states[key][0]:
-        states[key] = (cost, chosen)
-
-
 def _pareto(candidates: list[Candidate]) -> list[Candidate]:
-    """Those no other candidate matches or beats in bytes and instructions (overlaying or not alike)."""
+    """Those no other candidate matches or beats in bytes and instructions."""
     kept = []
     for c in sorted(candidates, key=lambda c: (c.fused, c.cost)):
-        if not any(k.cost <= c.cost and (k.overlay is None) == (c.overlay is None) for k in kept):
+        if not any(k.cost <= c.cost for k in kept):
             kept.append(c)
     return kept
 
