@@ -182,8 +182,10 @@ class _Reader:
         dtype = _TENSOR_TYPES[type_code]
         shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else shape
-        if any(d < 0 for d in shape) or any(d < 0 for d in signature[1:]) or len(signature) != len(shape):
-            raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes are supported")
+        if any(d < 0 for d in shape) or len(signature) != len(shape):
+            raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes "
+                            f"and shapes the input shapes fix are supported")
+        dynamic = signature if any(d < 0 for d in signature) else None  # resolved by usmp/shapes
         if len(shape) > MAX_RANK:
             raise self.fail(f"{where} has {len(shape)} dimensions; at most {MAX_RANK} are supported (as in TFLite Micro)")
         nbytes = element_size(dtype)
@@ -195,7 +197,8 @@ class _Reader:
         if dtype in CONSTANT_ONLY_TYPES and data is None:
             raise self.fail(f"{where} has type {dtype.upper()} and is not a constant; {dtype} is supported only "
                             f"for constant weights that DEQUANTIZE expands, not for activations")
-        return Tensor(index, name, shape, dtype, self._quantization(t), data, is_variable=bool(t.IsVariable()))
+        return Tensor(index, name, shape, dtype, self._quantization(t), data, is_variable=bool(t.IsVariable()),
+                      signature=dynamic if data is None else None)
 
     def _quantization(self, t) -> Quantization | None:
         """Taken as written: only the kernel that uses a scale or zero point knows what it needs.

@@ -66,6 +66,9 @@ class Tensor:
     quant: Quantization | None = None
     data: np.ndarray | None = None  # set for constant tensors, already shaped
     is_variable: bool = False  # state kept across inferences (SVDF, LSTM), see usmp/state
+    # The converter's shape signature where it has unknown (-1) dimensions, else None: `shape` then holds the
+    # converter's guess, which usmp/shapes replaces with the shape the fixed input shapes imply.
+    signature: tuple[int, ...] | None = None
 
     @property
     def is_constant(self) -> bool:
