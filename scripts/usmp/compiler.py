@@ -1,6 +1,6 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
-    import -> resolve shapes -> fold constants -> lower (state, constants, scratch)
+    import -> resolve shapes -> uint8 as int8 -> fold constants -> lower (state, constants, scratch)
            -> tile (depth-first bands, opt-in) -> select kernels (CMSIS-NN on DSP cores)
            -> analyse liveness -> plan -> rewrite offsets -> emit C
 """
@@ -24,6 +24,7 @@ from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.shapes import resolve_shapes
+from usmp.uint8 import rewrite_uint8
 from usmp.report.plan_json import dumps, plan_document
 from usmp.select import GENERIC, select_kernels, selects_fast_kernels
 from usmp.tiling import tile_program
@@ -83,7 +84,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     """Import, lower and analyse: the program and the buffers the planner sees."""
     check_pools(options.pools)
     try:
-        program = lower_graph(fold_constants(resolve_shapes(read_tflite(model_path, options.name))))
+        program = lower_graph(fold_constants(rewrite_uint8(resolve_shapes(read_tflite(model_path, options.name)))))
     except ModelError as exc:
         raise with_problem_count(exc, model_path) from None
     pools = model_pools(program, options)

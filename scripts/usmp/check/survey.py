@@ -25,6 +25,7 @@ from usmp.lower.context import LowerContext
 from usmp.lower.lowering import unsupported_reason
 from usmp.lower.ops import lowering_for
 from usmp.shapes import resolve_shapes
+from usmp.uint8 import rewrite_uint8
 from usmp.state import resolve_state
 
 # Operators that run other subgraphs: usmp compiles straight-line code of one subgraph.
@@ -111,7 +112,7 @@ def check_model(path: str | Path) -> ModelReport:
         raise ModelError(f"{path}: cannot read model file: {exc.strerror or exc}") from None
     source = str(path)
     try:
-        graph, first = fold_constants(resolve_shapes(parse_tflite(data, _default_name(path), source))), None  # as compile does
+        graph, first = fold_constants(rewrite_uint8(resolve_shapes(parse_tflite(data, _default_name(path), source)))), None  # as compile does
     except ModelError as exc:
         if len(data) < 8 or data[4:8] != b"TFL3":
             raise

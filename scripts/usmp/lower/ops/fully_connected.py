@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from usmp.lower.ops import lowering
+from usmp.lower.ops import asymmetric, lowering
 from usmp.lower.ops.common import (
     float_activation, int8_activation, int16_clamp, optional_input, per_channel_requantization, require_constant,
     require_dtype, require_quantized,
@@ -53,6 +53,9 @@ def lower_fully_connected(op, ctx):
                  output=ctx.write(op.outputs[0]))
         return
     require_dtype(ctx, weights, "int8")
+    if asymmetric.is_uint8(op):  # a uint8 model's: weights with a zero point
+        asymmetric.lower_fully_connected(op, ctx, shape)
+        return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
     q_w = require_quantized(ctx, weights, per_tensor=False)
     if np.any(q_w.zero_points != 0):
