@@ -68,3 +68,26 @@ def test_a_uint8_operator_litert_computes_otherwise_is_refused_by_name(tmp_path)
     tensors = [tb.T("x", (1, 4), "uint8", **q), tb.T("y", (1, 4), "uint8", scales=[1 / 256], zero_points=[0])]
     data = tb.build([tb.Sub(tensors, [tb.Op(OP.LOGISTIC, [0], [1])], [0], [1])])
     compile_bytes(tmp_path, data, "operator 0: uint8 LOGISTIC is not supported", "uint8 models may use")
+
+
+def test_the_kernels_build_for_the_cortex_m0_without_64_bit_division(tmp_path):
+    """The integer kernels use no float at all; the softmax is LiteRT's float one (software float on an M0)."""
+    import subprocess
+
+    from test_ops_elementwise import ARM_GCC, ARM_OBJDUMP, call_graph, is_float_routine, reachable
+    from usmp.paths import KERNELS_DIR
+
+    if ARM_GCC is None or ARM_OBJDUMP is None:
+        pytest.skip("arm-none-eabi toolchain not installed")
+    obj = tmp_path / "asymmetric.o"
+    subprocess.run([ARM_GCC, "-mcpu=cortex-m0", "-mthumb", "-Os", "-std=c99", "-ffunction-sections",
+                    f"-I{KERNELS_DIR / 'include'}", "-c", str(KERNELS_DIR / "src" / "asymmetric.c"), "-o", str(obj)],
+                   check=True)
+    graph = call_graph(obj)
+    kernels = sorted(f for f in graph if f.startswith("usmp_") and f.endswith("_s8"))
+    assert len(kernels) == 5
+    for kernel in kernels:
+        used = reachable(graph, kernel)
+        assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod"}, f"{kernel} uses 64-bit division"
+        floats = [s for s in used if is_float_routine(s)]
+        assert bool(floats) == (kernel == "usmp_softmax_asym_s8"), f"{kernel}: {floats}"
