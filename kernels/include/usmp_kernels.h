@@ -44,5 +44,6 @@
 #include "usmp_kernels/lstm.h"
 #include "usmp_kernels/tiling.h"
 #include "usmp_kernels/asymmetric.h"
+#include "usmp_kernels/hybrid.h"
 
 #endif /* USMP_KERNELS_H */

@@ -70,7 +70,16 @@ class LowerContext:
         return f"operator {op.index} ({op.opcode})"
 
     def fail(self, message: str) -> ModelError:
-        return ModelError(f"{self.where()}: {message}")
+        return ModelError(f"{self.where()}{self._hybrid_note()}: {message}")
+
+    def _hybrid_note(self) -> str:
+        """A refused operator with float activations and int8 constant weights is named as hybrid first."""
+        op = self._current
+        operands = [self.tensor(i) for i in (op.inputs if op is not None else []) if i is not None]
+        weights = [t for t in operands if t.is_constant and t.dtype == "int8"]
+        if not weights or not any(not t.is_constant and t.dtype == "float32" for t in operands):
+            return ""
+        return f", a hybrid operator (int8 weights '{weights[0].name}', float activations)"
 
     # -- buffers ---------------------------------------------------------------
     def read(self, tensor_index: int) -> Ref:

@@ -18,7 +18,7 @@ import numpy as np
 
 from usmp.ir.graph import Operator, Tensor
 from usmp.lower.context import LowerContext, Ref
-from usmp.lower.ops import asymmetric, lowering
+from usmp.lower.ops import asymmetric, hybrid, lowering
 from usmp.lower.ops.common import (
     float_activation, int8_activation, int16_clamp, optional_input, per_channel_requantization, require_constant,
     require_dtype, require_quantized,
@@ -44,6 +44,11 @@ def lower_conv_2d(op, ctx):
     if out_ch % groups:
         raise ctx.fail(f"{out_ch} output channels cannot be split into {groups} groups")
     params = dict(window.params(), filter_in_ch=filter_in_ch, filters_per_group=out_ch // groups)
+    if hybrid.is_hybrid(ctx, op):  # int8 weights, float activations
+        if groups != 1:
+            raise ctx.fail("a hybrid CONV_2D with groups is not supported")
+        hybrid.lower_conv(op, ctx, window.params(), weights)
+        return
     dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     require_dtype(ctx, out, dtype)
     require_dtype(ctx, weights, "int8" if dtype == "int16" else dtype)
