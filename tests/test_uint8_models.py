@@ -91,3 +91,11 @@ def test_the_kernels_build_for_the_cortex_m0_without_64_bit_division(tmp_path):
         assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod"}, f"{kernel} uses 64-bit division"
         floats = [s for s in used if is_float_routine(s)]
         assert bool(floats) == (kernel == "usmp_softmax_asym_s8"), f"{kernel}: {floats}"
+
+
+def test_quantize_float_to_uint8_matches_litert(tmp_path):
+    tensors = [tb.T("x", (64,), "float32"), tb.T("y", (64,), "uint8", scales=[0.037], zero_points=[131])]
+    path = tmp_path / "quantize_u8.tflite"
+    path.write_bytes(tb.build([tb.Sub(tensors, [tb.Op(OP.QUANTIZE, [0], [1])], [0], [1])]))
+    x = np.linspace(-6, 6, 64).astype(np.float32)
+    assert np.array_equal(litert_outputs(path, [x])[0], run_host(compile_model(path), [x])[0])

@@ -91,14 +91,17 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     program = realize_memory_scopes(program, pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
-    program, _ = tile_program(program, _tiling(options), options.workspace_io)
+    program, _ = tile_program(program, _tiling(options, program), options.workspace_io)
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
     return program, buffer_infos(program, pools, options.workspace_io)
 
 
-def _tiling(options: CompileOptions) -> str:
+def _tiling(options: CompileOptions, program: Program) -> str:
     """`auto` spends at most about 10 % more instructions; fused runs keep the portable kernels, which on a core
-    where CMSIS-NN's would run instead cost far more than that, so there `auto` leaves tensors whole."""
+    where CMSIS-NN's would run instead cost far more than that, so there `auto` leaves tensors whole. A model
+    with IF or WHILE is not tiled (its steps are its blocks', usmp/control)."""
+    if any(op.control is not None for op in program.ops):
+        return "off"
     if options.tiling == "auto" and selects_fast_kernels(options.cpu, options.kernels, options.cmsis_nn):
         return "off"
     return options.tiling

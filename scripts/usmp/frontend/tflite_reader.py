@@ -104,7 +104,7 @@ class _Reader:
 
     def _checked_subgraph(self, number: int, opcodes: list[str]) -> Graph:
         graph = self._subgraph(number, opcodes)
-        self._check_io(graph.tensors, graph.operators, graph.inputs, graph.outputs)
+        self._check_io(graph.tensors, graph.operators, graph.inputs, graph.outputs, subgraph=number)
         self._check_empty(graph.tensors, graph.operators, graph.inputs + graph.outputs)
         return graph
 
@@ -119,17 +119,18 @@ class _Reader:
         outputs = self._tensor_list(subgraph.OutputsAsNumpy(), subgraph.OutputsLength(), len(tensors), "model outputs")
         return Graph(self.name, tensors, operators, inputs, outputs)
 
-    def _check_io(self, tensors, operators, inputs, outputs) -> None:
+    def _check_io(self, tensors, operators, inputs, outputs, subgraph: int = 0) -> None:
         """Inputs and outputs are distinct buffers the caller owns (no repeats, no overlap, no writes to inputs);
-        every other tensor has at most one producer."""
+        every other tensor has at most one producer. A subgraph IF or WHILE runs may pass an input straight
+        through to an output, or return a constant (its operator copies them)."""
         for what, indices in (("inputs", inputs), ("outputs", outputs)):
             repeated = sorted({i for i in indices if indices.count(i) > 1})
             if repeated:
                 raise self.fail(f"model {what} list tensor {repeated[0]} more than once")
-        for index in outputs:
+        for index in outputs if not subgraph else ():
             if tensors[index].is_constant:  # the generated code never copies a constant into the caller's output
                 raise self.fail(f"model output tensor {index} '{tensors[index].name}' is a constant")
-        both = sorted(set(inputs) & set(outputs))
+        both = sorted(set(inputs) & set(outputs)) if not subgraph else []
         if both:
             raise self.fail(f"tensor {both[0]} '{tensors[both[0]].name}' is both a model input and a model output")
         producer: dict[int, int] = {}

@@ -101,6 +101,9 @@ class Graph:
     outputs: list[int]
     # Subgraphs CALL_ONCE runs before the first inference (tf.Variable initialisers), by subgraph index.
     init_graphs: dict[int, "Graph"] = field(default_factory=dict)
+    # Subgraphs IF and WHILE run (branches, loop conditions and bodies), by subgraph index; each keeps its own
+    # tensors. Shared by the main graph and every subgraph of one model.
+    subgraphs: dict[int, "Graph"] = field(default_factory=dict)
 
     def tensor(self, index: int) -> Tensor:
         return self.tensors[index]

@@ -56,10 +56,24 @@ class LowerContext:
         self._current: Operator | None = None
         self._calls: list[KernelCall] = []
         self._args: list[Arg] = []
+        self._control = None  # an IF or WHILE's blocks (usmp/control), set by its lowering
+        # A subgraph's context (see nested()): its buffer names start with prefix, its inputs and outputs are
+        # ordinary tensors, and protected buffers (a loop's carried values) are never written over in place.
+        self.prefix = ""
+        self.subgraph = 0
+        self.protected: set[str] = set()
+        self.parent: LowerContext | None = None
         for tensor_index, variable in self.state_plan.shared.items():  # views of and values computed into state
             name = self._variable_buffer(variable)
             self.tensor_buffers[tensor_index] = name
             self.buffers[name].tensors.append(tensor_index)
+
+    def nested(self, graph: Graph, subgraph: int, prefix: str) -> "LowerContext":
+        """A context for a subgraph IF or WHILE runs: the same buffers and constants, its own tensors."""
+        child = LowerContext(graph)
+        child.buffers, child._constant_by_content = self.buffers, self._constant_by_content
+        child.prefix, child.subgraph, child.parent = prefix, subgraph, self
+        return child
 
     # -- what the operator is ------------------------------------------------
     def tensor(self, index: int) -> Tensor:
@@ -67,7 +81,7 @@ class LowerContext:
 
     def where(self, op: Operator | None = None) -> str:
         op = op or self._current
-        return f"operator {op.index} ({op.opcode})"
+        return f"{f'subgraph {self.subgraph} ' if self.subgraph else ''}operator {op.index} ({op.opcode})"
 
     def fail(self, message: str) -> ModelError:
         return ModelError(f"{self.where()}{self._hybrid_note()}: {message}")
@@ -136,7 +150,7 @@ class LowerContext:
         """
         in_name = self._tensor_buffer(input_index)
         source = self.buffers[in_name]
-        is_output = output_index in self.graph.outputs
+        is_output = output_index in self.graph.outputs and not self.subgraph
         if is_output and source.kind in ("input", "output", "constant", "state"):
             return False
         if output_index in self.tensor_buffers:
@@ -172,6 +186,8 @@ class LowerContext:
             return False
         if source.is_constant or input_index in self.graph.inputs:
             return False
+        if self.tensor_buffers.get(input_index) in self.protected:
+            return False
         if out.dtype != source.dtype or out.nbytes != source.nbytes:
             return False
         name = self._tensor_buffer(input_index)
@@ -194,10 +210,12 @@ class LowerContext:
             kind, data = "state", variable_tensor_image(tensor)
         elif tensor.is_constant:
             kind, data = "constant", tensor.data.tobytes()
-        elif index in self.graph.inputs:
+        elif index in self.graph.inputs and not self.subgraph:
             kind, data = "input", None
-        elif index in self.graph.outputs:
+        elif index in self.graph.outputs and not self.subgraph:
             kind, data = "output", None
+        elif index in self.graph.inputs:  # a subgraph's input: filled by its IF or WHILE
+            kind, data = "tensor", None
         else:
             kind, data = "tensor", None
             if self.graph.producer(index) is None:
@@ -225,6 +243,7 @@ class LowerContext:
         return self._variable_buffers[variable]
 
     def _unique(self, base: str) -> str:
+        base = self.prefix + base
         name, n = base, 1
         while name in self.buffers:
             n += 1
@@ -252,12 +271,20 @@ class LowerContext:
         self._args.append(Arg(unique, ref.buffer, ref.writable))
         return unique
 
+    def control(self, control, **args: Ref) -> None:
+        """The operator is an IF or WHILE: its blocks and copies (usmp/control); args as call()'s, plus every
+        buffer its blocks touch, which the generated function receives."""
+        for arg_name, ref in args.items():
+            self._arg(arg_name, ref)
+        self._control = control
+
     def begin(self, op: Operator) -> None:
-        self._current, self._calls, self._args = op, [], []
+        self._current, self._calls, self._args, self._control = op, [], [], None
 
     def end(self) -> None:
-        if self._calls:
-            self.ops.append(LoweredOp(self._current.index, self._current.opcode, self._args, self._calls))
+        if self._calls or self._control is not None:
+            self.ops.append(LoweredOp(self._current.index, self._current.opcode, self._args, self._calls,
+                                      subgraph=self.subgraph, control=self._control))
         self._current = None
 
 

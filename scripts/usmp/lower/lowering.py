@@ -36,16 +36,25 @@ def unsupported_reason(op: Operator) -> str | None:
     return None
 
 
+def lower_operators(ctx: LowerContext, graph: Graph) -> None:
+    """Every operator of graph (the main one, or a subgraph IF or WHILE runs) into ctx, in order."""
+    for op in graph.operators:
+        reason = unsupported_reason(op)
+        if reason is not None:
+            raise ModelError(f"subgraph {ctx.subgraph} {reason}" if ctx.subgraph else reason)
+    for op in graph.operators:
+        ctx.begin(op)
+        lowering_for(op.opcode)(op, ctx)
+        ctx.end()
+
+
 def lower_graph(graph: Graph) -> Program:
     check_supported(graph)
     ctx = LowerContext(graph, resolve_state(graph))
     # Model I/O buffers exist even if no operator touches them (e.g. an unused input).
     for index in graph.inputs:
         ctx.read(index)
-    for op in graph.operators:
-        ctx.begin(op)
-        lowering_for(op.opcode)(op, ctx)
-        ctx.end()
+    lower_operators(ctx, graph)
     for index in graph.outputs:
         if index not in ctx.tensor_buffers:
             tensor = graph.tensors[index]

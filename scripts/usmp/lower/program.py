@@ -61,10 +61,13 @@ class LoweredOp:
     opcode: str
     args: list[Arg]
     calls: list[KernelCall]
+    subgraph: int = 0  # the subgraph the operator belongs to (0: the main one)
+    control: Any = None  # IF and WHILE: their blocks of operators (usmp/control.ControlFlow); calls is empty
 
     @property
     def function_name(self) -> str:
-        return f"op_{self.op_index}_{self.opcode.lower()}"
+        prefix = f"sg{self.subgraph}_" if self.subgraph else ""
+        return f"{prefix}op_{self.op_index}_{self.opcode.lower()}"
 
     def buffers_read(self) -> list[str]:
         return [a.buffer for a in self.args if not a.writable]

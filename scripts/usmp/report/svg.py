@@ -3,7 +3,7 @@
 Each buffer is a rectangle from its first to its last step and from its
 offset to offset + size; hovering shows its name, size and place. A
 depth-first chain's step is split into one stripe per band, and its band
-buffers have their own colour.
+buffers have their own colour; the blocks of an IF or WHILE are labelled stripes.
 """
 from __future__ import annotations
 
@@ -28,12 +28,13 @@ def plan_svg(document: dict) -> str:
     for k, pool in enumerate(pools):
         top = MARGIN + k * (PANEL_HEIGHT + MARGIN)
         parts.extend(_panel(pool, [b for b in document["buffers"] if b["pool"] == pool["name"]], steps, top,
-                            document.get("tiling", [])))
+                            document.get("tiling", []), document.get("control_flow", [])))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
 
-def _panel(pool: dict, buffers: list[dict], steps: int, top: int, tiling: list[dict]) -> list[str]:
+def _panel(pool: dict, buffers: list[dict], steps: int, top: int, tiling: list[dict],
+           control: list[dict] = ()) -> list[str]:
     size = max(pool["size_bytes"], 1)
     x_scale = WIDTH / steps
     y_scale = PANEL_HEIGHT / size
@@ -45,6 +46,8 @@ def _panel(pool: dict, buffers: list[dict], steps: int, top: int, tiling: list[d
     for chain in tiling:
         band_buffers.update(chain.get("band_buffers", []))
         out.extend(_band_stripes(chain, x_scale, top))
+    for region in control:
+        out.extend(_block_stripes(region, x_scale, top))
     for b in buffers:
         x = MARGIN + b["first_step"] * x_scale
         w = max((b["last_step"] - b["first_step"] + 1) * x_scale, 1)
@@ -58,6 +61,21 @@ def _panel(pool: dict, buffers: list[dict], steps: int, top: int, tiling: list[d
     out.append(f'<text x="{MARGIN + WIDTH}" y="{bottom + 16}" text-anchor="end">step {steps - 1}</text>')
     out.append(f'<text x="{MARGIN - 6}" y="{top + 10}" text-anchor="end">{size}</text>')
     out.append(f'<text x="{MARGIN - 6}" y="{bottom}" text-anchor="end">0</text>')
+    return out
+
+
+def _block_stripes(region: dict, x_scale: float, top: int) -> list[str]:
+    """An IF's or WHILE's blocks as shaded, labelled stripes under the buffers (the branches side by side)."""
+    out = []
+    for k, block in enumerate(region["blocks"]):
+        x0 = MARGIN + block["first_step"] * x_scale
+        width = max((block["last_step"] - block["first_step"] + 1) * x_scale, 0.2)
+        title = (f'operator {region["operator"]} ({region["opcode"]}): {block["role"]}, subgraph {block["subgraph"]}, '
+                 f'steps {block["first_step"]}-{block["last_step"]}')
+        shade = "#dfe9f3" if k % 2 == 0 else "#e9f3df"
+        out.append(f'<g><title>{escape(title)}</title><rect x="{x0:.2f}" y="{top}" width="{width:.2f}" '
+                   f'height="{PANEL_HEIGHT}" fill="{shade}" stroke="none"/>'
+                   f'<text x="{x0 + 2:.2f}" y="{top + 12}" font-size="10">{escape(block["role"])}</text></g>')
     return out
 
 

@@ -25,11 +25,12 @@ def _refusal(op: Operator, tensors: list[Tensor]) -> str | None:
     if op.opcode not in UINT8_OPERATORS:
         return (f"operator {op.index}: uint8 {op.opcode} is not supported (uint8 models may use "
                 f"{', '.join(UINT8_OPERATORS)})")
-    if op.opcode == "QUANTIZE":  # LiteRT requantizes uint8 to uint8 or int8 only
-        other = [tensors[i] for i in op.inputs + op.outputs if tensors[i].dtype not in ("uint8", "int8")]
-        if other:
-            return (f"operator {op.index}: uint8 QUANTIZE to or from {other[0].dtype} is not supported "
-                    f"(uint8 to uint8 or int8 only, as LiteRT)")
+    if op.opcode == "QUANTIZE":  # LiteRT quantizes float to uint8 and requantizes uint8 to uint8 or int8
+        other = [tensors[i] for i in op.inputs + op.outputs if tensors[i].dtype not in ("uint8", "int8", "float32")]
+        if other or tensors[op.outputs[0]].dtype == "float32":
+            t = other[0] if other else tensors[op.outputs[0]]
+            return (f"operator {op.index}: uint8 QUANTIZE to or from {t.dtype} is not supported "
+                    f"(float32, uint8 or int8 to uint8, and uint8 to int8, as LiteRT)")
     return None
 
 
