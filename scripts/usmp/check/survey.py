@@ -175,7 +175,8 @@ class _Survey:
                 lower_graph(graph)
             except ModelError as exc:
                 self.note(str(exc))
-        report.problems = self.problems
+        # An unknown custom operator is the root cause of the unusual tensors it makes: listed first.
+        report.problems = sorted(self.problems, key=lambda p: ": custom operator " not in p)
         return report
 
     def _tensor(self, report: ModelReport, s: int, t, index: int) -> Tensor | None:

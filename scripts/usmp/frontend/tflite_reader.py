@@ -21,7 +21,8 @@ from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, n
 
 _TENSOR_TYPES = {
     getattr(tflite.TensorType, name): name.lower()
-    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL", "RESOURCE")
+    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "UINT32", "UINT64", "BOOL",
+                 "RESOURCE")
 }
 # Types read only as constant data (float16 weights: see frontend/float16.py).
 CONSTANT_ONLY_TYPES = {"float16"}
@@ -110,7 +111,11 @@ class _Reader:
 
     def _subgraph(self, number: int, opcodes: list[str]) -> Graph:
         subgraph = self.model.Subgraphs(number)
-        tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
+        try:
+            tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
+        except ModelError:
+            self._unknown_custom_first(subgraph, number, opcodes)
+            raise
         operators = [
             self._operator(subgraph.Operators(i), i, opcodes, len(tensors))
             for i in range(subgraph.OperatorsLength())
@@ -118,6 +123,18 @@ class _Reader:
         inputs = self._tensor_list(subgraph.InputsAsNumpy(), subgraph.InputsLength(), len(tensors), "model inputs")
         outputs = self._tensor_list(subgraph.OutputsAsNumpy(), subgraph.OutputsLength(), len(tensors), "model outputs")
         return Graph(self.name, tensors, operators, inputs, outputs)
+
+    def _unknown_custom_first(self, subgraph, number: int, opcodes: list[str]) -> None:
+        """A custom operator no lowering knows is the root cause of the unusual tensor types it produces or
+        reads: named before them."""
+        from usmp.lower.ops import lowering_for
+
+        for i in range(subgraph.OperatorsLength()):
+            code = subgraph.Operators(i).OpcodeIndex()
+            opcode = opcodes[code] if 0 <= code < len(opcodes) else ""
+            if opcode.startswith("CUSTOM:") and lowering_for(opcode) is None:
+                where = f"subgraph {number} operator {i}" if number else f"operator {i}"
+                raise self.fail(f"{where}: custom operator {opcode.removeprefix('CUSTOM:')} is not supported")
 
     def _check_io(self, tensors, operators, inputs, outputs, subgraph: int = 0) -> None:
         """Inputs and outputs are distinct buffers the caller owns (no repeats, no overlap, no writes to inputs);
@@ -252,11 +269,23 @@ class _Reader:
         looped = sorted(set(inputs) & set(outputs))
         if looped:
             raise self.fail(f"operator {index} ({opcode}) reads tensor {looped[0]}, which it also writes")
-        options = self._options(op)
+        options = self._custom_options(op, index, opcode) if opcode.startswith("CUSTOM:") else self._options(op)
         for key, value in options.items():
             if isinstance(value, float) and not math.isfinite(value):
                 raise self.fail(f"operator {index} ({opcode}) has option {key} = {value}, not a finite number")
         return Operator(index, opcode, [None if v < 0 else v for v in inputs], outputs, options)
+
+    def _custom_options(self, op, index: int, opcode: str) -> dict:
+        """A custom operator's options: a FlexBuffer map (TFLite Micro's signal library writes one)."""
+        if not op.CustomOptionsLength():
+            return {}
+        from flatbuffers import flexbuffers
+
+        try:
+            values = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes())
+        except Exception:  # any damage in the bytes
+            raise self.fail(f"operator {index} ({opcode}) has custom options that are not a FlexBuffer map") from None
+        return dict(values) if isinstance(values, dict) else {}
 
     def _options(self, op) -> dict:
         type_code = op.BuiltinOptionsType()

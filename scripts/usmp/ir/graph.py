@@ -19,6 +19,8 @@ DTYPES = {
     "int16": (np.int16, "int16_t", 2),
     "int32": (np.int32, "int32_t", 4),
     "int64": (np.int64, "int64_t", 8),
+    "uint32": (np.uint32, "uint32_t", 4),  # TFLite Micro's signal library (energies, filter bank outputs)
+    "uint64": (np.uint64, "uint64_t", 8),
     "bool": (np.bool_, "uint8_t", 1),
     "resource": (np.int32, "int32_t", 4),  # a resource variable's handle (VAR_HANDLE); never a buffer
 }

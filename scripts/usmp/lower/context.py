@@ -32,6 +32,8 @@ _C_TYPES = {
     np.dtype(np.uint16): "uint16_t",
     np.dtype(np.int32): "int32_t",
     np.dtype(np.int64): "int64_t",
+    np.dtype(np.uint32): "uint32_t",
+    np.dtype(np.uint64): "uint64_t",
     np.dtype(np.float32): "float",
 }
 
@@ -136,6 +138,15 @@ class LowerContext:
         self.buffers[name] = Buffer(name, "constant", max(len(data), 1), max(alignment, MIN_ALIGNMENT), ctype, data=data)
         self._constant_by_content[key] = name
         return Ref(name, writable=False)
+
+    def persistent(self, what: str, initial: np.ndarray) -> Ref:
+        """State an operator keeps from one run to the next (a noise estimate, a delay line): a state buffer
+        with the given initial contents, which init() and reset() restore (see usmp/state)."""
+        initial = np.ascontiguousarray(initial)
+        name = self._unique(f"op{self._current.index}_{what}")
+        self.buffers[name] = Buffer(name, "state", max(initial.nbytes, 1), MIN_ALIGNMENT, _C_TYPES[initial.dtype],
+                                    data=initial.tobytes())
+        return Ref(name, writable=True)
 
     def scratch(self, what: str, nbytes: int, c_type_name: str = "int8_t", alignment: int = MIN_ALIGNMENT) -> Ref:
         """Working memory of one kernel call, planned like any other buffer."""

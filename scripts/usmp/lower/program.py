@@ -6,6 +6,7 @@ alignment, and the operator steps that read or write it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,10 @@ class LoweredOp:
     @property
     def function_name(self) -> str:
         prefix = f"sg{self.subgraph}_" if self.subgraph else ""
-        return f"{prefix}op_{self.op_index}_{self.opcode.lower()}"
+        name = self.opcode
+        if name.startswith("CUSTOM:"):  # CUSTOM:SignalWindow -> signal_window
+            name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.removeprefix("CUSTOM:"))
+        return f"{prefix}op_{self.op_index}_{re.sub(r'[^0-9a-z_]', '_', name.lower())}"
 
     def buffers_read(self) -> list[str]:
         return [a.buffer for a in self.args if not a.writable]
