@@ -1,10 +1,11 @@
 /*
- * SignalRfft (int16): see usmp_kernels/signal.h.
+ * SignalRfft and SignalIrfft (int16): see usmp_kernels/signal.h. They share the FFT.
  *
  * The complex FFT of fft_length / 2 points runs over the frame's even and odd
  * samples as real and imaginary parts; a split step then makes the spectrum of
- * the real frame. Each stage divides its inputs by its radix first, so values
- * stay within 16 bits; every product is rounded to 15 fractional bits.
+ * the real frame (the inverse joins the spectrum first, then transforms). Each
+ * stage divides its inputs by its radix first, so values stay within 16 bits;
+ * every product is rounded to 15 fractional bits.
  */
 #include "usmp_kernels.h"
 
@@ -96,7 +97,7 @@ static void radix3(struct cpx *out, const struct cpx *tw, int32_t stride, int32_
 	}
 }
 
-static void radix4(struct cpx *out, const struct cpx *tw, int32_t stride, int32_t m)
+static void radix4(struct cpx *out, const struct cpx *tw, int32_t stride, int32_t m, int32_t inverse)
 {
 	int32_t k;
 
@@ -117,6 +118,10 @@ static void radix4(struct cpx *out, const struct cpx *tw, int32_t stride, int32_
 		bd_diff = csub(tb, td);
 		*c = csub(*a, bd_sum);
 		*a = cadd(*a, bd_sum);
+		if (inverse) {
+			bd_diff.r = usmp_wrap16(-bd_diff.r);
+			bd_diff.i = usmp_wrap16(-bd_diff.i);
+		}
 		b->r = usmp_wrap16(ac_diff.r + bd_diff.i);
 		b->i = usmp_wrap16(ac_diff.i - bd_diff.r);
 		d->r = usmp_wrap16(ac_diff.r - bd_diff.i);
@@ -162,33 +167,9 @@ static void radix5(struct cpx *out, const struct cpx *tw, int32_t stride, int32_
 	}
 }
 
-/* Any other radix p (at most 16 here): each output the sum of the p scaled inputs times their twiddles. */
-static void radix_any(struct cpx *out, const struct cpx *tw, int32_t stride, int32_t m, int32_t p, int32_t n)
-{
-	struct cpx in[16];
-	int32_t u, q, q1, k, index;
-
-	for (u = 0; u < m; u++) {
-		for (q1 = 0, k = u; q1 < p; q1++, k += m) {
-			in[q1] = out[k];
-			divide(&in[q1], p);
-		}
-		for (q1 = 0, k = u; q1 < p; q1++, k += m) {
-			out[k] = in[0];
-			for (q = 1, index = 0; q < p; q++) {
-				index += stride * k;
-				if (index >= n) {
-					index -= n;
-				}
-				out[k] = cadd(out[k], cmul(in[q], tw[index]));
-			}
-		}
-	}
-}
-
 /* One stage of the decimation in time: the sub-transforms of every radix-th sample, then the butterflies. */
 static void stage(struct cpx *out, const struct cpx *in, int32_t stride, const int32_t *factors, const struct cpx *tw,
-		  int32_t n)
+		  int32_t inverse)
 {
 	const int32_t p = factors[0], m = factors[1];
 	int32_t k;
@@ -197,7 +178,7 @@ static void stage(struct cpx *out, const struct cpx *in, int32_t stride, const i
 		if (m == 1) {
 			out[k] = in[k * stride];
 		} else {
-			stage(out + k * m, in + k * stride, stride * p, factors + 2, tw, n);
+			stage(out + k * m, in + k * stride, stride * p, factors + 2, tw, inverse);
 		}
 	}
 	switch (p) {
@@ -208,13 +189,10 @@ static void stage(struct cpx *out, const struct cpx *in, int32_t stride, const i
 		radix3(out, tw, stride, m);
 		break;
 	case 4:
-		radix4(out, tw, stride, m);
+		radix4(out, tw, stride, m, inverse);
 		break;
-	case 5:
+	default: /* 5: the compiler allows no other radix */
 		radix5(out, tw, stride, m);
-		break;
-	default:
-		radix_any(out, tw, stride, m, p, n);
 		break;
 	}
 }
@@ -257,9 +235,47 @@ void usmp_signal_rfft(const struct usmp_signal_rfft_params *p, const int16_t *in
 		for (i = 0; i < p->fft_length; i++) {
 			work[i] = i < p->input_length ? input[i] : 0;
 		}
-		stage((struct cpx *)spectrum, (const struct cpx *)work, 1, factors, (const struct cpx *)twiddles, n);
+		stage((struct cpx *)spectrum, (const struct cpx *)work, 1, factors, (const struct cpx *)twiddles, 0);
 		split((const struct cpx *)spectrum, (const struct cpx *)super_twiddles, n, (struct cpx *)output);
 		input += p->input_length;
 		output += 2 * (n + 1);
+	}
+}
+
+/* The complex sequence whose FFT is the real frame of the spectrum x (n + 1 bins): the split undone. */
+static void join(const struct cpx *x, const struct cpx *super, int32_t n, struct cpx *z)
+{
+	int32_t k;
+
+	z[0].r = usmp_wrap16(x[0].r + x[n].r);
+	z[0].i = usmp_wrap16(x[0].r - x[n].r);
+	divide(&z[0], 2);
+	for (k = 1; k <= n / 2; k++) {
+		struct cpx a = x[k], b, even, diff, odd;
+
+		b.r = x[n - k].r;
+		b.i = usmp_wrap16(-x[n - k].i);
+		divide(&a, 2);
+		divide(&b, 2);
+		even = cadd(a, b);
+		diff = csub(a, b);
+		odd = cmul(diff, super[k - 1]);
+		z[k] = cadd(even, odd);
+		z[n - k] = csub(even, odd);
+		z[n - k].i = usmp_wrap16(-z[n - k].i);
+	}
+}
+
+void usmp_signal_irfft(const struct usmp_signal_irfft_params *p, const int16_t *input, const int16_t *twiddles,
+		       const int16_t *super_twiddles, const int32_t *factors, int16_t *spectrum, int16_t *output)
+{
+	const int32_t n = p->fft_length / 2;
+	int32_t f;
+
+	for (f = 0; f < p->frames; f++) {
+		join((const struct cpx *)input, (const struct cpx *)super_twiddles, n, (struct cpx *)spectrum);
+		stage((struct cpx *)output, (const struct cpx *)spectrum, 1, factors, (const struct cpx *)twiddles, 1);
+		input += 2 * p->input_length;
+		output += p->fft_length;
 	}
 }

@@ -146,4 +146,74 @@ struct usmp_signal_filter_bank_log_params {
 void usmp_signal_filter_bank_log(const struct usmp_signal_filter_bank_log_params *p, const uint32_t *input,
 				 const uint16_t *log_table, int16_t *output);
 
+/*
+ * SignalIrfft (int16): each frame's fft_length / 2 + 1 complex bins into fft_length real samples, the inverse
+ * of SignalRfft's arithmetic (its tables for the inverse direction). spectrum: fft_length int16.
+ */
+struct usmp_signal_irfft_params {
+	int32_t frames;
+	int32_t input_length; /* complex bins per frame in the input */
+	int32_t fft_length;
+};
+
+void usmp_signal_irfft(const struct usmp_signal_irfft_params *p, const int16_t *input, const int16_t *twiddles,
+		       const int16_t *super_twiddles, const int32_t *factors, int16_t *spectrum, int16_t *output);
+
+/* SignalDelay: each row's samples come out delay samples later (state: the last delay samples per row). */
+struct usmp_signal_delay_params {
+	int32_t rows;
+	int32_t frame;
+	int32_t delay;
+};
+
+void usmp_signal_delay(const struct usmp_signal_delay_params *p, const int16_t *input, int16_t *state,
+		       int16_t *output);
+
+/*
+ * SignalFramer: each row's stream cut into frames of frame_size every frame_step samples. State per row: the
+ * samples not yet framed (queue, capacity each) and their count (counts). valid is 1 when every frame of the
+ * run was complete; an incomplete frame is written as zeros.
+ */
+struct usmp_signal_framer_params {
+	int32_t rows;
+	int32_t frames; /* per row and run: input samples / frame_step */
+	int32_t frame_size;
+	int32_t frame_step;
+	int32_t capacity;
+};
+
+void usmp_signal_framer(const struct usmp_signal_framer_params *p, const int16_t *input, int16_t *queue,
+			int32_t *counts, int16_t *output, uint8_t *valid);
+
+/*
+ * SignalOverlapAdd: each frame added onto the row's running sum (state: frame_size values), whose first
+ * frame_step values come out; int16 sums saturate.
+ */
+struct usmp_signal_overlap_add_params {
+	int32_t rows;
+	int32_t frames;
+	int32_t frame_size;
+	int32_t frame_step;
+};
+
+void usmp_signal_overlap_add_s16(const struct usmp_signal_overlap_add_params *p, const int16_t *input,
+				 int16_t *state, int16_t *output);
+void usmp_signal_overlap_add_f32(const struct usmp_signal_overlap_add_params *p, const float *input, float *state,
+				 float *output);
+
+/*
+ * SignalStacker: frames of channels stacked with left and right context (the first frame repeated as the left
+ * context of the stream's start), one stack every step frames. State: the frames waiting (queue) and, in
+ * status, their count and whether the first frame was seen.
+ */
+struct usmp_signal_stacker_params {
+	int32_t channels;
+	int32_t left_context;
+	int32_t stack_size; /* channels * (left + right + 1) */
+	int32_t step_size;  /* channels * step */
+};
+
+void usmp_signal_stacker(const struct usmp_signal_stacker_params *p, const int16_t *input, int16_t *queue,
+			 int32_t *status, int16_t *output, uint8_t *valid);
+
 #endif /* USMP_KERNELS_SIGNAL_H */

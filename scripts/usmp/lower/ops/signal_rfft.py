@@ -16,7 +16,7 @@ from usmp.lower.ops import lowering
 from usmp.lower.ops.common import require_dtype
 from usmp.lower.ops.signal_common import int_option, operands
 
-MAX_RADIX = 16  # the kernel's generic butterfly holds this many points
+MAX_RADIX = 5  # TFLite Micro's FFT crashes on larger prime factors (its generic butterfly allocates)
 
 
 def fft_factors(n: int) -> list[int]:
@@ -67,8 +67,8 @@ def lower_signal_rfft(op, ctx):
     n = fft_length // 2
     factors = fft_factors(n)
     if max(factors[::2]) > MAX_RADIX:
-        raise ctx.fail(f"fft_length {fft_length} has the prime factor {max(factors[::2])}; at most {MAX_RADIX} "
-                       f"is supported")
+        raise ctx.fail(f"fft_length {fft_length} has the prime factor {max(factors[::2])}; TFLite Micro's FFT "
+                       f"takes radices 2, 3, 4 and 5 only (its other butterfly needs a heap)")
     ctx.call("usmp_signal_rfft", "usmp_signal_rfft_params",
              dict(frames=frames, input_length=input_length, fft_length=fft_length),
              input=ctx.read(op.inputs[0]), twiddles=ctx.constant("twiddles", twiddles(n)),
