@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from usmp.errors import ModelError
-from usmp.ir.graph import Graph, Operator, Tensor, c_type
+from usmp.ir.graph import Graph, Operator, Tensor, c_type, element_size
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp
 from usmp.state import StatePlan
 from usmp.state.variables import variable_tensor_image
@@ -135,7 +135,8 @@ class LowerContext:
         if key in self._constant_by_content:
             return Ref(self._constant_by_content[key], writable=False)
         name = self._unique(f"op{self._current.index}_{what}")
-        self.buffers[name] = Buffer(name, "constant", max(len(data), 1), max(alignment, MIN_ALIGNMENT), ctype, data=data)
+        self.buffers[name] = Buffer(name, "constant", max(len(data), 1), max(alignment, MIN_ALIGNMENT, array.itemsize),
+                                    ctype, data=data)
         self._constant_by_content[key] = name
         return Ref(name, writable=False)
 
@@ -144,8 +145,8 @@ class LowerContext:
         with the given initial contents, which init() and reset() restore (see usmp/state)."""
         initial = np.ascontiguousarray(initial)
         name = self._unique(f"op{self._current.index}_{what}")
-        self.buffers[name] = Buffer(name, "state", max(initial.nbytes, 1), MIN_ALIGNMENT, _C_TYPES[initial.dtype],
-                                    data=initial.tobytes())
+        self.buffers[name] = Buffer(name, "state", max(initial.nbytes, 1), max(MIN_ALIGNMENT, initial.itemsize),
+                                    _C_TYPES[initial.dtype], data=initial.tobytes())
         return Ref(name, writable=True)
 
     def scratch(self, what: str, nbytes: int, c_type_name: str = "int8_t", alignment: int = MIN_ALIGNMENT) -> Ref:
@@ -238,7 +239,7 @@ class LowerContext:
         elif kind == "output":
             io_index = self.graph.outputs.index(index)
         self.buffers[name] = Buffer(
-            name, kind, max(tensor.nbytes, 1), MIN_ALIGNMENT, c_type(tensor.dtype),
+            name, kind, max(tensor.nbytes, 1), max(MIN_ALIGNMENT, element_size(tensor.dtype)), c_type(tensor.dtype),
             data=data, tensors=[index], io_index=io_index,
         )
         self.tensor_buffers[index] = name

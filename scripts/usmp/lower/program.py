@@ -62,8 +62,9 @@ class LoweredOp:
     opcode: str
     args: list[Arg]
     calls: list[KernelCall]
-    subgraph: int = 0  # the subgraph the operator belongs to (0: the main one)
-    control: Any = None  # IF and WHILE: their blocks of operators (usmp/control.ControlFlow); calls is empty
+    # Keyword-only, so subclasses' positional fields stay where they were.
+    subgraph: int = field(default=0, kw_only=True)  # the subgraph the operator belongs to (0: the main one)
+    control: Any = field(default=None, kw_only=True)  # IF and WHILE: their blocks (usmp/control.ControlFlow)
 
     @property
     def function_name(self) -> str:
