@@ -17,7 +17,7 @@ import tflite
 
 import tflite_builder as tb
 from reference import TEST_MODELS, litert_outputs, outputs_match, random_inputs
-from sequences import random_sequence
+from sequences import litert_sequence, random_sequence
 from test_cortex_m import MISSING, run_on_smallest_board
 from test_import_errors import compile_bytes
 from usmp.compiler import compile_model
@@ -28,22 +28,6 @@ OP = tflite.BuiltinOperator
 MODELS = sorted((TEST_MODELS / "hybrid").glob("*.tflite"))
 STATEFUL = {"lstm", "svdf_asymmetric", "svdf_symmetric"}
 STEPS = 6
-
-
-def litert_sequence(model, inputs):
-    """One LiteRT interpreter invoked once per step (its variables carry over), outputs stacked per step."""
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
-    interpreter = Interpreter(model_path=str(model),
-                              experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-    interpreter.allocate_tensors()
-    outputs = []
-    for step in range(len(inputs[0])):
-        for detail, array in zip(interpreter.get_input_details(), inputs):
-            interpreter.set_tensor(detail["index"], array[step])
-        interpreter.invoke()
-        outputs.append([interpreter.get_tensor(d["index"]).copy() for d in interpreter.get_output_details()])
-    return [np.stack([step[k] for step in outputs]) for k in range(len(outputs[0]))]
 
 
 def test_the_models_are_there():
