@@ -26,7 +26,7 @@ MODELS = sorted((TEST_MODELS / "uint8").glob("*.tflite"))
 
 
 def test_the_models_are_there():
-    assert [m.stem for m in MODELS] == ["fully_connected_u8", "mobilenet_block_u8", "residual_block_u8"]
+    assert [m.stem for m in MODELS] == ["fully_connected_u8", "mobilenet_block_u8", "residual_block_u8", "upsample_u8"]
 
 
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
@@ -71,7 +71,8 @@ def test_a_uint8_operator_litert_computes_otherwise_is_refused_by_name(tmp_path)
 
 
 def test_the_kernels_build_for_the_cortex_m0_without_64_bit_division(tmp_path):
-    """The integer kernels use no float at all; the softmax is LiteRT's float one (software float on an M0)."""
+    """The integer kernels use no float at all; SOFTMAX and RESIZE_BILINEAR compute in float as LiteRT's uint8
+    kernels do (software float on an M0)."""
     import subprocess
 
     from test_ops_elementwise import ARM_GCC, ARM_OBJDUMP, call_graph, is_float_routine, reachable
@@ -85,12 +86,12 @@ def test_the_kernels_build_for_the_cortex_m0_without_64_bit_division(tmp_path):
                    check=True)
     graph = call_graph(obj)
     kernels = sorted(f for f in graph if f.startswith("usmp_") and f.endswith("_s8"))
-    assert len(kernels) == 5
+    assert len(kernels) == 6
     for kernel in kernels:
         used = reachable(graph, kernel)
         assert not used & {"__aeabi_ldivmod", "__aeabi_uldivmod"}, f"{kernel} uses 64-bit division"
         floats = [s for s in used if is_float_routine(s)]
-        assert bool(floats) == (kernel == "usmp_softmax_asym_s8"), f"{kernel}: {floats}"
+        assert bool(floats) == (kernel in ("usmp_softmax_asym_s8", "usmp_resize_bilinear_asym_s8")), floats
 
 
 def test_quantize_float_to_uint8_matches_litert(tmp_path):

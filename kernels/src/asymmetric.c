@@ -191,3 +191,36 @@ void usmp_softmax_asym_s8(const struct usmp_softmax_asym_params *p, const int8_t
 		}
 	}
 }
+
+void usmp_resize_bilinear_asym_s8(const struct usmp_resize_params *p, const int8_t *input, const int32_t *offsets,
+				  const float *weights, int8_t *output)
+{
+	const int32_t *cols = offsets + 2 * p->out_h;
+	const float *col_weights = weights + 2 * p->out_h;
+	const int32_t image = p->in_h * p->in_w * p->depth;
+	int32_t b, y, x, c;
+
+	for (b = 0; b < p->batches; b++) {
+		for (y = 0; y < p->out_h; y++) {
+			const int8_t *top = input + offsets[2 * y];
+			const int8_t *bottom = input + offsets[2 * y + 1];
+
+			for (x = 0; x < p->out_w; x++) {
+				const float w00 = weights[2 * y] * col_weights[2 * x];
+				const float w01 = weights[2 * y] * col_weights[2 * x + 1];
+				const float w10 = weights[2 * y + 1] * col_weights[2 * x];
+				const float w11 = weights[2 * y + 1] * col_weights[2 * x + 1];
+
+				for (c = 0; c < p->depth; c++) {
+					const float v = (float)(top[cols[2 * x] + c] + 128) * w00 +
+							(float)(top[cols[2 * x + 1] + c] + 128) * w01 +
+							(float)(bottom[cols[2 * x] + c] + 128) * w10 +
+							(float)(bottom[cols[2 * x + 1] + c] + 128) * w11 + 0.5f;
+
+					*output++ = (int8_t)((int32_t)v - 128);
+				}
+			}
+		}
+		input += image;
+	}
+}

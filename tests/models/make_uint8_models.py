@@ -64,6 +64,14 @@ def fully_connected(tf, rng, x):
     return fq(tf, tf.matmul(x, weights(tf, rng, (192, 6), 0.1, -0.3, 0.2)), -3.0, 3.0)
 
 
+def upsample(tf, rng, x):
+    """CONV_2D, then RESIZE_BILINEAR to 13x13 (LiteRT's uint8 interpolation is in float), as DeepLab ends."""
+    x = fq(tf, tf.nn.conv2d(x, weights(tf, rng, (3, 3, 3, 6), 0.4, -0.9, 1.1), 1, "SAME"), -3.0, 3.0)
+    y = tf.compat.v1.image.resize_bilinear(x, (13, 13))
+    z = tf.compat.v1.image.resize_bilinear(x, (11, 5), align_corners=True)
+    return fq(tf, y, -3.0, 3.0), fq(tf, z, -3.0, 3.0)
+
+
 def convert(make, seed: int) -> Path:
     import tensorflow as tf
 
@@ -72,9 +80,11 @@ def convert(make, seed: int) -> Path:
     with graph.as_default():
         rng = np.random.default_rng(seed)
         x = tf1.placeholder(tf.float32, (1, 8, 8, 3), name="input")
-        y = tf.identity(make(tf, rng, fq(tf, x, -1.0, 1.0)), name="output")
+        results = make(tf, rng, fq(tf, x, -1.0, 1.0))
+        results = results if isinstance(results, tuple) else (results,)
+        outputs = [tf.identity(r, name=f"output{k}" if k else "output") for k, r in enumerate(results)]
         with tf1.Session(graph=graph) as session:
-            converter = tf1.lite.TFLiteConverter.from_session(session, [x], [y])
+            converter = tf1.lite.TFLiteConverter.from_session(session, [x], outputs)
             converter.inference_type = tf.uint8
             converter.quantized_input_stats = {"input": (127.5, 127.5)}  # (mean, std): [-1, 1] in 0..255
             data = converter.convert()
@@ -92,6 +102,7 @@ def main() -> int:
     convert(mobilenet_block, 1)
     convert(residual_block, 2)
     convert(fully_connected, 3)
+    convert(upsample, 4)
     return 0
 
 

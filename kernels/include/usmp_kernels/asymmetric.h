@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "usmp_kernels/pooling.h"
+#include "usmp_kernels/resize.h"
 
 struct usmp_asym_conv_params {
 	int32_t batches;
@@ -96,5 +97,13 @@ struct usmp_softmax_asym_params {
 /* table[255 - d] = exp(-input_scale * beta * d) for d = 0..255, as float. */
 void usmp_softmax_asym_s8(const struct usmp_softmax_asym_params *p, const int8_t *input, const float *table,
 			  int8_t *output);
+
+/*
+ * RESIZE_BILINEAR as LiteRT's uint8 kernel: the four neighbours' uint8 values (stored + 128) times float
+ * weights (1 - dy)(1 - dx), (1 - dy)dx, dy(1 - dx), dy dx, summed in that order, plus 0.5, truncated.
+ * offsets and weights as usmp_resize_bilinear_f32's.
+ */
+void usmp_resize_bilinear_asym_s8(const struct usmp_resize_params *p, const int8_t *input, const int32_t *offsets,
+				  const float *weights, int8_t *output);
 
 #endif /* USMP_KERNELS_ASYMMETRIC_H */

@@ -9,7 +9,8 @@ the model's uint8 tensors as int8, shifts constant data by 128, and lets the
 int8 lowerings take them. What differs from int8 is said on the operator
 (options["uint8"]): weights keep a zero point (lower/ops/asymmetric.py takes the
 convolutions and FULLY_CONNECTED), and LiteRT's uint8 AVERAGE_POOL_2D rounds
-the sum of non-negative values, its SOFTMAX reads a float table. Model inputs
+the sum of non-negative values, its SOFTMAX reads a float table, its
+RESIZE_BILINEAR interpolates in float. Model inputs
 and outputs stay uint8 for the caller: a QUANTIZE at each (same scale, zero
 point moved by 128) converts, exactly. An operator whose uint8 arithmetic in
 LiteRT is not one of these is refused by name (unsupported_uint8, which the

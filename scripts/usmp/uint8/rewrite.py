@@ -10,8 +10,9 @@ from usmp.ir.graph import Graph, Operator, Quantization, Tensor
 # Operators whose uint8 arithmetic in LiteRT is their int8 arithmetic on (q - zero point), or which the
 # lowerings compute LiteRT's uint8 way when options["uint8"] is set.
 UINT8_OPERATORS = (
-    "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "EXPAND_DIMS",
-    "FULLY_CONNECTED", "MAX_POOL_2D", "PAD", "PADV2", "QUANTIZE", "RESHAPE", "SOFTMAX", "SQUEEZE", "SUB",
+    "ADD", "ARG_MAX", "ARG_MIN", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE",
+    "EXPAND_DIMS", "FULLY_CONNECTED", "MAX_POOL_2D", "PAD", "PADV2", "QUANTIZE", "RESHAPE", "RESIZE_BILINEAR",
+    "SOFTMAX", "SQUEEZE", "SUB",
 )
 SHIFT = 128  # uint8 q is int8 q - 128
 
