@@ -134,3 +134,18 @@ def test_a_subgraph_that_runs_itself_is_refused(tmp_path):
     recursive = tb.Op(OP.IF, [0, 1], [2], options=tb.options("If", ThenSubgraphIndex=1, ElseSubgraphIndex=1))
     data = tb.build([tb.Sub(q, [recursive], [0, 1], [2]), tb.Sub(list(q), [recursive], [0, 1], [2])])
     compile_bytes(tmp_path, data, "subgraph 1 operator 0 (IF) runs subgraph 1 inside itself")
+
+
+@pytest.mark.parametrize("option", [dict(reorder=True), dict(guards=True), dict(workspace_io=True),
+                                    dict(user_pools=True)], ids=["reorder", "guards", "workspace_io", "user_pools"])
+def test_compile_options_keep_the_results_under_the_sanitizers(option):
+    """Guards check an IF's or WHILE's results only (its blocks' buffers share memory over its steps)."""
+    from usmp.compiler import CompileOptions
+
+    path = model("nested_f32")
+    compiled = compile_model(path, CompileOptions(**option))
+    rng = np.random.default_rng(12)
+    for _ in range(2):
+        inputs = random_inputs(compiled.program.graph, rng)
+        for e, g in zip(reference_outputs(path, inputs), run_host(compiled, inputs, sanitize=True)):
+            assert outputs_match(e, g)

@@ -55,15 +55,18 @@ def op_steps(op: LoweredOp) -> list[list[Arg]]:
     if control is None:
         return [op.args]
     steps: list[list[Arg]] = []
+    # The results are held from the first step: no block buffer shares their memory, so what the caller (or a
+    # guard, codegen/guards.py) put there before the operator runs is only overwritten by the results.
+    results = [Arg(f"result{k}", b, True) for k, b in enumerate(control_results(op))]
     if control.kind == "if":
-        steps.append([Arg("cond", control.condition, False)])
+        steps.append([Arg("cond", control.condition, False)] + results)
         for block, enter, leave in zip(control.blocks, control.enter, control.leave):
             steps.append(_copy_step(enter))
             steps.extend(block_steps(block))
             steps.append(_copy_step(leave))
         return steps
     cond, body = control.blocks
-    steps.append(_copy_step(control.enter[0]))
+    steps.append(_copy_step(control.enter[0]) + results)
     steps.extend(block_steps(cond))
     steps.append([Arg("cond", control.condition, False)])
     steps.extend(block_steps(body))
@@ -128,3 +131,9 @@ def control_regions(program: Program) -> list[dict]:
 
     visit(program.ops, 0)
     return regions
+
+
+
+def control_results(op: LoweredOp) -> list[str]:
+    """The buffers an IF or WHILE finally writes: its outputs."""
+    return list(dict.fromkeys(copy.target for copies in op.control.leave for copy in copies))
