@@ -147,8 +147,11 @@ class _Survey:
     def note(self, message: str) -> str:
         """Record a problem once (the pipeline repeats, and may extend, what an item already said)."""
         message = message.removeprefix(f"{self.source}: ")
-        if not any(message.startswith(p) for p in self.problems):
-            self.problems.append(message)
+        for k, problem in enumerate(self.problems):
+            if message.startswith(problem):  # the same problem, perhaps said at more length: keep the longer
+                self.problems[k] = message
+                return message
+        self.problems.append(message)
         return message
 
     def report(self, graph: Graph | None, first: ModelError | None) -> ModelReport:
