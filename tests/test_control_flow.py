@@ -149,3 +149,23 @@ def test_compile_options_keep_the_results_under_the_sanitizers(option):
         inputs = random_inputs(compiled.program.graph, rng)
         for e, g in zip(reference_outputs(path, inputs), run_host(compiled, inputs, sanitize=True)):
             assert outputs_match(e, g)
+
+
+def test_two_ifs_running_the_same_branches_get_their_own_blocks(tmp_path):
+    """Each operator's blocks have their own buffers and functions (subgraph_1, subgraph_1_2, ...)."""
+    branches = [tb.Sub([tb.T("a", (1, 3), "float32"), tb.T("b", (1, 3), "float32")], [tb.Op(op, [0], [1])], [0], [1])
+                for op in (OP.RELU, OP.TANH)]
+    tensors = [tb.T("c", (1,), "bool"), tb.T("x", (1, 3), "float32"), tb.T("y", (1, 3), "float32"),
+               tb.T("z", (1, 3), "float32")]
+    run = tb.options("If", ThenSubgraphIndex=1, ElseSubgraphIndex=2)
+    main = tb.Sub(tensors, [tb.Op(OP.IF, [0, 1], [2], options=run), tb.Op(OP.IF, [0, 2], [3], options=run)],
+                  [0, 1], [3])
+    path = tmp_path / "twice.tflite"
+    path.write_bytes(tb.build([main, *branches]))
+    compiled = compile_model(path)
+    source = compiled.files["twice.c"]
+    assert "static void subgraph_1_2(" in source and "static void subgraph_2_2(" in source
+    x = np.array([[-1.0, 0.5, 2.0]], np.float32)
+    for c in (True, False):
+        inputs = [np.array([c]), x]
+        assert outputs_match(reference_outputs(path, inputs)[0], run_host(compiled, inputs)[0])

@@ -24,10 +24,11 @@ class Block:
     ops: list[LoweredOp]
     inputs: list[str]
     outputs: list[str]
+    copy: int = 1  # the k-th block made of this subgraph (a subgraph several operators run has one per operator)
 
     @property
     def function_name(self) -> str:
-        return f"subgraph_{self.subgraph}"
+        return f"subgraph_{self.subgraph}" + (f"_{self.copy}" if self.copy > 1 else "")
 
 
 @dataclass

@@ -110,7 +110,10 @@ def _block(ctx: LowerContext, op, option: str, role: str, seeds: list[str] | Non
     while root.parent is not None:
         root = root.parent
     graph = fold_constants(rewrite_uint8(resolve_shapes(root.graph.subgraphs[number])))
-    child = ctx.nested(graph, number, _prefix(ctx, number))
+    prefix = _prefix(ctx, number)
+    copy = int(prefix[:-1].partition("#")[2] or 1)
+    child = ctx.nested(graph, number, prefix)
+    child.copy = copy
     if seeds is not None:
         if len(seeds) != len(graph.inputs):
             raise ctx.fail(f"its {role} (subgraph {number}) has {len(graph.inputs)} inputs, the loop {len(seeds)}")
@@ -126,7 +129,7 @@ def _block(ctx: LowerContext, op, option: str, role: str, seeds: list[str] | Non
             raise ModelError(f"subgraph {number} output tensor {index} '{graph.tensors[index].name}' is not "
                              f"produced by any operator")
         outputs.append(child.read(index).buffer)
-    return Block(number, role, child.ops, inputs, outputs), graph
+    return Block(number, role, child.ops, inputs, outputs, copy), graph
 
 
 def _prefix(ctx: LowerContext, number: int) -> str:

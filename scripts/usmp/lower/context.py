@@ -63,6 +63,7 @@ class LowerContext:
         # ordinary tensors, and protected buffers (a loop's carried values) are never written over in place.
         self.prefix = ""
         self.subgraph = 0
+        self.copy = 1  # the k-th context of this subgraph (see usmp/control)
         self.protected: set[str] = set()
         self.parent: LowerContext | None = None
         for tensor_index, variable in self.state_plan.shared.items():  # views of and values computed into state
@@ -296,7 +297,7 @@ class LowerContext:
     def end(self) -> None:
         if self._calls or self._control is not None:
             self.ops.append(LoweredOp(self._current.index, self._current.opcode, self._args, self._calls,
-                                      subgraph=self.subgraph, control=self._control))
+                                      subgraph=self.subgraph, control=self._control, copy=self.copy))
         self._current = None
 
 

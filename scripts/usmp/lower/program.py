@@ -65,10 +65,11 @@ class LoweredOp:
     # Keyword-only, so subclasses' positional fields stay where they were.
     subgraph: int = field(default=0, kw_only=True)  # the subgraph the operator belongs to (0: the main one)
     control: Any = field(default=None, kw_only=True)  # IF and WHILE: their blocks (usmp/control.ControlFlow)
+    copy: int = field(default=1, kw_only=True)  # which block of its subgraph (several operators may run one)
 
     @property
     def function_name(self) -> str:
-        prefix = f"sg{self.subgraph}_" if self.subgraph else ""
+        prefix = f"sg{self.subgraph}_" + (f"{self.copy}_" if self.copy > 1 else "") if self.subgraph else ""
         name = self.opcode
         if name.startswith("CUSTOM:"):  # CUSTOM:SignalWindow -> signal_window
             name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.removeprefix("CUSTOM:"))
