@@ -1,6 +1,6 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
-    import -> fold constants -> lower (state, constants, scratch)
+    import -> resolve shapes -> uint8 as int8 -> fold constants -> lower (state, constants, scratch)
            -> tile (depth-first band loops, costed on the kernels the selection will choose)
            -> select kernels (CMSIS-NN and USMP's own on DSP and Helium cores, in loops too)
            -> one scratch buffer per loop -> analyse liveness (and bytes in use over time)
@@ -29,9 +29,11 @@ from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.report.plan_json import dumps, plan_document
 from usmp.select import GENERIC, preview_kernels, select_kernels
 from usmp.select.cpus import cpu_extension
+from usmp.shapes import resolve_shapes
 from usmp.tiling import tile_program
 from usmp.tiling.chains import DEFAULT_BUDGET
 from usmp.tiling.scratch import share_kernel_scratch
+from usmp.uint8 import rewrite_uint8
 
 
 @dataclass
@@ -94,16 +96,17 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     try:
         graph = read_tflite(model_path, options.name)
         progress.stage(f"folding and lowering {len(graph.operators)} operators")
-        program = lower_graph(fold_constants(graph))
+        program = lower_graph(fold_constants(rewrite_uint8(resolve_shapes(graph))))
     except ModelError as exc:
         raise with_problem_count(exc, model_path) from None
     pools = model_pools(program, options)
     program = realize_memory_scopes(program, pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
-    if options.tiling != "off":
-        progress.stage(f"tiling ({options.tiling}): looking for depth-first chains among {len(program.ops)} steps")
-    program, _ = tile_program(program, options.tiling, options.workspace_io,
+    tiling = _tiling(options, program)
+    if tiling != "off":
+        progress.stage(f"tiling ({tiling}): looking for depth-first chains among {len(program.ops)} steps")
+    program, _ = tile_program(program, tiling, options.workspace_io,
                               preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn),
                               cpu_extension(options.cpu), options.tiling_budget)
     progress.stage("selecting kernels")
@@ -111,6 +114,13 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     program = share_kernel_scratch(program)
     progress.stage("analysing liveness")
     return program, buffer_infos(program, pools, options.workspace_io)
+
+
+def _tiling(options: CompileOptions, program: Program) -> str:
+    """A model with IF or WHILE is not tiled (its steps are its blocks', usmp/control)."""
+    if any(op.control is not None for op in program.ops):
+        return "off"
+    return options.tiling
 
 
 def model_pools(program: Program, options: CompileOptions) -> list[PoolSpec]:

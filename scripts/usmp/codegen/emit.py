@@ -16,6 +16,7 @@ import numpy as np
 
 from usmp import __version__
 from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
+from usmp.codegen.control import control_functions
 from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE, op_guards
 from usmp.codegen.guards import PATTERN as GUARD_PATTERN
 from usmp.codegen.layout import Layout, address_of, io_member_names
@@ -73,6 +74,10 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
     """File name -> contents of the generated library (guards: see codegen/guards.py)."""
     name = program.name
     ops = [_op_view(program, layout, op, guards) for op in program.ops]
+    functions = []  # every function to define, in order: an IF's or WHILE's blocks come before it
+    for op, view in zip(program.ops, ops):
+        functions.extend(control_functions(program, op, lambda inner: _op_view(program, layout, inner, False))
+                         if op.control else [view])
     init_ops = [_op_view(program, layout, op, False) for op in program.init_ops]
     constant_pools = []
     for pool in layout.pools:
@@ -94,7 +99,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         name=name, NAME=name.upper(), version=__version__, source=source,
         inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"),
         pools=layout.pools, workspace_pools=layout.writable_pools,
-        constant_pools=constant_pools, ops=ops, init_ops=init_ops, layout=layout,
+        constant_pools=constant_pools, ops=ops, functions=functions, init_ops=init_ops, layout=layout,
         state_pools=[p for p in layout.pools if p.spec.kind == "state"], stateful=bool(program.init_ops),
         copied_pools=copied, needs_init=bool(program.init_ops or copied),
         pools_argument=layout.user_pools or layout.workspace_io,
@@ -133,7 +138,8 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
                                fields=[(f, _param_literal(op, f, v)) for f, v in call.params.items()]))
         calls.append(dict(function=call.function, params=params_name, args=call.args))
     return dict(
-        function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls,
+        function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls, body=None,
+        title=f"Operator {op.op_index}: {op.opcode}" + (f" (subgraph {op.subgraph})" if op.subgraph else ""),
         loop=band_loop_view(op, calls) if isinstance(op, BandLoop) else None,
         parameters=[
             dict(name=a.name, decl=f"{'' if a.writable else 'const '}{program.buffers[a.buffer].c_type} *{a.name}",

@@ -95,6 +95,31 @@ def _band_stripes(chain: dict, x_scale: float, top: float, height: float) -> lis
     return out
 
 
+def _block_stripes(region: dict, x_scale: float, top: float, height: float) -> list[str]:
+    """An IF's or WHILE's blocks as shaded, labelled stripes under what is drawn on them."""
+    out = []
+    for k, block in enumerate(region["blocks"]):
+        x0 = LEFT + block["first_step"] * x_scale
+        width = max((block["last_step"] - block["first_step"] + 1) * x_scale, 0.2)
+        title = (f'operator {region["operator"]} ({region["opcode"]}): {block["role"]}, subgraph {block["subgraph"]}, '
+                 f'steps {block["first_step"]}-{block["last_step"]}')
+        shade = "#dfe9f3" if k % 2 == 0 else "#e9f3df"
+        out.append(f'<g class="block"><title>{escape(title)}</title><rect x="{_fmt(x0)}" y="{_fmt(top)}" '
+                   f'width="{_fmt(width)}" height="{_fmt(height)}" fill="{shade}" stroke="none"/>'
+                   f'<text x="{_fmt(x0 + 2)}" y="{_fmt(top + 12)}" font-size="10">{escape(block["role"])}</text></g>')
+    return out
+
+
+def _stripes(document: dict, x_scale: float, top: float, height: float) -> list[str]:
+    """Depth-first bands and control-flow blocks, drawn under a chart's bars or buffers."""
+    out = []
+    for chain in document.get("tiling", []):
+        out.extend(_band_stripes(chain, x_scale, top, height))
+    for region in document.get("control_flow", []):
+        out.extend(_block_stripes(region, x_scale, top, height))
+    return out
+
+
 def memory_chart(document: dict, pool: dict, live: list[int], height: int = 220) -> str:
     """Live bytes of one workspace pool per step, the lower bound and the pool's size across."""
     labels = step_labels(document)
@@ -107,8 +132,7 @@ def memory_chart(document: dict, pool: dict, live: list[int], height: int = 220)
     out.append(f'<text x="{LEFT}" y="16" font-size="13">pool {escape(pool["name"])}: live bytes per operator '
                f'(size {pool["size_bytes"]:,} B, lower bound {pool.get("lower_bound_bytes", 0):,} B)</text>')
     out.extend(_y_axis(maximum, TOP, height))
-    for chain in document.get("tiling", []):
-        out.extend(_band_stripes(chain, x_scale, TOP, height))
+    out.extend(_stripes(document, x_scale, TOP, height))
     for step, value in enumerate(live):
         h = height * value / maximum
         banded = families.get(step) == "depth-first"  # lighter, so that its band stripes show through
@@ -145,8 +169,7 @@ def placement_chart(document: dict, pool: dict, buffers: list[dict], height: int
                f'{pool["size_bytes"]:,} B, lower bound {pool.get("lower_bound_bytes", 0):,} B</text>')
     out.extend(_y_axis(size, TOP, height))
     out.append(f'<rect x="{LEFT}" y="{TOP}" width="{PLOT_WIDTH}" height="{height}" fill="none" stroke="#888"/>')
-    for chain in document.get("tiling", []):
-        out.extend(_band_stripes(chain, x_scale, TOP, height))
+    out.extend(_stripes(document, x_scale, TOP, height))
     for b in buffers:
         x = LEFT + b["first_step"] * x_scale
         w = max((b["last_step"] - b["first_step"] + 1) * x_scale, 1)

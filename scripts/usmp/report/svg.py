@@ -4,7 +4,8 @@ A workspace or state pool is drawn as placement (each buffer a rectangle from it
 last step, from its offset to offset + size, the operators named along the steps; hovering shows
 its name, size and place), and a workspace pool also as its live bytes per operator against the
 lower bound. A depth-first chain's step is split into one stripe per band, and its band buffers
-have their own colour. A constant pool has no lifetimes: it is drawn as sizes, by operator.
+have their own colour; the blocks of an IF or WHILE are labelled stripes. A constant pool has no
+lifetimes: it is drawn as sizes, by operator.
 """
 from __future__ import annotations
 

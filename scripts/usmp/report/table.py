@@ -47,3 +47,14 @@ def tiling_table(document: dict) -> str:
                      str(t["whole_bytes"]), str(t["band_bytes"]), str(t["whole_bytes"] - t["band_bytes"]),
                      f"{extra}{share}"))
     return format_rows(rows)
+
+
+def control_flow_table(document: dict) -> str:
+    """IF and WHILE operators: each block (subgraph) and the steps of the plan it spans."""
+    rows = [("operator", "block", "subgraph", "steps")]
+    for region in document.get("control_flow", []):
+        where = f"{region['operator']} {region['opcode']}" + (f" (subgraph {region['subgraph']})"
+                                                              if region["subgraph"] else "")
+        for block in region["blocks"]:
+            rows.append((where, block["role"], str(block["subgraph"]), f"{block['first_step']}-{block['last_step']}"))
+    return format_rows(rows)
