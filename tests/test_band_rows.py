@@ -53,21 +53,25 @@ static const struct usmp_band_chain chain = {{ .links = {n}, .band = {rows.band}
 static uint32_t buffers[{n}][64];
 int main(void)
 {{
-	int32_t done[{n}] = {{0}}, end[{n}], top[{n}] = {{0}}, keep[{n}];
+	int16_t done[{n}] = {{0}}, end[{n}], top[{n}] = {{0}}, keep[{n}];
 	struct usmp_band_state state = {{ done, end, top, keep }};
-	struct usmp_band b;
+	uint8_t *band_buffers[{n}];
+	struct usmp_band b[{n}];
 	int32_t band, j, k;
 
+	for (j = 0; j < {n}; j++)
+		band_buffers[j] = j < {n - 1} ? (uint8_t *)buffers[j] : NULL;
 	for (band = 0; band < {rows.bands}; band++) {{
-		{"usmp_band_plan_recompute(&chain, band, &state);" if rows.recompute else "usmp_band_plan(&chain, &state);"}
+		usmp_band_step(&chain, band, &state, band_buffers, b);
 		for (j = 0; j < {n}; j++) {{
-			if (!usmp_band_next(&chain, j, &state, j < {n - 1} ? (uint8_t *)buffers[j] : NULL, &b)) {{
+			if (b[j].count == 0) {{
 				printf("-\\n");
 				continue;
 			}}
-			printf("%d %d %d %d %d", (int)b.first, (int)b.count, (int)b.out_row, (int)b.in_count, (int)b.pad_top);
+			printf("%d %d %d %d %d", (int)b[j].first, (int)b[j].count, (int)b[j].out_row, (int)b[j].in_count,
+			       (int)b[j].pad_top);
 			for (k = 0; k < links[j].inputs; k++)
-				printf(" %d", (int)b.in_row[k]);
+				printf(" %d", (int)b[j].in_row[k]);
 			printf("\\n");
 		}}
 	}}

@@ -15,14 +15,14 @@ static inline uint32_t rotate_right(uint32_t v, uint32_t n)
 #endif
 
 /* The first and one past the last input row that output rows [first, end) read. */
-static int32_t first_row_read(const struct usmp_band_edge *e, int32_t first)
+static inline int32_t first_row_read(const struct usmp_band_edge *e, int32_t first)
 {
 	int32_t row = first * e->stride - e->pad_top;
 
 	return row < 0 ? 0 : (row > e->rows ? e->rows : row);
 }
 
-static int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
+static inline int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
 {
 	int32_t row = (end - 1) * e->stride - e->pad_top + e->extent;
 
@@ -33,7 +33,7 @@ static int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
 }
 
 /* How many output rows have their whole window among the first `produced` input rows. */
-static int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int32_t limit)
+static inline int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int32_t limit)
 {
 	const int32_t reach = produced + e->pad_top - e->extent;
 
@@ -44,7 +44,7 @@ static int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int3
 }
 
 /* sliding: each link computes its share of rows, as far as its inputs allow; producers go first */
-static inline void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_state *state)
+static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_state *state)
 {
 	int32_t j, e;
 
@@ -64,7 +64,7 @@ static inline void plan_sliding(const struct usmp_band_chain *chain, struct usmp
 				end = ready < end ? ready : end;
 			}
 		}
-		state->end[j] = end > state->done[j] ? end : state->done[j];
+		state->end[j] = (int16_t)(end > state->done[j] ? end : state->done[j]);
 		state->keep[j] = link->rows;
 	}
 	/* the first row each consumer will still read: rows above it may leave the producer's band buffer */
@@ -78,7 +78,7 @@ static inline void plan_sliding(const struct usmp_band_chain *chain, struct usmp
 				const int32_t row = first_row_read(edge, state->done[j]);
 
 				if (row < state->keep[edge->producer]) {
-					state->keep[edge->producer] = row;
+					state->keep[edge->producer] = (int16_t)row;
 				}
 			}
 		}
@@ -86,16 +86,16 @@ static inline void plan_sliding(const struct usmp_band_chain *chain, struct usmp
 }
 
 /* recompute: the rows band `band` of the last link reads, link by link back to the first */
-static inline void plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
+static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
 {
 	const int32_t last = chain->links - 1;
 	int32_t j, e;
 
-	state->end[last] = (band + 1) * chain->band;
+	state->end[last] = (int16_t)((band + 1) * chain->band);
 	if (state->end[last] > chain->link[last].rows) {
 		state->end[last] = chain->link[last].rows;
 	}
-	state->done[last] = band * chain->band;
+	state->done[last] = (int16_t)(band * chain->band);
 	for (j = 0; j < last; j++) {
 		state->end[j] = 0;
 		state->done[j] = chain->link[j].rows;
@@ -115,11 +115,11 @@ static inline void plan_recompute(const struct usmp_band_chain *chain, int32_t b
 			}
 			row = end_row_read(edge, state->end[j]);
 			if (row > state->end[edge->producer]) {
-				state->end[edge->producer] = row;
+				state->end[edge->producer] = (int16_t)row;
 			}
 			row = first_row_read(edge, state->done[j]);
 			if (row < state->done[edge->producer]) {
-				state->done[edge->producer] = row;
+				state->done[edge->producer] = (int16_t)row;
 			}
 		}
 	}
@@ -128,23 +128,22 @@ static inline void plan_recompute(const struct usmp_band_chain *chain, int32_t b
 	}
 }
 
-void usmp_band_plan(const struct usmp_band_chain *chain, struct usmp_band_state *state)
-{
-	plan_sliding(chain, state);
-}
-
-void usmp_band_plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
-{
-	plan_recompute(chain, band, state);
-}
-
 void usmp_band_params(void *params, const void *whole, int32_t bytes)
 {
 	const uint32_t *in = (const uint32_t *)whole;
 	uint32_t *out = (uint32_t *)params;
-	int32_t i;
+	const int32_t words = bytes / 4;
+	int32_t i = 0;
 
-	for (i = 0; i < bytes / 4; i++) {
+	for (; i + 4 <= words; i += 4) { /* four words a step: a load-multiple and a store-multiple on most cores */
+		const uint32_t w0 = in[i], w1 = in[i + 1], w2 = in[i + 2], w3 = in[i + 3];
+
+		out[i] = w0;
+		out[i + 1] = w1;
+		out[i + 2] = w2;
+		out[i + 3] = w3;
+	}
+	for (; i < words; i++) {
 		out[i] = in[i];
 	}
 }
@@ -183,8 +182,9 @@ static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_
 	}
 }
 
-int32_t usmp_band_next(const struct usmp_band_chain *chain, int32_t link, struct usmp_band_state *state,
-		       uint8_t *buffer, struct usmp_band *b)
+/* Link `link`'s rows in this band (sliding: after moving the rows its consumers still read to its buffer's top). */
+static void next_band(const struct usmp_band_chain *chain, int32_t link, struct usmp_band_state *state,
+		      uint8_t *buffer, struct usmp_band *b)
 {
 	const struct usmp_band_link *l = &chain->link[link];
 	int32_t k;
@@ -196,29 +196,44 @@ int32_t usmp_band_next(const struct usmp_band_chain *chain, int32_t link, struct
 			if (state->done[link] > first) {
 				keep_rows(buffer, first - state->top[link], state->done[link] - first, l->row_bytes);
 			} else {
-				state->done[link] = first; /* rows no consumer reads (e.g. skipped by a stride) */
+				state->done[link] = (int16_t)first; /* rows no consumer reads (e.g. skipped by a stride) */
 			}
-			state->top[link] = first;
+			state->top[link] = (int16_t)first;
 		}
 	}
 	b->first = state->done[link];
-	b->count = state->end[link] - b->first;
+	b->count = (int16_t)(state->end[link] - b->first);
 	if (b->count <= 0) {
-		return 0;
+		b->count = 0;
+		return;
 	}
-	b->out_row = b->first - state->top[link];
+	b->out_row = (int16_t)(b->first - state->top[link]);
 	for (k = 0; k < l->inputs; k++) {
 		const struct usmp_band_edge *edge = &chain->edge[l->first_edge + k];
 		const int32_t in_first = first_row_read(edge, b->first);
 
-		b->in_row[k] = in_first - (edge->producer < 0 ? 0 : state->top[edge->producer]);
+		b->in_row[k] = (int16_t)(in_first - (edge->producer < 0 ? 0 : state->top[edge->producer]));
 		if (k == 0) {
-			b->in_count = end_row_read(edge, state->end[link]) - in_first;
-			b->pad_top = edge->pad_top + in_first - b->first * edge->stride;
+			b->in_count = (int16_t)(end_row_read(edge, state->end[link]) - in_first);
+			b->pad_top = (int16_t)(edge->pad_top + in_first - b->first * edge->stride);
 		}
 	}
 	state->done[link] = state->end[link];
-	return 1;
+}
+
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
+		    uint8_t *const *buffers, struct usmp_band *bands)
+{
+	int32_t j;
+
+	if (chain->recompute) {
+		plan_recompute(chain, band, state);
+	} else {
+		plan_sliding(chain, state);
+	}
+	for (j = 0; j < chain->links; j++) {
+		next_band(chain, j, state, buffers[j], &bands[j]);
+	}
 }
 
 /*

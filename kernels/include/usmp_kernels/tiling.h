@@ -4,10 +4,10 @@
  * A chain is a run of operators ("links") of which only the inputs and the
  * last output exist whole; every other link writes a band buffer that holds a
  * few rows of its output. Each pass of the generated loop makes the last link
- * compute `band` more rows; usmp_band_plan works out how many rows every other
- * link must have computed by then, and usmp_band_next, called before each
- * link's kernel, tells it which rows to compute, where they go and which rows
- * of each input they read. The kernels themselves are the whole-tensor ones,
+ * compute `band` more rows; usmp_band_step works out, for every link, which
+ * rows it computes in this band, where they go and which rows of each input
+ * they read, and the loop calls each link's kernel with them. The kernels
+ * themselves are the whole-tensor ones,
  * called with a pointer to the first input row, the rows available (in_h), the
  * rows to compute (out_h) and the padding above the first row (pad_top): the
  * arithmetic is unchanged, only the order of work.
@@ -55,41 +55,38 @@ struct usmp_band_chain {
 	const struct usmp_band_edge *edge;
 };
 
-/* Per link, in arrays of `links` elements owned by the generated function (zero at the start). */
+/* Per link, in arrays of `links` elements owned by the generated function (done and top zero at the start). */
 struct usmp_band_state {
-	int32_t *done;  /* rows computed so far */
-	int32_t *end;   /* rows to have computed by the end of this band */
-	int32_t *top;   /* the row at the top of the link's band buffer */
-	int32_t *keep;  /* the first row a consumer will still read: rows above it leave the buffer */
+	int16_t *done;  /* rows computed so far */
+	int16_t *end;   /* rows to have computed by the end of this band */
+	int16_t *top;   /* the row at the top of the link's band buffer */
+	int16_t *keep;  /* the first row a consumer will still read: rows above it leave the buffer */
 };
 
 /* What one link does in one band. */
 struct usmp_band {
-	int32_t first;    /* output rows [first, first + count) */
-	int32_t count;
-	int32_t out_row;  /* row of the output buffer they go to (first - top) */
-	int32_t in_count; /* rows the first input offers from its in_row: the kernel's in_h */
-	int32_t pad_top;  /* padding above them: the kernel's pad_top */
-	int32_t in_row[USMP_BAND_MAX_INPUTS]; /* per input: buffer row of the first row read */
+	int16_t first;    /* output rows [first, first + count); count 0: nothing this band */
+	int16_t count;
+	int16_t out_row;  /* row of the output buffer they go to (first - top) */
+	int16_t in_count; /* rows the first input offers from its in_row: the kernel's in_h */
+	int16_t pad_top;  /* padding above them: the kernel's pad_top */
+	int16_t in_row[USMP_BAND_MAX_INPUTS]; /* per input: buffer row of the first row read */
 };
 
-/* The rows each link computes in the next band (sliding), or in band `band` (recompute). */
-void usmp_band_plan(const struct usmp_band_chain *chain, struct usmp_band_state *state);
-void usmp_band_plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state);
+/*
+ * Band `band` of a chain: the rows each link computes (bands[link]), the rows
+ * its inputs offer, and where they are, after moving the rows each band
+ * buffer keeps to its top. buffers[link]: the link's band buffer (NULL for
+ * the last link, which writes the chain's output whole).
+ */
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
+		    uint8_t *const *buffers, struct usmp_band *bands);
 
 /*
  * A copy of a kernel's whole-tensor parameters (`bytes`, whole words) for the loop to set its band members
  * in: a call, so that the compiler does not rebuild the constants field by field at every call site.
  */
 void usmp_band_params(void *params, const void *whole, int32_t bytes);
-
-/*
- * Link `link`'s work in this band: makes room in its band buffer (`buffer`; NULL
- * for the last link, which writes the chain's output whole) and fills `b`.
- * Returns 0 when the link computes no rows in this band.
- */
-int32_t usmp_band_next(const struct usmp_band_chain *chain, int32_t link, struct usmp_band_state *state,
-		       uint8_t *buffer, struct usmp_band *b);
 
 /*
  * A reduction over rows and columns (global AVERAGE_POOL_2D, MEAN, SUM) that

@@ -3,7 +3,7 @@
 The loop's numbers live in three small const tables (links, their row inputs,
 the chain); per band, each link's call is its whole-tensor call with the band
 members of a copy of its parameters set (tiling/band_fields.py) and its row
-pointers offset by the band's rows (struct usmp_band, kernels' tiling.h).
+pointers offset by the band's rows (b[link], a struct usmp_band of kernels' tiling.h).
 """
 from __future__ import annotations
 
@@ -36,11 +36,12 @@ def _band_call(op: BandLoop, link, view: dict, call) -> dict:
     if fields is None:
         raise UsmpError(f"internal: {call.function} ({call.params_type}) cannot run a band in operator {op.op_index}")
     per = {"1": 1, "row": link.row_elements, "width": link.width}
-    assignments = [(f.member, _times(f"b.{f.value}", per[f.per])) for f in fields]
+    band = f"b[{op.links.index(link)}]"
+    assignments = [(f.member, _times(f"{band}.{f.value}", per[f.per])) for f in fields]
     args = []
     for name in call.args:
         pointer = link.pointers.get(name)
-        args.append(name if pointer is None else f"{name} + {_times(f'b.{pointer.row}', pointer.elements)}")
+        args.append(name if pointer is None else f"{name} + {_times(f'{band}.{pointer.row}', pointer.elements)}")
     return dict(view, type=call.params_type, assignments=assignments, band_args=args)
 
 

@@ -1,8 +1,8 @@
 """The rows of every band, as the generated loop computes them (the twin of kernels/src/tiling.c).
 
-The generated code does not carry tables of rows: each band, usmp_band_plan
-derives from the window geometry how many rows every link must have computed,
-and usmp_band_next what each link computes, where it writes and what it reads.
+The generated code does not carry tables of rows: each band, usmp_band_step
+derives from the window geometry what each link computes, where it writes and
+what it reads.
 The compiler needs the same answers to size the band buffers, to check an
 output written over consumed input rows, and to cost a chain; this module
 computes them the same way, step for step, and a test keeps the two in step.

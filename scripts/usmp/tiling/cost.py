@@ -1,7 +1,7 @@
 """What a band loop costs in instructions, on the kernels the selection pass will give its links.
 
 A loop computes the same outputs as whole-tensor calls; what it adds is
-- per band, usmp_band_plan, and per link and band usmp_band_next and a copy
+- per band, usmp_band_step's work for each link, and per link and band a copy
   of the kernel's parameters;
 - each kernel call's own set-up, paid once per band instead of once: some
   kernels loop over their filters or channel blocks before touching a pixel
@@ -26,8 +26,10 @@ from usmp.lower.program import KernelCall
 PER_MAC = {None: 11.0, "dsp": 2.8, "mve": 0.5}
 # instructions per element of an element-wise or pooling kernel
 PER_ELEMENT = {None: 12.0, "dsp": 6.0, "mve": 2.0}
-PLAN_PER_LINK = 90  # usmp_band_plan, per link and band
-NEXT = 110  # usmp_band_next and the parameter copy, per link and band
+LOOP = 1500  # per loop: its function's set-up, a reduction's start and finish, the tables' first reads
+PLAN_PER_LINK = 100  # usmp_band_step's plan, per link and band
+NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
+PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params), per 32-bit word
 MOVE_PER_BYTE = 0.7
 
 
@@ -63,6 +65,7 @@ class CallShape:
     """What the cost model reads of a link's kernel call."""
 
     function: str
+    params_words: int  # 32-bit words of its parameter struct
     pixels_per_row: int  # output columns
     macs_per_pixel: int  # multiply-accumulates per output pixel (0 for element-wise kernels)
     elements_per_row: int  # output elements per row
@@ -81,7 +84,16 @@ def call_shape(call: KernelCall, params: dict) -> CallShape:
         depth = params.get("filter_in_ch", 1)
         macs = out_ch * taps * depth
         weights = macs
-    return CallShape(call.function, out_w, macs, out_w * out_ch, out_ch, weights)
+    return CallShape(call.function, _words(call.params), out_w, macs, out_w * out_ch, out_ch, weights)
+
+
+def _words(value) -> int:
+    """32-bit words of a parameter struct written as a dict of numbers and lists of them."""
+    if isinstance(value, dict):
+        return sum(_words(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_words(v) for v in value)
+    return 1
 
 
 def row_work(shape: CallShape, extension: str | None) -> float:
@@ -92,6 +104,7 @@ def row_work(shape: CallShape, extension: str | None) -> float:
 
 
 def call_overhead(shape: CallShape, extension: str | None) -> float:
+    """A kernel call's own set-up (the loop's copy of its parameters is counted apart: every band pays it)."""
     k = KERNELS.get((shape.function, extension), PORTABLE)
     return k.call + k.per_block * -(-shape.out_ch // 4) + k.per_weight * shape.weights
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
 from usmp.tiling.band_rows import STRATEGIES, LinkSummary
-from usmp.tiling.cost import (MOVE_PER_BYTE, NEXT, PER_ELEMENT, PER_MAC, PLAN_PER_LINK, call_overhead, call_shape,
-                              leftover_work, row_work, tail_change)
+from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_ELEMENT, PER_MAC, PLAN_PER_LINK,
+                              call_overhead, call_shape, leftover_work, row_work, tail_change)
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.links import link_of
 from usmp.tiling.overlay import overlay_source
@@ -138,7 +138,7 @@ class ChainSearch:
         region = self.region(positions)
         rows = region.band_rows(band, strategy)
         summary = rows.summary()
-        cost = PLAN_PER_LINK * len(region.links) * rows.bands
+        cost = LOOP + PLAN_PER_LINK * len(region.links) * rows.bands
         band_bytes = 0
         for j, link in enumerate(region.links):
             whole = self.kernels.get(link.op.op_index)
@@ -205,7 +205,7 @@ def _pareto(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _link_cost(s: LinkSummary, shape, extension: str | None, rows: int, row_bytes: int) -> float:
-    cost = s.calls * NEXT + max(s.calls - 1, 0) * call_overhead(shape, extension)
+    cost = s.calls * (NEXT + PARAMS_PER_WORD * shape.params_words) + max(s.calls - 1, 0) * call_overhead(shape, extension)
     cost += (s.computed - rows) * row_work(shape, extension)
     cost += sum(times * leftover_work(shape, extension, count) for count, times in s.counts.items())
     cost -= leftover_work(shape, extension, rows)
