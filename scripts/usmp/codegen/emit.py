@@ -140,7 +140,7 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
     return dict(
         function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls, body=None,
         title=f"Operator {op.op_index}: {op.opcode}" + (f" (subgraph {op.subgraph})" if op.subgraph else ""),
-        loop=band_loop_view(op, calls) if isinstance(op, BandLoop) else None,
+        loop=band_loop_view(program, layout, op, calls) if isinstance(op, BandLoop) else None,
         parameters=[
             dict(name=a.name, decl=f"{'' if a.writable else 'const '}{program.buffers[a.buffer].c_type} *{a.name}",
                  buffer=a.buffer, address=address_of(program, layout, a.buffer, a.writable))

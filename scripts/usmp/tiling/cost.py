@@ -26,6 +26,9 @@ from usmp.lower.program import KernelCall
 PER_MAC = {None: 11.0, "dsp": 2.8, "mve": 0.5}
 # instructions per element of an element-wise or pooling kernel
 PER_ELEMENT = {None: 12.0, "dsp": 6.0, "mve": 2.0}
+# CMSIS-NN convolutions gather each output pixel's window first (im2col): per filter row copied
+IM2COL_ROW = {"dsp": 20.0, "mve": 20.0}
+IM2COL_KERNELS = ("usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_cmsis_nn_convolve_s8")
 LOOP = 1500  # per loop: its function's set-up, a reduction's start and finish, the tables' first reads
 PLAN_PER_LINK = 100  # usmp_band_step's plan, per link and band
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
@@ -71,6 +74,7 @@ class CallShape:
     elements_per_row: int  # output elements per row
     out_ch: int
     weights: int  # filter weights
+    window_rows: int = 1  # filter rows an output pixel reads
 
 
 def call_shape(call: KernelCall, params: dict) -> CallShape:
@@ -84,7 +88,8 @@ def call_shape(call: KernelCall, params: dict) -> CallShape:
         depth = params.get("filter_in_ch", 1)
         macs = out_ch * taps * depth
         weights = macs
-    return CallShape(call.function, _words(call.params), out_w, macs, out_w * out_ch, out_ch, weights)
+    return CallShape(call.function, _words(call.params), out_w, macs, out_w * out_ch, out_ch, weights,
+                     params.get("filter_h", 1))
 
 
 def _words(value) -> int:
@@ -99,7 +104,8 @@ def _words(value) -> int:
 def row_work(shape: CallShape, extension: str | None) -> float:
     """Instructions of one output row."""
     if shape.macs_per_pixel:
-        return shape.pixels_per_row * shape.macs_per_pixel * PER_MAC[extension]
+        gather = IM2COL_ROW[extension] * shape.window_rows if shape.function in IM2COL_KERNELS else 0.0
+        return shape.pixels_per_row * (shape.macs_per_pixel * PER_MAC[extension] + gather)
     return shape.elements_per_row * PER_ELEMENT[extension]
 
 
