@@ -106,6 +106,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
         external=_external_view(program),
+        operator_count=sum(len(op.links) if isinstance(op, BandLoop) else 1 for op in program.ops),
     )
     env = _environment()
     return {
