@@ -1,12 +1,15 @@
-"""The tiling pass: fuse runs of operators into one depth-first step.
+"""The tiling pass: chains of operators fused into loops over bands of rows (depth-first execution).
 
-A run (a region, region.py) of convolutions, depthwise convolutions, pools,
-element-wise joins and a final reduction computes its output `band` rows at
-a time. Each intermediate tensor becomes a band buffer (scratch) holding the
-rows its consumers read: either recomputed where bands overlap (the halo) or
-kept from band to band as a sliding window (band_rows.py). Only the run's
-inputs and output exist whole, so the planner sees small scratch buffers in
-place of whole intermediate tensors; it stays generic.
+search.py chooses the chains and their band heights, fuse.py makes each a
+loop (loop.py), overlay.py lets its output take the rows of an input it has
+consumed. A chain (a region, region.py) of convolutions, depthwise
+convolutions, pools, padding, element-wise joins and a final reduction or
+fully connected layer computes its output `band` rows at a time; each
+intermediate tensor becomes a band buffer (scratch) holding the rows its
+consumers read: kept from band to band, or recomputed where bands overlap
+(band_rows.py). Only the chain's inputs and output exist whole, so the
+planner sees small scratch buffers in place of whole intermediate tensors;
+it stays generic.
 """
 from __future__ import annotations
 
@@ -20,14 +23,14 @@ from usmp.tiling.links import WINDOW_KERNELS, window_call
 from usmp.tiling.loop import BandLoop, TilingChoice
 from usmp.tiling.overlay import overlay_output
 from usmp.tiling.region import buffer_users
-from usmp.tiling.search import ChainSearch, _runs
+from usmp.tiling.search import ChainSearch, link_runs
 
 __all__ = ["WINDOW_KERNELS", "BandLoop", "TilingChoice", "find_chains", "tile_program", "window_call"]
 
 
 def find_chains(program: Program) -> list[list[int]]:
     """Maximal runs of positions in program.ops whose operators are all links (sub-runs are tried as regions)."""
-    return _runs(program, buffer_users(program))
+    return link_runs(program, buffer_users(program))
 
 
 def step_profile(program: Program, workspace_io: bool = False) -> list[int]:
@@ -74,14 +77,10 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False, kernel
     return tiled, choices
 
 
-def plan_chain(program: Program, positions: list[int], band: int, strategy: str = "sliding") -> TilingChoice:
-    return fuse(program, positions, band, strategy)[0].choice
-
-
 def _apply(program: Program, positions: list[int], band: int, strategy: str = "sliding",
            workspace_io: bool = False) -> Program:
-    """The program with one region fused (positions after it shift); with the model's I/O in the workspace,
-    its output overwrites the input rows it has consumed where that is safe (overlay.py)."""
+    """The program with one region fused (positions after it shift); its output overwrites the rows of an input
+    it has consumed where that is safe (overlay.py)."""
     fused, band_buffers = fuse(program, positions, band, strategy)
     region = region_of(program, positions)
     kept = {a.buffer for a in fused.args} | {a.buffer for k, op in enumerate(program.ops)

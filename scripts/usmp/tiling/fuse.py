@@ -9,10 +9,11 @@ planner sees the small band buffers in their place.
 from __future__ import annotations
 
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, Program
-from usmp.tiling.band_rows import BandRows, computed_rows, held_rows
+from usmp.tiling.band_rows import BandRows, LinkSummary
 from usmp.tiling.geometry import row_elements
 from usmp.tiling.loop import BandLink, BandLoop, RowPointer, TilingChoice
 from usmp.tiling.region import Region, region_at
+
 
 def region_of(program: Program, positions: list[int]) -> Region:
     region = region_at(program, positions)
@@ -34,7 +35,7 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
     region = region_of(program, positions)
     links, last = region.links, len(region.links) - 1
     rows = region.band_rows(band, strategy)
-    steps = rows.steps()
+    summary = rows.summary()
     bands = [band_name(program, positions, i) for i in range(last)]
     args: list[Arg] = []
     before: list[KernelCall] = []  # run once before the loop
@@ -56,7 +57,7 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
         if j < last:
             target = bands[j]
             out = program.buffers[region.buffer(j, link.output)]
-            buffers[target] = Buffer(target, "scratch", _aligned(held_rows(steps, j) * link.row("out")
+            buffers[target] = Buffer(target, "scratch", _aligned(summary[j].held * link.row("out")
                                                                  * region.element_bytes[j]),
                                      max(out.alignment, MIN_ALIGNMENT), out.c_type)
             args.append(Arg(target, target, True))
@@ -83,7 +84,7 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
     for link, link_calls in zip(loop_links, per_link):
         link.calls = list(range(len(calls), len(calls) + len(link_calls)))
         calls.extend(link_calls)
-    choice = choice_for(program, positions, region, rows, strategy)
+    choice = choice_for(program, positions, region, rows, summary, strategy)
     choice.band_buffers = bands
     loop = BandLoop(links[0].op.op_index, f"DEPTH_FIRST_{links[0].op.opcode}_X{len(links)}", args,
                     calls + after, loop_links, band, strategy == "recompute", list(range(len(before))),
@@ -114,18 +115,17 @@ def _tail(tail, source: str, target: str, names: dict[str, str], args: list[Arg]
     return tail.band(source, acc, names)
 
 
-def choice_for(program: Program, positions: list[int], region: Region, rows: BandRows,
+def choice_for(program: Program, positions: list[int], region: Region, rows: BandRows, summary: list[LinkSummary],
                strategy: str) -> TilingChoice:
-    """What the chain saves, for reports and the search."""
-    steps = rows.steps()
+    """What the chain saves, for the reports."""
     whole = band_bytes = extra = total = 0
     for i, link in enumerate(region.links):
         p = link.params
         total += p["out_h"]
-        extra += computed_rows(steps, i) - p["out_h"]
+        extra += summary[i].computed - p["out_h"]
         if i + 1 < len(region.links):
             row = row_elements(p, "out") * region.element_bytes[i]
             whole += row * p["out_h"]
-            band_bytes += _aligned(row * held_rows(steps, i))
+            band_bytes += _aligned(row * summary[i].held)
     return TilingChoice([program.ops[k].op_index for k in positions], rows.band, whole, band_bytes, extra, total,
                         strategy, rows.bands)

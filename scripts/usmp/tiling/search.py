@@ -52,7 +52,7 @@ class ChainSearch:
         self.profile = [sum(program.buffers[n].size for n, (a, b) in self.intervals.items()
                             if a <= step <= b and program.buffers[n].kind != "scratch") + self.scratch[step]
                         for step in range(len(program.ops))]
-        self.runs = _runs(program, self.users)
+        self.runs = link_runs(program, self.users)
         self._regions: dict[tuple[int, ...], Region | None] = {}
         self._candidates: dict[tuple, Candidate | None] = {}
 
@@ -115,13 +115,6 @@ class ChainSearch:
                                   for band in _band_heights(region.params[-1]["out_h"])]
                     options.setdefault(positions[0], []).extend(_pareto(found))
         return options
-
-    def profile_with(self, chosen: list[Candidate]) -> list[int]:
-        """Live bytes per step once `chosen` are fused, each collapsing into one step (for tests and reports)."""
-        covered = {k for c in chosen for k in c.positions}
-        starts = {c.positions[0]: c.fused for c in chosen}
-        return [starts[k] if k in starts else v for k, v in enumerate(self.profile)
-                if k not in covered or k in starts]
 
     def region(self, positions: tuple[int, ...]) -> Region | None:
         if positions not in self._regions:
@@ -228,7 +221,7 @@ def _op_work(op: LoweredOp, chosen: KernelCall | None, extension: str | None) ->
     return total
 
 
-def _runs(program: Program, users: dict[str, list[int]]) -> list[list[int]]:
+def link_runs(program: Program, users: dict[str, list[int]]) -> list[list[int]]:
     """Maximal runs of consecutive operators that are links; a reduction may end one."""
     runs: list[list[int]] = []
     current: list[int] = []
