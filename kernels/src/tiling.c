@@ -128,14 +128,15 @@ static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, st
 	}
 }
 
-void usmp_band_params(void *params, const void *whole, int32_t bytes)
+/*
+ * out[0..words) = in[0..words), four words a step (a load-multiple and a store-multiple on most cores); a
+ * forward copy: out may start below in within the same buffer, each group is read before it is written.
+ */
+static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
 {
-	const uint32_t *in = (const uint32_t *)whole;
-	uint32_t *out = (uint32_t *)params;
-	const int32_t words = bytes / 4;
 	int32_t i = 0;
 
-	for (; i + 4 <= words; i += 4) { /* four words a step: a load-multiple and a store-multiple on most cores */
+	for (; i + 4 <= words; i += 4) {
 		const uint32_t w0 = in[i], w1 = in[i + 1], w2 = in[i + 2], w3 = in[i + 3];
 
 		out[i] = w0;
@@ -148,38 +149,25 @@ void usmp_band_params(void *params, const void *whole, int32_t bytes)
 	}
 }
 
-/*
- * Rows [from, from + count) of a band buffer to its top: a forward copy (the ranges may
- * overlap; each group of words is read before it is written), four words a step where
- * the rows are word aligned, as band buffers and their rows mostly are.
- */
+/* Rows [from, from + count) of a band buffer to its top: word by word where the rows are word aligned. */
 static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_bytes)
 {
 	const int32_t bytes = count * row_bytes;
 	const uint8_t *in = buffer + from * row_bytes;
-	int32_t i = 0;
+	int32_t i;
 
 	if ((((uintptr_t)in | (uintptr_t)buffer | (uint32_t)bytes) & 3u) == 0) {
-		const uint32_t *in32 = (const uint32_t *)(const void *)in;
-		uint32_t *out32 = (uint32_t *)(void *)buffer;
-		const int32_t words = bytes / 4;
-
-		for (; i + 4 <= words; i += 4) {
-			const uint32_t w0 = in32[i], w1 = in32[i + 1], w2 = in32[i + 2], w3 = in32[i + 3];
-
-			out32[i] = w0;
-			out32[i + 1] = w1;
-			out32[i + 2] = w2;
-			out32[i + 3] = w3;
-		}
-		for (; i < words; i++) {
-			out32[i] = in32[i];
-		}
+		copy_words((uint32_t *)(void *)buffer, (const uint32_t *)(const void *)in, bytes / 4);
 		return;
 	}
-	for (; i < bytes; i++) {
+	for (i = 0; i < bytes; i++) {
 		buffer[i] = in[i];
 	}
+}
+
+void usmp_band_params(void *params, const void *whole, int32_t bytes)
+{
+	copy_words((uint32_t *)params, (const uint32_t *)whole, bytes / 4);
 }
 
 /* Link `link`'s rows in this band (sliding: after moving the rows its consumers still read to its buffer's top). */
