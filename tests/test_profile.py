@@ -108,9 +108,11 @@ def test_run_profile_json_lists_the_operators(tmp_path, capsys):
     captured = capsys.readouterr()
     report = json.loads(captured.out)
     operators = report["operators"]
-    assert [o["op"] for o in operators] == ["DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "SOFTMAX"]
+    # auto runs the depthwise convolution and the fully connected layer as one depth-first loop
+    assert [op for o in operators for op in (o["chain"] or [o["op"]])] == ["DEPTHWISE_CONV_2D", "FULLY_CONNECTED",
+                                                                        "SOFTMAX"]
     assert all({"index", "op", "kernel", "macs", "instructions"} <= set(o) for o in operators)
-    assert operators[0]["macs"] == 25 * 20 * 8 * 10 * 8 and operators[0]["kernel"] == "portable"
+    assert operators[0]["macs"] == 25 * 20 * 8 * 10 * 8 + 4000 * 4 and operators[0]["kernel_family"] == "depth-first"
     assert 0.95 * report["instructions"] <= sum(o["instructions"] for o in operators) <= report["instructions"]
     assert "instr/MAC" in captured.err and "DEPTHWISE_CONV_2D" in captured.err  # the table, on stderr
 
@@ -122,4 +124,4 @@ def test_host_profile_has_macs_and_bytes_but_no_instructions(tmp_path, capsys):
                  "--profile"]) == 0
     out = capsys.readouterr().out
     assert "B live" in out and "MACs" in out and "instr/MAC" not in out
-    assert "320,000" in out  # the depthwise convolution's MACs
+    assert "336,000" in out  # the depth-first loop's MACs: the depthwise convolution's and the fully connected's

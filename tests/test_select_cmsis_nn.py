@@ -30,8 +30,9 @@ needs_qemu = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not
 MODELS = {m.stem: m for m in all_models()}
 # model -> the glue functions its CMSIS-NN build must call (one per family and variant)
 QEMU_MODELS = {
-    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_fully_connected_s8",
-                               "usmp_cmsis_nn_softmax_s8"},  # its depthwise conv has one input channel
+    # its depthwise conv has one input channel; the fully connected layer ends a depth-first loop (band sums)
+    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_s8", "usmp_band_fully_connected_s8",
+                               "usmp_cmsis_nn_softmax_s8"},
     "hello_world_int8": {"usmp_cmsis_nn_fully_connected_s8"},
     "arg_max_classifier": {"usmp_cmsis_nn_fully_connected_per_channel_s8"},
     "conv_1x1": {"usmp_cmsis_nn_convolve_1x1_s8_fast"},
@@ -118,7 +119,7 @@ def test_no_op_without_dsp(cpu):
 def test_portable_and_auto_without_cmsis_nn_change_nothing(monkeypatch):
     monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
     model = MODELS["micro_speech_quantized"]
-    plain = compile_model(model).files
+    plain = compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable")).files
     assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable",
                                                cmsis_nn=str(CMSIS_NN))).files == plain
     assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="auto")).files == plain
@@ -336,7 +337,7 @@ def test_row_im2col_edge_cases(tmp_path, target, depthwise, wide_rows):
 # Helium takes other variants than the DSP cores: the row im2col into int8 columns for CMSIS-NN's int8 GEMM,
 # the vectorised _opt for 3x3 depthwise, and avgpool without scratch
 HELIUM_MODELS = dict(QEMU_MODELS, **{
-    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_cmsis_nn_fully_connected_s8",
+    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_band_fully_connected_s8",
                                "usmp_cmsis_nn_softmax_s8"},
     "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_rows_nt_s8"},
     "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_nt_s8"},  # 49 pixels: one column in the last call

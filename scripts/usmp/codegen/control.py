@@ -27,7 +27,7 @@ def control_functions(program: Program, op: LoweredOp, op_view) -> list[dict]:
         block.parameters = list(used)
         functions.append(dict(
             title=f"Subgraph {block.subgraph}: the {block.role} of {_where(op)}", function=block.function_name,
-            params=[], calls=[], body=calls, guards=[],
+            params=[], calls=[], body=calls, guards=[], loop=None,
             parameters=[dict(decl=_decl(program, b, w, names[b])) for b, w in used.items()]))
     view = op_view(op)
     view.update(title=f"Operator {op.op_index}: {op.opcode}" + (f" (subgraph {op.subgraph})" if op.subgraph else ""),

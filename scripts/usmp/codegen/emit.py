@@ -136,7 +136,7 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
         if call.params_type:
             params_name = f"{op.function_name}_params" + (f"_{k}" if len(op.calls) > 1 else "")
             params.append(dict(name=params_name, type=call.params_type,
-                               fields=[(f, _param_literal(op, f, v)) for f, v in call.params.items()]))
+                               fields=[(f, _param_literal(_call_owner(op, k), f, v)) for f, v in call.params.items()]))
         calls.append(dict(function=call.function, params=params_name, args=call.args))
     return dict(
         function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls, body=None,
@@ -151,13 +151,21 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
     )
 
 
-def _param_literal(op, field: str, value) -> str:
+def _call_owner(op, k: int) -> tuple[int, str]:
+    """The model operator (index, opcode) whose kernel call k is: a depth-first loop's calls belong to its links."""
+    if isinstance(op, BandLoop) and op.links:
+        owner = next((link for link in op.links if k in link.calls), op.links[0 if k in op.before else -1])
+        return owner.op_index, owner.opcode
+    return op.op_index, op.opcode
+
+
+def _param_literal(owner: tuple[int, str], field: str, value) -> str:
     """A kernel parameter as C; values no 32-bit field holds (from absurd model options) are the model's fault."""
     values = np.ravel(np.asarray(value, dtype=object))
     for v in values:
         out_of_range = isinstance(v, (int, np.integer)) and not -(1 << 31) <= int(v) < (1 << 31)
         if out_of_range or (isinstance(v, (float, np.floating)) and not np.isfinite(np.float32(v))):
-            raise ModelError(f"operator {op.op_index} ({op.opcode}): kernel parameter {field} = {v} does not fit "
+            raise ModelError(f"operator {owner[0]} ({owner[1]}): kernel parameter {field} = {v} does not fit "
                              f"the kernel's 32-bit field; the model's shapes or options are out of range")
     return c_literal(value)
 

@@ -25,9 +25,10 @@ LABEL_SPACE = 130  # below the plot: rotated operator names
 
 
 def operator_label(entry: dict) -> str:
-    """'#<index> <OP>', a depth-first chain as '#<first index> depth-first x<operators>'."""
-    if entry.get("chain"):
-        return f"#{entry['index']} depth-first x{len(entry['chain'])}"
+    """'#<index> <OP>', a depth-first chain as '#<first index> depth-first x<operators> (<first OP> … <last OP>)'."""
+    chain = entry.get("chain")
+    if chain:
+        return f"#{entry['index']} depth-first x{len(chain)} ({chain[0]['op']} … {chain[-1]['op']})"
     return f"#{entry['index']} {entry['op']}"
 
 

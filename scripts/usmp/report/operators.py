@@ -89,7 +89,7 @@ def compiler_changes(program: Program) -> dict:
                     for o in graph.operators if o.index not in stepped]
     folded = [{"index": o.index, "op": o.opcode, "why": why,
                "outputs": [graph.tensors[i].name for i in o.outputs]} for o, why in graph.folded]
-    shared = [{"buffer": name, "tensors": [graph.tensors[i].name for i in b.tensors]}
+    shared = [{"buffer": name, "tensors": buffer_tensor_names(program, name)}
               for name, b in program.buffers.items() if len(b.tensors) > 1]
     return {"folded": folded, "without_code": without_code, "shared_buffers": shared}
 
@@ -135,6 +135,7 @@ def profile_rows(document: dict, step_instructions: list[int] | None = None, tot
         step = entry["step"]
         row = {"step": step, "index": entry["index"], "op": entry["op"], "kernel": kernel_label(entry),
                "kernel_family": entry["kernel"], "bands": entry["bands"], "macs": entry["macs"],
+               "chain": [member["op"] for member in entry.get("chain", [])],  # a depth-first loop's operators
                "bytes_live": sum(live[step] for live in pools.values()),
                "bytes_read": entry["bytes_read"], "bytes_written": entry["bytes_written"]}
         if step_instructions is not None:
@@ -171,3 +172,13 @@ def format_profile(rows: list[dict], total: int | None = None, outside: int | No
     else:
         lines.append(f"{macs:,} MACs; instructions are counted on a Cortex-M target (--target cortex-mX)")
     return "\n".join(lines)
+
+
+def buffer_tensor_names(program, name: str) -> list[str]:
+    """The names of the tensors a buffer holds; a subgraph's buffers (sg<N>/..., sg<N>#k/...) index its graph."""
+    graph = program.graph
+    if name.startswith("sg") and "/" in name:
+        number = name[2:name.index("/")].partition("#")[0]
+        if number.isdigit() and int(number) in getattr(graph, "subgraphs", {}):
+            graph = graph.subgraphs[int(number)]
+    return [graph.tensors[i].name for i in program.buffers[name].tensors]

@@ -5,7 +5,7 @@ import json
 
 from usmp.control.flow import control_regions, expanded_steps, step_positions
 from usmp.planner.problem import BufferInfo, PlanResult
-from usmp.report.operators import compiler_changes, operator_entries
+from usmp.report.operators import buffer_tensor_names, compiler_changes, operator_entries
 
 
 def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools) -> dict:
@@ -22,7 +22,7 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools)
         rows.append({
             "name": info.name, "kind": program.buffers[info.name].kind, "size_bytes": info.size,
             "alignment": info.alignment, "pool": pool, "offset": offset, "first_step": first, "last_step": last,
-            "tensors": [program.graph.tensors[i].name for i in program.buffers[info.name].tensors],
+            "tensors": buffer_tensor_names(program, info.name),
         })
     return {
         "model": program.name,
