@@ -26,7 +26,7 @@ from reference import outputs_match, random_inputs, reference_outputs  # noqa: E
 
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
-from usmp.runner.cortex_m import run_cortex_m  # noqa: E402
+from usmp.runner.baremetal import run_on_target  # noqa: E402
 
 MODES = ("off", "auto", "max")
 
@@ -44,7 +44,7 @@ def measure(model: Path, targets: list[str]) -> dict:
     for target in targets:
         for mode, c in compiled.items():
             try:
-                run = run_cortex_m(c, inputs, target, count=True)
+                run = run_on_target(c, inputs, target, count=True)
             except UsmpError as exc:  # e.g. the micro:bit's 16 KB of RAM or 256 KB of flash
                 print(f"{model.name} {mode} on {target}: {str(exc).splitlines()[0]}", file=sys.stderr)
                 row[(target, mode)] = "does not fit"
