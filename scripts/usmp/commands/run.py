@@ -12,7 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
+from usmp.commands.options import (add_model_arguments, add_planning_arguments, compile_options,
+                                   print_portable_fallback_notice)
 from usmp.compiler import compile_model
 from usmp.errors import UsmpError
 from usmp.runner.io_files import load_inputs, save_outputs
@@ -64,6 +65,7 @@ def run(args) -> int:
             raise UsmpError(f"--cpu {args.cpu} does not match --target {args.target}")
         options.cpu = emulated.cpu
     compiled = compile_model(args.model, options)
+    print_portable_fallback_notice(compiled, options)
     inputs = load_inputs(compiled.program, args.input, args.steps)
     report = None
     if emulated:

@@ -24,7 +24,7 @@ from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
 
 GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
 
-__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "select_kernels", "selects_fast_kernels"]
+__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "missed_fast_kernels", "select_kernels", "selects_fast_kernels"]
 
 
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
@@ -40,6 +40,20 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         return program
     called: set[str] = set()
     rewritten = 0
+    for position, op, rewrite in _rewrites(program, extension):
+        program.ops[position] = _apply(program, op, rewrite)
+        called.update(rewrite.cmsis_functions)
+        rewritten += 1
+    if rewritten:  # also when only USMP's own kernels in the glue were chosen
+        _drop_unused(program)
+        program.external_kernels = ExternalKernels(
+            "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE], rewritten)
+    return program
+
+
+def _rewrites(program: Program, extension: str):
+    """(position, op, rewrite) of each call the fast kernels compute exactly, lazily: the caller may apply
+    each rewrite before the next is decided."""
     for position, op in enumerate(program.ops):
         if len(op.calls) != 1 or op.calls[0].function not in REWRITES:
             continue
@@ -50,14 +64,17 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         call = Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program, extension)
         rewrite = rewrite_fn(call)
         if rewrite is not None:
-            program.ops[position] = _apply(program, op, rewrite)
-            called.update(rewrite.cmsis_functions)
-            rewritten += 1
-    if rewritten:  # also when only USMP's own kernels in the glue were chosen
-        _drop_unused(program)
-        program.external_kernels = ExternalKernels(
-            "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE], rewritten)
-    return program
+            yield position, op, rewrite
+
+
+def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
+                        cmsis_nn: str | os.PathLike | None = None) -> int:
+    """How many operators run the portable kernels only because CMSIS-NN was not found: those select_kernels
+    would have rewritten on this core with `--kernels auto` (0 when CMSIS-NN is found or not wanted)."""
+    extension = cpu_extension(cpu)
+    if kernels != "auto" or extension is None or known_root(cmsis_nn) is not None:
+        return 0
+    return sum(1 for _ in _rewrites(program, extension))
 
 
 def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: str | os.PathLike | None = None) -> bool:
