@@ -61,6 +61,17 @@ def test_matches_reference_on_rv32imc(model):
     check_against_reference(model, "riscv32", seed=11)
 
 
+CONVOLUTIONS = sorted(m for m in all_models() if m.stem.startswith(("conv", "dwconv")))
+
+
+@pytest.mark.parametrize("model", CONVOLUTIONS, ids=[m.stem for m in CONVOLUTIONS])
+def test_convolutions_on_rv32imc(model):
+    """RISC-V has its own forms of the dot-product loops (kernels/src/conv.c, depthwise_conv.c: four taps a turn
+    through advancing pointers); every convolution test model, three inputs each, takes them."""
+    for seed in (21, 22, 23):
+        check_against_reference(model, "riscv32", seed)
+
+
 @pytest.mark.parametrize("model", EXAMPLES, ids=[m.stem for m in EXAMPLES])
 def test_matches_reference_on_rv32imac_with_steady_count(model):
     compiled, inputs, first = check_against_reference(model, "riscv32imac", seed=5, count=True)
