@@ -221,7 +221,9 @@ def test_fewer_instructions_on_micro_speech():
     ("CONFIG_CPU_CORTEX_M4=y", "cortex-m4"),
     ("CONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),
     ("CONFIG_CPU_CORTEX_M33=y", "generic"),  # -mcpu=cortex-m33+nodsp: no DSP instructions
-    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y", "cortex-m55"),
+    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y\nCONFIG_FPU=y", "cortex-m55"),
+    # without an FPU GCC builds with the soft-float ABI, which has no Helium: the DSP extension only
+    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y", "cortex-m33"),
     ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),  # no Helium: the DSP extension only
     ("CONFIG_CPU_CORTEX_M0=y", "cortex-m0"),
     ("", "generic"),
