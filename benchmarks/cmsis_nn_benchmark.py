@@ -28,7 +28,7 @@ from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir  # noqa: E402
 from reference import outputs_match, random_inputs, reference_outputs, example_models  # noqa: E402
 
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
-from usmp.runner.cortex_m import run_cortex_m  # noqa: E402
+from usmp.runner.baremetal import run_on_target  # noqa: E402
 
 TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33")
 
@@ -80,7 +80,7 @@ def measure(model: Path, target: str, kernels: str, cmsis_nn: str) -> dict:
     """One inference on random inputs, checked against TFLite Micro before it counts."""
     compiled = compile_model(model, CompileOptions(cpu=target, kernels=kernels, cmsis_nn=cmsis_nn))
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(0))
-    run = run_cortex_m(compiled, inputs, target, count=True)
+    run = run_on_target(compiled, inputs, target, count=True)
     if not all(outputs_match(e, g) for e, g in zip(reference_outputs(model, inputs), run.outputs)):
         raise SystemExit(f"{model.stem} on {target} with {kernels}: outputs differ from TFLite Micro")
     report = run.report

@@ -1,6 +1,6 @@
-"""Print what each model costs on an emulated Cortex-M0 (QEMU micro:bit, -Os) or another Cortex-M target.
+"""Print what each model costs on an emulated Cortex-M0 (QEMU micro:bit, -Os) or another emulated target.
 
-    .venv/bin/python benchmarks/cortex_m0.py [--target cortex-m0|cortex-m3|...|cortex-m55] [MODEL ...]
+    .venv/bin/python benchmarks/cortex_m0.py [--target cortex-m0|cortex-m3|...|cortex-m55|riscv32|riscv32imac] [MODEL ...]
 
 Per model: flash by part, RAM by part, the stack of one inference, the
 instructions one inference executes (counted from QEMU's trace, the same on
@@ -21,14 +21,14 @@ from reference import random_inputs, example_models  # noqa: E402
 from usmp.compiler import compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
 from usmp.report.macs import multiply_accumulates  # noqa: E402
-from usmp.runner.cortex_m import TARGETS, run_cortex_m  # noqa: E402
+from usmp.runner.baremetal import TARGETS, run_on_target  # noqa: E402
 
 
 def report_lines(model: Path, target: str) -> list[str]:
     try:
         compiled = compile_model(model)
         inputs = random_inputs(compiled.program.graph, np.random.default_rng(2024))
-        report = run_cortex_m(compiled, inputs, target, count=True).report
+        report = run_on_target(compiled, inputs, target, count=True).report
     except UsmpError as exc:
         return [f"{model.stem}: {exc}"]
     flash, ram = report["flash_bytes"], report["ram_bytes"]

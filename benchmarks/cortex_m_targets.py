@@ -1,8 +1,9 @@
-"""Compare USMP on every emulated Cortex-M target with TFLite Micro + CMSIS-NN (issue 13).
+"""Compare USMP on every emulated target with TFLite Micro + CMSIS-NN (issue 13) where it was measured.
 
     PYTHONPATH=scripts .venv/bin/python benchmarks/cortex_m_targets.py [--targets T,T] [--kernels K] [MODEL ...]
 
-Per model and target: the instructions of one inference (QEMU's trace, the same on every run) and
+The targets are the Cortex-M cores and the RISC-V ones (riscv32, riscv32imac; benchmarks/riscv_tflm.py
+compares those with TFLite Micro's reference kernels). Per model and target: the instructions of one inference (QEMU's trace, the same on every run) and
 per multiply-accumulate, the code without weights (generated code + kernels), the pools (workspace
 in RAM, constants in flash), the stack of one inference and whether the outputs equal
 tflite-micro's. Where the model is one of the published TFLM + CMSIS-NN measurements (QEMU
@@ -30,7 +31,7 @@ from reference import EXAMPLE_MODELS, outputs_match, random_inputs, reference_ou
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
 from usmp.report.macs import multiply_accumulates  # noqa: E402
-from usmp.runner.cortex_m import TARGETS, run_cortex_m, target_named  # noqa: E402
+from usmp.runner.baremetal import TARGETS, run_on_target, target_named  # noqa: E402
 
 DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",
                   *sorted((ROOT / "benchmarks" / "models").glob("*.tflite"))]
@@ -64,7 +65,7 @@ def measure(model: Path, target: str, kernels: str | None, cmsis_nn: str | None 
     try:
         compiled = compile_model(model, compile_options(target, kernels, cmsis_nn))
         inputs = random_inputs(compiled.program.graph, np.random.default_rng(2024))
-        run = run_cortex_m(compiled, inputs, target, count=True)
+        run = run_on_target(compiled, inputs, target, count=True)
     except UsmpError as exc:
         row["note"] = str(exc)
         return row
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", type=Path, help="models (default: micro_speech and benchmarks/models)")
     parser.add_argument("--targets", default=",".join(TARGETS),
-                        help=f"comma-separated Cortex-M targets (default: {','.join(TARGETS)})")
+                        help=f"comma-separated emulated targets (default: {','.join(TARGETS)})")
     parser.add_argument("--kernels", default=None,
                         help="kernel selection passed to the compiler, if it has one (default: portable C kernels)")
     parser.add_argument("--cmsis-nn", help="CMSIS-NN directory for --kernels auto|cmsis-nn (default: $CMSIS_NN_PATH, "

@@ -33,7 +33,7 @@ from reference import EXAMPLE_MODELS, TEST_MODELS, outputs_match, random_inputs,
 
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
-from usmp.runner.cortex_m import run_cortex_m, target_named  # noqa: E402
+from usmp.runner.baremetal import run_on_target, target_named  # noqa: E402
 from usmp.runner.host import run_host  # noqa: E402
 
 DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite", TEST_MODELS / "tflm" / "person_detect.tflite",
@@ -60,7 +60,7 @@ def measure(model: Path, target: str, mode: str, budget: float, cmsis_nn: str | 
     if target == "host":
         outputs = run_host(compiled, inputs)
     else:
-        run = run_cortex_m(compiled, inputs, target, count=True)
+        run = run_on_target(compiled, inputs, target, count=True)
         outputs, report = run.outputs, run.report
         flash = report["flash_bytes"]
         row.update(instructions=report["instructions"], stack=report["ram_bytes"]["stack"],

@@ -53,9 +53,9 @@ def matched_steps(model: Path, compiled, target: str, steps: int) -> tuple[int, 
         if target == "host":
             got = run_host(compiled, inputs, steps=2 * steps, reset_before=steps)
         else:
-            from usmp.runner.cortex_m import run_cortex_m
+            from usmp.runner.baremetal import run_on_target
 
-            got = run_cortex_m(compiled, inputs, target, steps=2 * steps, reset_before=steps).outputs
+            got = run_on_target(compiled, inputs, target, steps=2 * steps, reset_before=steps).outputs
     except UsmpError as exc:
         return f"failed: {exc}"
     return 2 * steps - len(mismatched_steps(expected, got, outputs_match)), 2 * steps

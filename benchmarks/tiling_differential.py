@@ -29,16 +29,16 @@ from random_chains import longest_regions_tiler, random_chain  # noqa: E402
 from reference import outputs_match, random_inputs, reference_outputs  # noqa: E402
 
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
-from usmp.runner.cortex_m import run_cortex_m  # noqa: E402
+from usmp.runner.baremetal import run_on_target  # noqa: E402
 from usmp.runner.host import run_host  # noqa: E402
 
 CONFIGS = {  # name -> (cpu, run)
     "host": ("generic", lambda c, x: run_host(c, x, sanitize=True)),
     "host-m4": ("cortex-m4", lambda c, x: run_host(c, x, sanitize=True)),
     "host-m55": ("cortex-m55", lambda c, x: run_host(c, x, sanitize=True)),
-    "cortex-m0": ("cortex-m0", lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs),
-    "cortex-m4": ("cortex-m4", lambda c, x: run_cortex_m(c, x, "cortex-m4").outputs),
-    "cortex-m55": ("cortex-m55", lambda c, x: run_cortex_m(c, x, "cortex-m55").outputs),
+    "cortex-m0": ("cortex-m0", lambda c, x: run_on_target(c, x, "cortex-m0").outputs),
+    "cortex-m4": ("cortex-m4", lambda c, x: run_on_target(c, x, "cortex-m4").outputs),
+    "cortex-m55": ("cortex-m55", lambda c, x: run_on_target(c, x, "cortex-m55").outputs),
 }
 
 

@@ -68,6 +68,25 @@ function(usmp_check_configuration)
   message(STATUS "${output}")
 endfunction()
 
+# Configure time: never silently slow. On a core with DSP or Helium the automatic kernel
+# choice calls CMSIS-NN only with Zephyr's cmsis-nn module enabled; without it, say so.
+function(usmp_check_kernels)
+  if(NOT CONFIG_USMP_CORE_HAS_DSP OR NOT CONFIG_USMP_KERNELS_AUTO)
+    return()
+  endif()
+  if(CONFIG_CMSIS_NN AND DEFINED ZEPHYR_CMSIS_NN_MODULE_DIR)
+    return()
+  endif()
+  if(NOT DEFINED ZEPHYR_CMSIS_NN_MODULE_DIR OR NOT CONFIG_ZEPHYR_CMSIS_DSP_MODULE)
+    set(how "the workspace has no cmsis-nn and cmsis-dsp modules: add them (this module's west.yml imports both)")
+  else()
+    set(how "CONFIG_CMSIS_NN is off: set CONFIG_CMSIS_NN=y")
+  endif()
+  message(WARNING "usmp: this core has the DSP extension or Helium, but the models run the portable "
+    "kernels (several times the instructions of CMSIS-NN's) because ${how}; "
+    "CONFIG_USMP_KERNELS_PORTABLE=y keeps the portable kernels without this warning")
+endfunction()
+
 # The build's inputs, and CMSIS-NN where the build has it: with Zephyr's cmsis-nn module enabled, DSP
 # and Helium cores call CMSIS-NN where it is exact (--kernels auto; kernels/CMakeLists.txt compiles the glue).
 function(_usmp_build_inputs out_var)

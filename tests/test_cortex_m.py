@@ -18,10 +18,11 @@ from reference import all_models, outputs_match, random_inputs, reference_output
 from usmp.cli import main as usmp_main
 from usmp.compiler import CompileOptions, compile_model
 from usmp.errors import UsmpError
-from usmp.runner import cortex_m
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner import baremetal
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
-from usmp.runner.qemu import count_instructions, thumb_instructions
+from usmp.runner.arm import thumb_instruction_offsets, thumb_instructions
+from usmp.runner.qemu import count_instructions
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
@@ -34,11 +35,11 @@ DOES_NOT_FIT = re.compile(r"does not fit the cortex-m0 .*: flash needs (\d+) of 
 
 def run_on_smallest_board(compiled, inputs):
     try:
-        return run_cortex_m(compiled, inputs, "cortex-m0")
+        return run_on_target(compiled, inputs, "cortex-m0")
     except UsmpError as exc:
         if not DOES_NOT_FIT.search(str(exc)):
             raise
-        return run_cortex_m(compiled, inputs, "cortex-m3")
+        return run_on_target(compiled, inputs, "cortex-m3")
 
 
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
@@ -60,15 +61,15 @@ def test_matches_host(model):
     """The same bytes as the host build (test_bit_exact.py checks the host against the reference everywhere)."""
     compiled = compile_model(model)
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(3))
-    for h, g in zip(run_host(compiled, inputs), run_cortex_m(compiled, inputs, "cortex-m0").outputs):
+    for h, g in zip(run_host(compiled, inputs), run_on_target(compiled, inputs, "cortex-m0").outputs):
         assert h.dtype == g.dtype and np.array_equal(h, g), f"{model.name}: host {h} != cortex-m0 {g}"
 
 
 def test_measurements_are_complete_and_repeatable():
     compiled = compile_model(HELLO)
     inputs = [np.array([[17]], np.int8)]
-    first = run_cortex_m(compiled, inputs, "cortex-m0", count=True).report
-    second = run_cortex_m(compiled, inputs, "cortex-m0", count=True).report
+    first = run_on_target(compiled, inputs, "cortex-m0", count=True).report
+    second = run_on_target(compiled, inputs, "cortex-m0", count=True).report
     assert first == second
     assert first["instructions"] > 100  # three FULLY_CONNECTED layers, 288 multiply-accumulates
     flash = first["flash_bytes"]
@@ -82,10 +83,10 @@ def test_measurements_are_complete_and_repeatable():
 
 def test_instructions_differ_with_the_work_done(tmp_path):
     """The count covers the inference itself: a bigger model needs more instructions."""
-    small = run_cortex_m(compile_model(HELLO), [np.array([[1]], np.int8)], "cortex-m0", count=True)
+    small = run_on_target(compile_model(HELLO), [np.array([[1]], np.int8)], "cortex-m0", count=True)
     big_model = compile_model(_fc_model(inputs=64, units=32, tmp_path=tmp_path))
     inputs = random_inputs(big_model.program.graph, np.random.default_rng(0))
-    big = run_cortex_m(big_model, inputs, "cortex-m0", count=True)
+    big = run_on_target(big_model, inputs, "cortex-m0", count=True)
     assert big.report["instructions"] > small.report["instructions"] + 64 * 32
 
 
@@ -96,7 +97,7 @@ def test_library_modes(options):
     """Inputs inside the workspace, or pools the caller owns: same outputs, pools still reported."""
     compiled = compile_model(HELLO, options)
     inputs = [np.array([[-40]], np.int8)]
-    result = run_cortex_m(compiled, inputs, "cortex-m0")
+    result = run_on_target(compiled, inputs, "cortex-m0")
     assert np.array_equal(result.outputs[0], reference_outputs(HELLO, inputs)[0])
     pools = {p.spec.name: p.size for p in compiled.layout.pools if p.spec.kind == "workspace"}
     assert result.report["ram_bytes"]["pools"] == pools
@@ -150,13 +151,13 @@ def no_qemu(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("QEMU was started for a model that does not fit")
 
-    monkeypatch.setattr(cortex_m, "run_qemu", refuse)
+    monkeypatch.setattr(baremetal, "run_qemu", refuse)
 
 
 def test_too_much_flash_is_refused_before_running(tmp_path, no_qemu):
     model = _fc_model(inputs=600, units=512, tmp_path=tmp_path)  # 300 KB of weights
     with pytest.raises(UsmpError) as caught:
-        run_cortex_m(compile_model(model), [np.zeros((1, 600), np.int8)], "cortex-m0")
+        run_on_target(compile_model(model), [np.zeros((1, 600), np.int8)], "cortex-m0")
     flash, ram = (int(v) for v in DOES_NOT_FIT.search(str(caught.value)).groups())
     assert flash > 600 * 512 > 262144 and ram < 16384
     assert "\n" not in str(caught.value)
@@ -165,7 +166,7 @@ def test_too_much_flash_is_refused_before_running(tmp_path, no_qemu):
 def test_too_much_ram_is_refused_before_running(tmp_path, no_qemu):
     model = _fc_model(inputs=20000, units=1, tmp_path=tmp_path)  # a 20000-byte input buffer
     with pytest.raises(UsmpError) as caught:
-        run_cortex_m(compile_model(model), [np.zeros((1, 20000), np.int8)], "cortex-m0")
+        run_on_target(compile_model(model), [np.zeros((1, 20000), np.int8)], "cortex-m0")
     flash, ram = (int(v) for v in DOES_NOT_FIT.search(str(caught.value)).groups())
     assert ram > 20000 and flash < 262144
 
@@ -184,7 +185,7 @@ def test_big_model_runs_on_cortex_m3(tmp_path):
     model = _fc_model(inputs=600, units=512, tmp_path=tmp_path)
     compiled = compile_model(model)
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(5))
-    got = run_cortex_m(compiled, inputs, "cortex-m3")
+    got = run_on_target(compiled, inputs, "cortex-m3")
     assert got.report["flash_total_bytes"] > 600 * 512
     assert np.array_equal(got.outputs[0], reference_outputs(model, inputs)[0])
 
@@ -205,7 +206,7 @@ def test_instruction_count_from_trace(tmp_path):
         "Trace 0: 0x7f20 [00000000/00000300/00000000/00000000] end\n"
         "Trace 0: 0x7f00 [00000000/00000100/00000000/00000000] main\n"
     )
-    assert count_instructions(log, 0x200, 0x300) == 2 + 2 + 3
+    assert count_instructions(log, 0x200, 0x300, thumb_instruction_offsets) == 2 + 2 + 3
 
 
 def test_instruction_count_reads_the_bytes_not_the_lines(tmp_path):
@@ -226,7 +227,7 @@ def test_instruction_count_reads_the_bytes_not_the_lines(tmp_path):
         "IN: end\n0x00000300:  4770       bx       lr\n\n"
         "Trace 0: 0x7f20 [00000000/00000300/00000000/00000000] end\n"
     )
-    assert count_instructions(log, 0x200, 0x300) == 2 * 4
+    assert count_instructions(log, 0x200, 0x300, thumb_instruction_offsets) == 2 * 4
     assert thumb_instructions([0x2001, 0xE92D, 0x4FF0, 0xEEF0, 0x2F22, 0xF000, 0xF800]) == 4
 
 
@@ -269,7 +270,7 @@ def test_map_attribution(tmp_path):
     """The kernel archive's members count as kernels, a C-library member with the object that pulled it in
     (libgcc's multiply with the kernel needing it, stdio with the harness); padding with the harness; debug
     info nowhere."""
-    from usmp.runner.cortex_m import _part_of_object
+    from usmp.runner.baremetal import _part_of_object
     from usmp.runner.elf_stats import read_image_usage
 
     (tmp_path / "model.map").write_text(MAP_EXCERPT)

@@ -16,7 +16,7 @@ import pytest
 from reference import outputs_match, random_inputs, reference_outputs, example_models
 from usmp.cli import main as usmp_main
 from usmp.compiler import compile_model
-from usmp.runner.cortex_m import run_cortex_m, target_named
+from usmp.runner.baremetal import run_on_target, target_named
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
@@ -30,7 +30,7 @@ FLOAT_MODELS = [MODELS_DIR / "conv_f32.tflite", MODELS_DIR / "softmax_f32.tflite
 def _check(model: Path, seed: int, count: bool):
     compiled = compile_model(model)
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(seed))
-    run = run_cortex_m(compiled, inputs, TARGET, count=count)
+    run = run_on_target(compiled, inputs, TARGET, count=count)
     expected = reference_outputs(model, inputs)
     assert len(run.outputs) == len(expected)
     for k, (e, g) in enumerate(zip(expected, run.outputs)):
@@ -42,7 +42,7 @@ def _check(model: Path, seed: int, count: bool):
 def test_matches_reference_with_steady_count(model):
     compiled, inputs, first = _check(model, 7, count=True)
     assert first.report["target"] == TARGET and first.report["machine"] == "mps3-an547"
-    again = run_cortex_m(compiled, inputs, TARGET, count=True)
+    again = run_on_target(compiled, inputs, TARGET, count=True)
     assert first.report["instructions"] > 0
     assert again.report["instructions"] == first.report["instructions"]
 

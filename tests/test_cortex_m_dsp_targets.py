@@ -12,7 +12,7 @@ import pytest
 
 from reference import outputs_match, random_inputs, reference_outputs, example_models
 from usmp.compiler import compile_model
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed (scripts/bootstrap installs them)")
@@ -26,12 +26,12 @@ TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33")
 def test_matches_reference_with_steady_count(model, target):
     compiled = compile_model(model)
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(7))
-    first = run_cortex_m(compiled, inputs, target, count=True)
+    first = run_on_target(compiled, inputs, target, count=True)
     expected = reference_outputs(model, inputs)
     assert len(first.outputs) == len(expected)
     for k, (e, g) in enumerate(zip(expected, first.outputs)):
         assert outputs_match(e, g), f"{model.name} on {target} output {k}:\nexpected {e}\ngot      {g}"
     assert first.report["target"] == target
-    again = run_cortex_m(compiled, inputs, target, count=True)
+    again = run_on_target(compiled, inputs, target, count=True)
     assert first.report["instructions"] > 0
     assert again.report["instructions"] == first.report["instructions"]

@@ -21,7 +21,7 @@ from sequences import litert_sequence, random_sequence
 from test_cortex_m import MISSING, run_on_smallest_board
 from test_import_errors import compile_bytes
 from usmp.compiler import compile_model
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
 
 OP = tflite.BuiltinOperator
@@ -77,7 +77,7 @@ def test_matches_litert_on_cortex_m0(model):
     rng = np.random.default_rng(30)
     if model.stem in STATEFUL:
         inputs = random_sequence(compiled.program.graph, 3, rng)
-        expected, got = litert_sequence(model, inputs), run_cortex_m(compiled, inputs, "cortex-m0", steps=3).outputs
+        expected, got = litert_sequence(model, inputs), run_on_target(compiled, inputs, "cortex-m0", steps=3).outputs
     else:
         inputs = random_inputs(compiled.program.graph, rng)
         expected, got = litert_outputs(model, inputs), run_on_smallest_board(compiled, inputs).outputs

@@ -260,7 +260,7 @@ MISSING_ARM = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.whi
 @pytest.mark.parametrize("kind", ["lstm_int16", "svdf_s8_state_zp127"])
 def test_hand_built_on_cortex_m(tmp_path, kind, target):
     """The forms test_stateful.py's models lack: 16x8 LSTM (int16 model input and output), a wrapping SVDF state."""
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     if kind == "lstm_int16":
         model = tmp_path / "lstm.tflite"
@@ -268,7 +268,7 @@ def test_hand_built_on_cortex_m(tmp_path, kind, target):
     else:
         model = svdf_model(tmp_path / "svdf.tflite", 11, 2, 3, 3, 2, 6, "int8", state_type="int8", state_zero_point=127)
     inputs = stream(model, 9, steps=24)
-    run = run_cortex_m(compile_model(model), inputs, target, steps=24, reset_before=12)
+    run = run_on_target(compile_model(model), inputs, target, steps=24, reset_before=12)
     expected = restarted_reference(model, inputs, 12)
     assert not mismatched_steps(expected, run.outputs, outputs_match)
 

@@ -18,7 +18,7 @@ from tflite_builder import Op, Sub, T, build
 from usmp.compiler import compile_model
 from usmp.errors import ModelError
 from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
 
 OPS = tflite.BuiltinOperator
@@ -428,7 +428,7 @@ def test_slicing_models_host_and_cortex_m0(model):
         hosts = run_host(compiled, inputs)
         assert all(outputs_match(e, g) for e, g in zip(expected, hosts)), f"{model.name} trial {trial} (host)"
         if trial == 0:
-            arm = run_cortex_m(compiled, inputs, "cortex-m0").outputs
+            arm = run_on_target(compiled, inputs, "cortex-m0").outputs
             assert all(outputs_match(e, g) for e, g in zip(expected, arm)), f"{model.name} (cortex-m0)"
 
 

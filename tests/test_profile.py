@@ -13,7 +13,7 @@ from usmp.cli import main
 from usmp.compiler import CompileOptions, compile_model
 from usmp.ir.graph import Graph, Operator, Tensor
 from usmp.report.macs import multiply_accumulates, operator_macs
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.profile import OUTSIDE, attribute, operator_functions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,12 +67,12 @@ def test_macs_of_convolutions_and_fully_connected():
 def _profile(model, target, **options):
     compiled = compile_model(model, CompileOptions(cpu=target, **options))
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(3))
-    return compiled, inputs, run_cortex_m(compiled, inputs, target, profile=True).report
+    return compiled, inputs, run_on_target(compiled, inputs, target, profile=True).report
 
 
 def test_profile_on_cortex_m0_adds_up_to_the_count():
     compiled, inputs, report = _profile(MICRO_SPEECH, "cortex-m0")
-    plain = run_cortex_m(compiled, inputs, "cortex-m0", count=True).report["instructions"]
+    plain = run_on_target(compiled, inputs, "cortex-m0", count=True).report["instructions"]
     steps = report["step_instructions"]
     assert report["instructions"] == plain  # the same image: debug information changes no instruction
     assert sum(steps) + report["outside_steps"] == plain

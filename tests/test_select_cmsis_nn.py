@@ -18,7 +18,7 @@ from reference import all_models, outputs_match, random_inputs, reference_output
 from usmp.cli import main as usmp_main
 from usmp.compiler import CompileOptions, compile_model
 from usmp.errors import UsmpError
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
 from usmp.select import cmsis_nn_sizes
 
@@ -72,11 +72,11 @@ def assert_matches(model: Path, compiled, run, trials: int, seed: int) -> None:
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m33"])
 @pytest.mark.parametrize("name", sorted(QEMU_MODELS))
 def test_dsp_cores_match_reference(name, target):
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     compiled = compile_model(MODELS[name], cmsis_options(target))
     assert QEMU_MODELS[name] <= functions(compiled)
-    assert_matches(MODELS[name], compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 2, 11)
+    assert_matches(MODELS[name], compiled, lambda c, x: run_on_target(c, x, target).outputs, 2, 11)
 
 
 def rewritten_models() -> list[Path]:
@@ -189,7 +189,7 @@ def test_tiled_chains_on_the_fast_cores(target):
     for model in (m for m in TILING_MODELS if m.stem in ("chain_int8", "residual_int8", "pooled_chain_int8")):
         compiled = compile_model(model, cmsis_options(target, tiling="max"))
         assert any(op.opcode.startswith("DEPTH_FIRST_") for op in compiled.program.ops)
-        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 1, 3)
+        assert_matches(model, compiled, lambda c, x: run_on_target(c, x, target).outputs, 1, 3)
 
 
 def test_only_reached_sources_are_built():
@@ -222,14 +222,14 @@ def test_run_target_implies_cpu(tmp_path, capsys):
 
 @needs_qemu
 def test_fewer_instructions_on_micro_speech():
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     model = MODELS["micro_speech_quantized"]
     inputs = random_inputs(compile_model(model).program.graph, np.random.default_rng(3))
     counts = {}
     for kernels in ("portable", "cmsis-nn"):
         compiled = compile_model(model, CompileOptions(cpu="cortex-m4", kernels=kernels, cmsis_nn=str(CMSIS_NN)))
-        counts[kernels] = run_cortex_m(compiled, inputs, "cortex-m4", count=True).report["instructions"]
+        counts[kernels] = run_on_target(compiled, inputs, "cortex-m4", count=True).report["instructions"]
     assert counts["cmsis-nn"] < 0.6 * counts["portable"], counts
 
 
@@ -237,7 +237,9 @@ def test_fewer_instructions_on_micro_speech():
     ("CONFIG_CPU_CORTEX_M4=y", "cortex-m4"),
     ("CONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),
     ("CONFIG_CPU_CORTEX_M33=y", "generic"),  # -mcpu=cortex-m33+nodsp: no DSP instructions
-    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y", "cortex-m55"),
+    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y\nCONFIG_FPU=y", "cortex-m55"),
+    # without an FPU GCC builds with the soft-float ABI, which has no Helium: the DSP extension only
+    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y", "cortex-m33"),
     ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),  # no Helium: the DSP extension only
     ("CONFIG_CPU_CORTEX_M0=y", "cortex-m0"),
     ("", "generic"),
@@ -329,9 +331,9 @@ def test_row_im2col_edge_cases(tmp_path, target, depthwise, wide_rows):
     assert glue in functions(compiled)
     assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 3, 8)
     if not MISSING:
-        from usmp.runner.cortex_m import run_cortex_m
+        from usmp.runner.baremetal import run_on_target
 
-        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 2, 9)
+        assert_matches(model, compiled, lambda c, x: run_on_target(c, x, target).outputs, 2, 9)
 
 
 # Helium takes other variants than the DSP cores: the row im2col into int8 columns for CMSIS-NN's int8 GEMM,
@@ -352,11 +354,11 @@ HELIUM_MODELS = dict(QEMU_MODELS, **{
 def test_helium_matches_reference(name):
     """CMSIS-NN's MVE code paths on the emulated Cortex-M55; the fully connected ones start from kernel sums
     (hello_world's and micro_speech's inputs have non-zero zero points, which the sums must hold)."""
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     compiled = compile_model(MODELS[name], cmsis_options("cortex-m55"))
     assert HELIUM_MODELS[name] <= functions(compiled)
-    assert_matches(MODELS[name], compiled, lambda c, x: run_cortex_m(c, x, "cortex-m55").outputs, 2, 13)
+    assert_matches(MODELS[name], compiled, lambda c, x: run_on_target(c, x, "cortex-m55").outputs, 2, 13)
 
 
 
@@ -396,7 +398,7 @@ def test_helium_pointwise_kernel(tmp_path, shape):
     """USMP's own Helium 1x1 kernel is chosen on the Cortex-M55 and is bit-exact with TFLite Micro for
     channel counts off the 4-channel blocks and the 16-byte chunks and pixel counts off any multiple; so
     is its plain C twin on the host."""
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     model = _pointwise_model(tmp_path, *shape)
     compiled = compile_model(model, cmsis_options("cortex-m55"))
@@ -404,7 +406,7 @@ def test_helium_pointwise_kernel(tmp_path, shape):
     shifts = np.concatenate([np.frombuffer(b.data, np.int32) for n, b in compiled.program.buffers.items()
                              if n.endswith("helium_shift")])
     assert (shifts > 0).any() == (shape[-1] < 0.001)
-    assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m55").outputs, 2, 21)
+    assert_matches(model, compiled, lambda c, x: run_on_target(c, x, "cortex-m55").outputs, 2, 21)
     assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 22)  # its plain C twin
 
 _SIZES_PROGRAM = r"""
@@ -510,9 +512,9 @@ def test_helium_depthwise_kernel(tmp_path, channels, filter_hw, stride, padding,
     assert not any(b.kind == "scratch" for b in compiled.program.buffers.values())
     assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 3, 41)
     if not MISSING:
-        from usmp.runner.cortex_m import run_cortex_m
+        from usmp.runner.baremetal import run_on_target
 
-        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, "cortex-m55").outputs, 3, 42)
+        assert_matches(model, compiled, lambda c, x: run_on_target(c, x, "cortex-m55").outputs, 3, 42)
 
 
 def _depthwise_5x5_model(tmp_path: Path) -> Path:
@@ -546,14 +548,14 @@ def _depthwise_5x5_model(tmp_path: Path) -> Path:
 def test_scratch_is_large_enough(tmp_path, target, name):
     """With --guards, canaries after every workspace buffer (scratch included) are checked after each
     operator: a scratch smaller than the CMSIS-NN function writes fails the run."""
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     model = _depthwise_5x5_model(tmp_path) if name == "dw_5x5" else MODELS[name]
     compiled = compile_model(model, cmsis_options(target, guards=True))
     assert any(b.kind == "scratch" for b in compiled.program.buffers.values())
     if name == "dw_5x5":
         assert "usmp_cmsis_nn_depthwise_conv_s8_opt" in functions(compiled)
-    assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 2, 31)
+    assert_matches(model, compiled, lambda c, x: run_on_target(c, x, target).outputs, 2, 31)
     assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 32)
 
 
@@ -565,11 +567,11 @@ def test_guards_catch_a_small_helium_scratch(monkeypatch, name, what, short):
     """The check above can fail: a Helium scratch too small for what CMSIS-NN writes trips operator 0's
     canaries. (CMSIS-NN's sizes have slack, for vector loads past the data: 16 bytes short may only be read.)"""
     from usmp.codegen.guards import GUARD_STATUS_BASE
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     exact = getattr(cmsis_nn_sizes, what)
     monkeypatch.setattr(cmsis_nn_sizes, what, lambda extension, *shape: exact(extension, *shape) - short)
     compiled = compile_model(MODELS[name], cmsis_options("cortex-m55", guards=True))
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(4))
     with pytest.raises(UsmpError, match=f"run returned {GUARD_STATUS_BASE}$"):
-        run_cortex_m(compiled, inputs, "cortex-m55")
+        run_on_target(compiled, inputs, "cortex-m55")

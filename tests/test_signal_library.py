@@ -22,7 +22,7 @@ from sequences import reference_sequence, restarted_reference
 from test_cortex_m import MISSING
 from test_import_errors import compile_bytes
 from usmp.compiler import compile_model
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
 
 OP = tflite.BuiltinOperator
@@ -115,9 +115,9 @@ def test_front_end_and_micro_speech_on_the_cortex_m0():
     front_end, classifier = FRONT_ENDS[0], EXAMPLE_MODELS / "micro_speech_quantized.tflite"
     x = frames(audio(1.0), 49)
     expected_features = reference_sequence(front_end, [x])[0]
-    features = run_cortex_m(compile_model(front_end), [x], "cortex-m0", steps=len(x)).outputs[0]
+    features = run_on_target(compile_model(front_end), [x], "cortex-m0", steps=len(x)).outputs[0]
     assert np.array_equal(expected_features, features)
-    scores = run_cortex_m(compile_model(classifier), [features.reshape(1, -1)], "cortex-m0").outputs[0]
+    scores = run_on_target(compile_model(classifier), [features.reshape(1, -1)], "cortex-m0").outputs[0]
     assert np.array_equal(reference_outputs(classifier, [expected_features.reshape(1, -1)])[0], scores)
 
 
@@ -127,7 +127,7 @@ def test_matches_tflite_micro_on_the_cortex_m0(name):
     model = TEST_MODELS / "signal" / f"{name}.tflite"
     compiled = compile_model(model)
     inputs = sequence_inputs(compiled.program.graph, 4, np.random.default_rng(9))
-    got = run_cortex_m(compiled, inputs, "cortex-m0", steps=4).outputs
+    got = run_on_target(compiled, inputs, "cortex-m0", steps=4).outputs
     assert_same(reference_sequence(model, inputs), got, model.name)
 
 

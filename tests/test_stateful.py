@@ -88,11 +88,11 @@ def test_compile_options(options):
 @pytest.mark.parametrize("target", ["cortex-m0", "cortex-m3"])
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
 def test_cortex_m_sequence_and_restart(model, target):
-    from usmp.runner.cortex_m import run_cortex_m
+    from usmp.runner.baremetal import run_on_target
 
     compiled = compile_model(model)
     inputs = sequence(compiled, 6)
-    run = run_cortex_m(compiled, inputs, target, steps=2 * STEPS, reset_before=RESTART)
+    run = run_on_target(compiled, inputs, target, steps=2 * STEPS, reset_before=RESTART)
     assert_sequence_matches(restarted_reference(model, inputs, RESTART), run.outputs, f"{model.name} on {target}")
     assert run.report["ram_bytes"]["pools"]["state"] == compiled.layout.pool("state").size
 

@@ -10,7 +10,7 @@ import pytest
 
 from reference import outputs_match, random_inputs, reference_outputs
 from usmp.compiler import CompileOptions, analyse_model, compile_model
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
 from usmp.tiling import chains
 from usmp.tiling.chains import find_chains, step_profile, tile_program
@@ -104,7 +104,7 @@ def test_auto_stays_within_its_budget(budget):
 @pytest.mark.parametrize("model", CHAINS, ids=[m.stem for m in CHAINS])
 def test_cortex_m0(model):
     compiled = compile_model(model, CompileOptions(tiling="max"))
-    check(compiled, model, 1, run=lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs)
+    check(compiled, model, 1, run=lambda c, x: run_on_target(c, x, "cortex-m0").outputs)
 
 
 @pytest.mark.parametrize("text, mode", [("", "auto"), ("CONFIG_USMP_TILING_OFF=y\n", "off"),
@@ -239,7 +239,7 @@ def test_workspace_io_overlay_on_cortex_m0():
     model = MODELS_DIR / "tiling" / "chain_int8.tflite"
     compiled = compile_model(model, CompileOptions(tiling="auto", workspace_io=True))
     assert any(len(b.tensors) == 2 for b in compiled.program.buffers.values() if b.kind == "input")
-    check(compiled, model, 1, run=lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs)
+    check(compiled, model, 1, run=lambda c, x: run_on_target(c, x, "cortex-m0").outputs)
 
 
 @pytest.mark.parametrize("model", CHAINS + [PERSON], ids=[m.stem for m in CHAINS + [PERSON]])

@@ -14,7 +14,7 @@ from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
 from random_chains import longest_regions_tiler, random_chain
 from reference import outputs_match, random_inputs, reference_outputs
 from usmp.compiler import CompileOptions, compile_model
-from usmp.runner.cortex_m import run_cortex_m
+from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
 
 CMSIS_NN = cmsis_nn_dir()
@@ -62,7 +62,7 @@ def test_cmsis_nn_selections_on_the_host(tmp_path, seed, cpu, monkeypatch):
 @needs_qemu
 @pytest.mark.parametrize("seed", range(24, 27))
 def test_portable_on_the_cortex_m0(tmp_path, seed, monkeypatch):
-    check(tmp_path, seed, "cortex-m0", lambda c, x: run_cortex_m(c, x, "cortex-m0").outputs, monkeypatch)
+    check(tmp_path, seed, "cortex-m0", lambda c, x: run_on_target(c, x, "cortex-m0").outputs, monkeypatch)
 
 
 @needs_qemu
@@ -70,4 +70,4 @@ def test_portable_on_the_cortex_m0(tmp_path, seed, monkeypatch):
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
 @pytest.mark.parametrize("seed", range(27, 30))
 def test_fast_kernels_on_the_emulated_cores(tmp_path, seed, target, monkeypatch):
-    check(tmp_path, seed, target, lambda c, x: run_cortex_m(c, x, target).outputs, monkeypatch)
+    check(tmp_path, seed, target, lambda c, x: run_on_target(c, x, target).outputs, monkeypatch)

@@ -83,3 +83,50 @@ def test_custom_algorithm_and_every_option_is_known(tmp_path):
     assert [p.name for p in settings.pools] == ["workspace", "tcm", "constants"]  # priority ties keep slot order
     tcm = settings.pools[1]
     assert (tcm.name, tcm.region, tcm.size_limit, tcm.alignment) == ("tcm", "sram1", 1024, 64)
+
+
+# The symbols of the build's core, as Zephyr's arch Kconfig defines them (with prompts here, so a
+# fragment can pick the core), and the modules' presence as Kconfig.modules writes it.
+CORE_STUB = textwrap.dedent("""\
+    config CPU_CORTEX_M
+    \tbool
+    \tdefault y
+    config CPU_CORTEX_M3
+    \tbool "M3"
+    config CPU_CORTEX_M4
+    \tbool "M4"
+    config CPU_CORTEX_M33
+    \tbool "M33"
+    config ARMV8_M_DSP
+    \tbool "DSP"
+    """)
+MODULES_PRESENT = "config ZEPHYR_CMSIS_NN_MODULE\n\tbool\n\tdefault y\nconfig ZEPHYR_CMSIS_DSP_MODULE\n\tbool\n\tdefault y\n"
+
+
+@pytest.mark.parametrize("fragment, modules, cmsis_nn", [
+    ("CONFIG_CPU_CORTEX_M4=y\n", True, True),
+    ("CONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y\n", True, True),
+    ("CONFIG_CPU_CORTEX_M33=y\n", True, False),  # Zephyr's AN521: an M33 without DSP
+    ("CONFIG_CPU_CORTEX_M3=y\n", True, False),
+    ("CONFIG_CPU_CORTEX_M4=y\n", False, False),
+    ("CONFIG_CPU_CORTEX_M4=y\nCONFIG_USMP_KERNELS_PORTABLE=y\n", True, False),
+    ("CONFIG_CPU_CORTEX_M4=y\nCONFIG_CMSIS_NN=n\n", True, False),
+], ids=["m4", "m33_dsp", "m33_no_dsp", "m3", "m4_without_module", "m4_portable", "m4_cmsis_nn_off"])
+def test_cmsis_nn_is_on_by_default_on_dsp_cores_with_the_module(tmp_path, fragment, modules, cmsis_nn):
+    """With Zephyr's own cmsis-nn and cmsis-dsp Kconfig files: no warning (each would be an error) either way."""
+    base = require_zephyr()
+    top = tmp_path / "Kconfig"
+    top.write_text(f'mainmenu "usmp test"\n{CORE_STUB}{MODULES_PRESENT if modules else ""}'
+                   f'source "{base / "modules" / "cmsis-nn" / "Kconfig"}"\n'
+                   f'source "{base / "modules" / "cmsis-dsp" / "Kconfig"}"\n'
+                   f'source "{REPO / "Kconfig"}"\n')
+    (tmp_path / "prj.conf").write_text("CONFIG_USMP=y\n" + fragment)
+    env = dict(os.environ, ZEPHYR_BASE=str(base), srctree=str(base))
+    result = subprocess.run([sys.executable, "-c", WRITE_CONFIG, str(base / "scripts" / "kconfig"), str(top),
+                             str(tmp_path / "prj.conf"), str(tmp_path / ".config")],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    config = read_config(tmp_path / ".config")
+    assert config.flag("CONFIG_CMSIS_NN") == cmsis_nn
+    assert config.flag("CONFIG_CMSIS_DSP") == cmsis_nn  # selected by CMSIS_NN
+    assert config.flag("CONFIG_CMSIS_NN_CONVOLUTION") == cmsis_nn  # the parts USMP calls follow

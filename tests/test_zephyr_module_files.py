@@ -25,8 +25,9 @@ def test_west_command_is_declared_and_exists():
     assert f"class {declared['commands'][0]['class']}(WestCommand)" in source
     zephyr = next(p for p in manifest["projects"] if p["name"] == "zephyr")
     assert re.fullmatch(r"v[4-9]\.\d+\.\d+", zephyr["revision"])  # a named 4.x release
-    # Cortex-M needs cmsis_6 from 4.x (cmsis was 3.x's); qemu_cortex_m0 is an nRF51.
-    assert set(zephyr["import"]["name-allowlist"]) == {"cmsis_6", "hal_nordic"}
+    # Cortex-M needs cmsis_6 from 4.x (cmsis was 3.x's); qemu_cortex_m0 is an nRF51; the DSP and Helium
+    # cores call CMSIS-NN (Zephyr's cmsis-nn module, whose CONFIG_CMSIS_NN selects the cmsis-dsp module's).
+    assert set(zephyr["import"]["name-allowlist"]) == {"cmsis_6", "cmsis-dsp", "cmsis-nn", "hal_nordic"}
 
 
 def test_every_kconfig_option_has_help():

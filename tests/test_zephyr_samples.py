@@ -12,7 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((REPO / "samples" / "usmp").glob("*/sample.yaml"))
 SUITES = sorted((REPO / "tests" / "zephyr").glob("*/testcase.yaml"))
 # Boards QEMU emulates, by their Zephyr 4.x names (hardware model v2).
-QEMU_PLATFORMS = {"qemu_cortex_m0", "mps2/an385", "mps2/an521/cpu0", "mps3/corstone300/an547"}
+QEMU_PLATFORMS = {"qemu_cortex_m0", "mps2/an385", "mps2/an521/cpu0", "mps3/corstone300/an547", "qemu_riscv32"}
+BOARD_SPECIFIC = {"tcm_pools"}  # the Corstone-300's TCMs
 
 
 def test_every_sample_and_suite_is_found():
@@ -55,3 +56,13 @@ def test_suite_enables_the_new_ztest_api_from_its_kconfig(path):
     kconfig = (path.parent / "Kconfig").read_text()
     assert "config ZTEST_NEW_API\n\tbool\n" in kconfig and 'source "Kconfig.zephyr"' in kconfig  # typed: 4.x has no such symbol
     assert "ZTEST_NEW_API" not in (path.parent / "prj.conf").read_text()
+
+
+@pytest.mark.parametrize("path", [p for p in SAMPLES + SUITES if p.parent.name not in BOARD_SPECIFIC],
+                         ids=lambda p: p.parent.name)
+def test_runs_on_riscv_too(path):
+    """Every sample and suite that is not about one board's memories also runs on an RV32 core."""
+    platforms = yaml.safe_load(path.read_text())["common"]["platform_allow"]
+    assert "qemu_riscv32" in platforms and "qemu_cortex_m0" in platforms
+    for overlay in (path.parent / "boards").glob("qemu_cortex_m0.overlay"):
+        assert (overlay.parent / "qemu_riscv32.overlay").is_file(), f"{path.parent.name}: no RISC-V overlay"

@@ -7,6 +7,55 @@
 #define CONV_NOINLINE
 #endif
 
+#if defined(__riscv)
+/*
+ * RISC-V loads take no register offset, so the indexed form below pays an
+ * address addition a tap: here four taps a turn through advancing pointers,
+ * 5 instructions per multiply-accumulate on RV32IMC (gcc -Os) against 6.5.
+ */
+CONV_NOINLINE int32_t usmp_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t acc)
+{
+	const int8_t *const quads_end = x + (n & ~3);
+	const int8_t *const end = x + n;
+
+	if (x != quads_end) {
+		do {
+			acc += (int32_t)x[0] * (int32_t)w[0];
+			acc += (int32_t)x[1] * (int32_t)w[1];
+			acc += (int32_t)x[2] * (int32_t)w[2];
+			acc += (int32_t)x[3] * (int32_t)w[3];
+			x += 4;
+			w += 4;
+		} while (x != quads_end);
+	}
+	while (x != end) {
+		acc += (int32_t)*x++ * (int32_t)*w++;
+	}
+	return acc;
+}
+
+CONV_NOINLINE int32_t usmp_dot_offset_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t offset)
+{
+	const int8_t *const quads_end = x + (n & ~3);
+	const int8_t *const end = x + n;
+	int32_t acc = 0;
+
+	if (x != quads_end) {
+		do {
+			acc += ((int32_t)x[0] + offset) * (int32_t)w[0];
+			acc += ((int32_t)x[1] + offset) * (int32_t)w[1];
+			acc += ((int32_t)x[2] + offset) * (int32_t)w[2];
+			acc += ((int32_t)x[3] + offset) * (int32_t)w[3];
+			x += 4;
+			w += 4;
+		} while (x != quads_end);
+	}
+	while (x != end) {
+		acc += ((int32_t)*x++ + offset) * (int32_t)*w++;
+	}
+	return acc;
+}
+#else
 /* Two taps per turn: 6.5 instructions per multiply-accumulate on a Cortex-M0 (gcc -Os). */
 CONV_NOINLINE int32_t usmp_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t acc)
 {
@@ -33,6 +82,7 @@ CONV_NOINLINE int32_t usmp_dot_offset_s8(const int8_t *x, const int8_t *w, int32
 	}
 	return acc;
 }
+#endif
 
 /*
  * The in-image taps of one output position: `rows` filter rows, each made of

@@ -21,6 +21,24 @@ struct dw_walk {
 #endif
 
 /* Sum of (x[i * step] + offset) * w[i] for i < n: a filter row when the input taps are not adjacent. */
+#if defined(__riscv)
+/* RISC-V loads take no register offset: both pointers advance, the loop tests at its end (8 instructions a
+ * tap on RV32IMC with gcc -Os, against 10 for the indexed form below). */
+static DW_NOINLINE int32_t dot_strided_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t step,
+					  int32_t offset)
+{
+	const int8_t *const end = w + n;
+	int32_t acc = 0;
+
+	if (n > 0) {
+		do {
+			acc += ((int32_t)*x + offset) * (int32_t)*w++;
+			x += step;
+		} while (w != end);
+	}
+	return acc;
+}
+#else
 static DW_NOINLINE int32_t dot_strided_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t step,
 					  int32_t offset)
 {
@@ -33,6 +51,7 @@ static DW_NOINLINE int32_t dot_strided_s8(const int8_t *x, const int8_t *w, int3
 	}
 	return acc;
 }
+#endif
 
 /*
  * Sum of (x + offset) * w over the window. offset is 0 where the whole filter

@@ -26,7 +26,7 @@ from usmp.ir.graph import c_type
 from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
 from usmp.codegen.band_loop import band_loop_view
-from usmp.tiling.loop import BandLoop
+from usmp.tiling.loop import BandLoop, operators_run
 
 
 @dataclass
@@ -106,7 +106,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
         external=_external_view(program),
-        operator_count=sum(len(op.links) if isinstance(op, BandLoop) else 1 for op in program.ops),
+        operator_count=operators_run(program),
     )
     env = _environment()
     return {

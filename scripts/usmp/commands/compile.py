@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from usmp import progress
-from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
+from usmp.commands.options import (add_model_arguments, add_planning_arguments, compile_options,
+                                   print_portable_fallback_notice)
 from usmp.compiler import compile_to_directory
 from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
 
@@ -18,7 +19,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    compiled = compile_to_directory(args.model, args.output_dir, zephyr_compile_options(args, compile_options(args)))
+    options = zephyr_compile_options(args, compile_options(args))
+    compiled = compile_to_directory(args.model, args.output_dir, options)
+    print_portable_fallback_notice(compiled, options)
     pools = ", ".join(f"{p.spec.name} {p.size} B" for p in compiled.layout.pools)
     progress.clear()  # the stage line, before the command's own output
     print(f"usmp: wrote {len(compiled.files)} files for '{compiled.program.name}' to {args.output_dir} ({pools})")

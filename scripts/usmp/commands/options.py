@@ -2,15 +2,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from usmp import progress
-from usmp.compiler import CompileOptions
+from usmp.compiler import Compiled, CompileOptions
 from usmp.errors import UsmpError
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
-from usmp.select import CPUS, GENERIC, KERNEL_CHOICES
+from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, missed_fast_kernels
+from usmp.select.cpus import cpu_extension
 from usmp.select.cmsis_nn_sources import ENV_VARIABLE
 from usmp.tiling.chains import DEFAULT_BUDGET
+from usmp.tiling.loop import operators_run
+
+EXTENSION_NAMES = {"dsp": "the DSP extension", "mve": "Helium"}
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,3 +82,22 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         kernels=getattr(args, "kernels", None) or "auto",
         cmsis_nn=getattr(args, "cmsis_nn", None),
     )
+
+
+def portable_fallback_notice(compiled: Compiled, options: CompileOptions) -> str | None:
+    """One line when a core with DSP or Helium runs portable kernels only because CMSIS-NN was not found
+    (never silently slow: the portable kernels take several times the instructions there)."""
+    missed = missed_fast_kernels(compiled.program, options.cpu, options.kernels, options.cmsis_nn)
+    if not missed:
+        return None
+    return (f"usmp: note: CMSIS-NN was not found, so {missed} of {operators_run(compiled.program)} operators of "
+            f"'{compiled.program.name}' run the portable kernels on the {options.cpu} instead of the faster ones for "
+            f"{EXTENSION_NAMES[cpu_extension(options.cpu)]}; point at CMSIS-NN with --cmsis-nn DIR or "
+            f"{ENV_VARIABLE} (or choose --kernels portable)")
+
+
+def print_portable_fallback_notice(compiled: Compiled, options: CompileOptions) -> None:
+    notice = portable_fallback_notice(compiled, options)
+    if notice:
+        progress.clear()  # the stage line, before the notice
+        print(notice, file=sys.stderr)

@@ -52,10 +52,10 @@ def run(args) -> int:
     document = json.loads(compiled.files[f"{compiled.program.name}_plan.json"])
     measurements = None
     if args.target:
-        from usmp.runner.cortex_m import run_cortex_m
+        from usmp.runner.baremetal import run_on_target
 
         inputs = load_inputs(compiled.program, args.input) if args.input else random_inputs(compiled, args.seed)
-        measurements = run_cortex_m(compiled, inputs, args.target, profile=True).report
+        measurements = run_on_target(compiled, inputs, args.target, profile=True).report
     settings = {"model_file": Path(args.model).name, "cpu": options.cpu if options.cpu != "generic" else None,
                 "extension": CPUS.get(options.cpu),
                 "options": _options_text(options)}

@@ -1,7 +1,7 @@
 """usmp run: compile a model, run it on .npy inputs, write .npy outputs.
 
-On a Cortex-M target the model runs in QEMU; --stats and --json report what
-it costs there (flash and RAM by part, stack, instructions per inference).
+On an emulated target (Cortex-M, RISC-V) the model runs in QEMU; --stats and
+--json report what it costs there (flash and RAM by part, stack, instructions per inference).
 --steps N runs a sequence: each input file holds N inputs stacked on a new
 leading axis, a model with state is initialised once and run N times in
 order, and each output file holds the N outputs stacked the same way.
@@ -13,16 +13,17 @@ import sys
 from pathlib import Path
 
 from usmp import progress
-from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
+from usmp.commands.options import (add_model_arguments, add_planning_arguments, compile_options,
+                                   print_portable_fallback_notice)
 from usmp.compiler import compile_model
 from usmp.errors import UsmpError
 from usmp.report.operators import format_profile, profile_rows
 from usmp.runner.io_files import load_inputs, save_outputs
+from usmp.runner.targets import TARGETS as EMULATED
 
 NAME = "run"
 HELP = "compile a model, run it on inputs and write its outputs as .npy files"
-CORTEX_M_TARGETS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
-TARGETS = ("host",) + CORTEX_M_TARGETS
+TARGETS = ("host", *EMULATED)
 
 
 def add_arguments(parser) -> None:
@@ -38,43 +39,47 @@ def add_arguments(parser) -> None:
                              "cortex-m0 is an emulated BBC micro:bit (256 KB flash, 16 KB RAM), "
                              "cortex-m3 an emulated MPS2 AN385 (4 MB each), cortex-m4 an MPS2 AN386 and "
                              "cortex-m7 an MPS2 AN500 (same memory), cortex-m33 an MPS2 AN505 (4 MB flash, 2 MB RAM), "
-                             "cortex-m55 an MPS3 AN547 (512 KB ITCM for code and constants, 512 KB DTCM)")
+                             "cortex-m55 an MPS3 AN547 (512 KB ITCM for code and constants, 512 KB DTCM), "
+                             "riscv32 an RV32IMC and riscv32imac an RV32IMAC core on QEMU's virt board "
+                             "(4 MB each)")
     parser.add_argument("--sanitize", action="store_true", help="host only: build with AddressSanitizer and UBSan")
     parser.add_argument("--stats", action="store_true",
-                        help="Cortex-M only: print flash and RAM by part, stack and instructions per inference")
+                        help="emulated targets only: print flash and RAM by part, stack and instructions per "
+                             "inference")
     parser.add_argument("--profile", action="store_true",
-                        help="per operator, in execution order: kernel, MACs, bytes and, on a Cortex-M target, "
+                        help="per operator, in execution order: kernel, MACs, bytes and, on an emulated target, "
                              "the instructions it executes (its share of the inference, per MAC)")
     parser.add_argument("--json", action="store_true",
-                        help="print the measurements (Cortex-M) and the profile (--profile) as one JSON object "
-                             "on stdout")
+                        help="print the measurements (emulated targets) and the profile (--profile) as one JSON "
+                             "object on stdout")
     add_planning_arguments(parser)
 
 
 def run(args) -> int:
     if args.target not in TARGETS:
         raise UsmpError(f"unknown target '{args.target}' (known: {', '.join(TARGETS)})")
-    on_cortex_m = args.target in CORTEX_M_TARGETS
-    if (args.stats or (args.json and not args.profile)) and not on_cortex_m:
-        raise UsmpError(f"--stats and --json need a Cortex-M target ({', '.join(CORTEX_M_TARGETS)}); "
+    emulated = EMULATED.get(args.target)
+    if (args.stats or (args.json and not args.profile)) and not emulated:
+        raise UsmpError(f"--stats and --json need an emulated target ({', '.join(EMULATED)}); "
                         f"--profile works on the host too")
-    if args.sanitize and on_cortex_m:
+    if args.sanitize and emulated:
         raise UsmpError("--sanitize works only with --target host")
     if args.steps is not None and args.steps < 1:
         raise UsmpError(f"--steps {args.steps}: expected a positive number of inferences")
     options = compile_options(args)
-    if on_cortex_m:  # the target's core, unless the user named another
-        if args.cpu not in (None, args.target):
+    if emulated:  # the target's core, unless the user named another
+        if args.cpu not in (None, emulated.cpu):
             raise UsmpError(f"--cpu {args.cpu} does not match --target {args.target}")
-        options.cpu = args.target
+        options.cpu = emulated.cpu
     compiled = compile_model(args.model, options)
+    print_portable_fallback_notice(compiled, options)
     inputs = load_inputs(compiled.program, args.input, args.steps)
     report = None
-    if on_cortex_m:
-        from usmp.runner.cortex_m import run_cortex_m
+    if emulated:
+        from usmp.runner.baremetal import run_on_target
 
-        result = run_cortex_m(compiled, inputs, args.target, count=args.stats or args.json, steps=args.steps,
-                              profile=args.profile)
+        result = run_on_target(compiled, inputs, args.target, count=args.stats or args.json, steps=args.steps,
+                               profile=args.profile)
         outputs, report = result.outputs, result.report
     else:
         from usmp.runner.host import run_host

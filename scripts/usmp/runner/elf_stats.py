@@ -1,4 +1,4 @@
-"""Where the bytes of a linked Cortex-M image go, read from the linker's map file.
+"""Where the bytes of a linked bare-metal image go, read from the linker's map file.
 
 The map records every input section the linker kept (after --gc-sections),
 its size and the object file it came from, so flash and RAM can be split by
@@ -19,6 +19,7 @@ FLASH_PARTS = ("generated_code", "kernels", "constants", "harness")
 
 # Sections the linker keeps in the ELF but that never reach the chip (address 0).
 _NOT_ALLOCATED = (".debug", ".comment", ".ARM.attributes", ".stab", ".gnu.attributes", ".note")
+_LOADED = (".data", ".tdata")  # RAM sections whose initial values the image carries in flash
 _OUTPUT_SECTION = re.compile(
     r"^(\.\S+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)(?:\s+load address 0x([0-9a-f]+))?\s*$")
 _INPUT_SECTION = re.compile(r"^ (\.\S+|COMMON)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
@@ -92,8 +93,8 @@ def image_usage(sections: list[OutputSection], part_of_object, flash_range: tupl
         if section.size == 0 or section.name.startswith(_NOT_ALLOCATED):
             continue
         in_ram = inside(section.address, ram_range)
-        # Our linker script loads only .data from flash into RAM; .bss is NOLOAD.
-        loaded_to_flash = inside(section.address, flash_range) or (in_ram and section.name == ".data")
+        # Our linker scripts load only .data (and RISC-V's .tdata) from flash into RAM; .bss is NOLOAD.
+        loaded_to_flash = inside(section.address, flash_range) or (in_ram and section.name in _LOADED)
         if not in_ram and not inside(section.address, flash_range):
             continue  # debug information and other non-allocated sections
         if loaded_to_flash:

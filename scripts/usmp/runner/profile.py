@@ -19,7 +19,6 @@ from typing import Iterable
 
 from usmp.errors import ToolError
 
-ADDR2LINE = "arm-none-eabi-addr2line"
 OUTSIDE = -1  # run()'s own code and the harness around the call: no operator's
 
 
@@ -27,7 +26,8 @@ def run_function(model_name: str) -> str:
     return f"usmp_{model_name}_run"
 
 
-def instruction_owners(elf: Path, run_range: tuple[int, int], steps_by_function: dict[str, int]) -> dict[int, int]:
+def instruction_owners(elf: Path, run_range: tuple[int, int], steps_by_function: dict[str, int],
+                       addr2line: str) -> dict[int, int]:
     """Step of the operator each halfword address of run() belongs to (OUTSIDE for run's own code).
 
     addr2line -i names the innermost inlined function first; the first operator function on that chain
@@ -37,10 +37,10 @@ def instruction_owners(elf: Path, run_range: tuple[int, int], steps_by_function:
     addresses = list(range(start, end, 2))
     if not addresses:
         return {}
-    command = [ADDR2LINE, "-a", "-f", "-i", "-e", str(elf)]
+    command = [addr2line, "-a", "-f", "-i", "-e", str(elf)]
     done = subprocess.run(command, input="\n".join(f"0x{a:x}" for a in addresses), capture_output=True, text=True)
     if done.returncode != 0:
-        raise ToolError(f"{ADDR2LINE} could not read {elf}: {done.stderr.strip()[:200]}")
+        raise ToolError(f"{addr2line} could not read {elf}: {done.stderr.strip()[:200]}")
     owners: dict[int, int] = {}
     current = None
     for line in done.stdout.splitlines():
@@ -100,7 +100,7 @@ def operator_functions(symbols: dict[str, tuple[int, int]],
 
 
 def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
-                      blocks: Iterable[tuple[int, tuple[int, ...]]]) -> tuple[list[int], int]:
+                      blocks: Iterable[tuple[int, tuple[int, ...]]], addr2line: str) -> tuple[list[int], int]:
     """Instructions of each step of program (in schedule order) and of no step, from the executed blocks."""
     def span(name: str) -> tuple[int, int] | None:
         if name not in symbols:
@@ -114,5 +114,5 @@ def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
     steps_by_function = {op.function_name: k for k, op in enumerate(program.ops)}
     functions = operator_functions(symbols, steps_by_function)
     outside = [r for r in (span("main"),) if r is not None]
-    owners = instruction_owners(elf, run_range, steps_by_function)
+    owners = instruction_owners(elf, run_range, steps_by_function, addr2line)
     return attribute(blocks, len(program.ops), run_range, owners, functions, outside)

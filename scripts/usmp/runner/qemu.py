@@ -7,6 +7,9 @@ chaining off, no TB runs without passing through the logger). The count of
 one inference is the sum of the sizes of the TBs executed after the marker
 function that opens the inference and before the one that closes it: the
 inference call plus the few instructions of main that pass its arguments.
+A TB's size is counted from the code bytes the log shows, by the
+architecture's instruction lengths (Thumb's 16/32-bit instructions, RISC-V's
+compressed ones), not from its disassembly lines.
 """
 from __future__ import annotations
 
@@ -15,15 +18,15 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from usmp.errors import ToolError
 
-QEMU = "qemu-system-arm"
-
 _TRACE = re.compile(r"^Trace \d+: (0x[0-9a-f]+) \[[0-9a-f]+/([0-9a-f]+)/")
 _TB_START = "IN:"
-_INSTRUCTION = re.compile(r"^0x([0-9a-f]+):(?:\s+((?:[0-9a-f]{4} )+))?")
+# The address, then the code as 16-bit (Thumb halfwords, a compressed RISC-V instruction) or 32-bit
+# (a RISC-V instruction) hexadecimal words, each followed by a space, then the disassembly.
+_INSTRUCTION = re.compile(r"^0x([0-9a-f]+):(?:\s+((?:(?:[0-9a-f]{8}|[0-9a-f]{4}) )+))?")
 
 
 @dataclass
@@ -33,11 +36,12 @@ class QemuRun:
     trace_log: Path | None
 
 
-def run_qemu(machine: str, elf: Path, work_dir: Path, timeout: float, trace_log: Path | None = None) -> QemuRun:
-    """Run elf on machine with cwd=work_dir (semihosted files are relative to it)."""
-    if shutil.which(QEMU) is None:
-        raise ToolError(f"{QEMU} not found; install Debian's qemu-system-arm (scripts/bootstrap does)")
-    command = [QEMU, "-M", machine, "-nographic", "-monitor", "none", "-serial", "null",
+def run_qemu(qemu: str, arguments: list[str], elf: Path, work_dir: Path, timeout: float,
+             trace_log: Path | None = None, package: str | None = None) -> QemuRun:
+    """Run elf with `qemu arguments` (machine, CPU) and cwd=work_dir (semihosted files are relative to it)."""
+    if shutil.which(qemu) is None:
+        raise ToolError(f"{qemu} not found; install Debian's {package or qemu} (scripts/bootstrap does)")
+    command = [qemu, *arguments, "-nographic", "-monitor", "none", "-serial", "null",
                "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
     if trace_log is not None:
         command += ["-d", "in_asm,exec,nochain", "-D", str(trace_log)]
@@ -45,31 +49,24 @@ def run_qemu(machine: str, elf: Path, work_dir: Path, timeout: float, trace_log:
         done = subprocess.run(command, cwd=work_dir, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise ToolError(f"{QEMU} -M {machine} did not finish within {timeout:.0f} s") from None
+        raise ToolError(f"{qemu} {' '.join(arguments)} did not finish within {timeout:.0f} s") from None
     return QemuRun(done.returncode, done.stdout + done.stderr, trace_log)
 
 
-def thumb_instructions(halfwords: list[int]) -> int:
-    """Thumb instructions in a run of code halfwords: one whose first halfword starts 0b11101, 0b11110 or
-    0b11111 is 32 bits long, any other 16.
-
-    A TB's size is counted from its bytes, not from its disassembly lines: QEMU 7.2's disassembler does
-    not know some Helium instructions (VMLADAV, VMOV of two lanes, ...) and prints each as two lines, a
-    ".byte" and its second half misread as a 16-bit instruction.
-    """
-    return len(_instruction_offsets(halfwords))
+def code_parcels(words: str) -> list[int]:
+    """The 16-bit parcels of a trace line's code words, in memory order (a 32-bit word is little-endian)."""
+    parcels = []
+    for word in words.split():
+        value = int(word, 16)
+        parcels += [value & 0xFFFF, value >> 16] if len(word) == 8 else [value]
+    return parcels
 
 
-def _instruction_offsets(halfwords: list[int]) -> list[int]:
-    """Byte offset of each Thumb instruction in a run of code halfwords (see thumb_instructions)."""
-    offsets, index = [], 0
-    while index < len(halfwords):
-        offsets.append(2 * index)
-        index += 2 if halfwords[index] >> 11 >= 0b11101 else 1
-    return offsets
+InstructionOffsets = Callable[[list[int]], list[int]]  # byte offset of each instruction in a run of 16-bit parcels
 
 
-def executed_blocks(trace_log: Path, begin: int, end: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+def executed_blocks(trace_log: Path, begin: int, end: int,
+                    instruction_offsets: InstructionOffsets) -> Iterator[tuple[int, tuple[int, ...]]]:
     """(guest pc, addresses of its instructions) of each TB executed strictly between the TB at address
     begin and the TB at address end, in execution order.
 
@@ -77,13 +74,15 @@ def executed_blocks(trace_log: Path, begin: int, end: int) -> Iterator[tuple[int
     code address and guest pc, and takes the instructions of the latest
     translation logged for that pc (a translation is always logged just before
     its first execution, so a re-translation after a cache flush is picked up
-    too). A line whose bytes the log does not show counts as one instruction.
+    too). instruction_offsets splits a TB's code parcels into instructions (the
+    architecture's lengths); a line whose bytes the log does not show counts as
+    one instruction.
     """
     latest_translation: dict[int, tuple[int, ...]] = {}  # guest pc -> instruction addresses, not yet executed
     tb_addresses: dict[tuple[str, int], tuple[int, ...]] = {}
     counting = seen_begin = False
     in_block = False
-    block_pc, halfwords, unreadable = -1, [], []
+    block_pc, parcels, unreadable = -1, [], []
     with open(trace_log, "r", errors="replace") as log:
         for line in log:
             if in_block:
@@ -92,17 +91,17 @@ def executed_blocks(trace_log: Path, begin: int, end: int) -> Iterator[tuple[int
                     if block_pc < 0:
                         block_pc = int(instruction.group(1), 16)
                     if instruction.group(2):
-                        halfwords += [int(word, 16) for word in instruction.group(2).split()]
+                        parcels += code_parcels(instruction.group(2))
                     else:
                         unreadable.append(int(instruction.group(1), 16))
                     continue
                 if not line.strip():
                     latest_translation[block_pc] = tuple(
-                        [block_pc + offset for offset in _instruction_offsets(halfwords)] + unreadable)
+                        [block_pc + offset for offset in instruction_offsets(parcels)] + unreadable)
                     in_block = False
                 continue
             if line.startswith(_TB_START):
-                in_block, block_pc, halfwords, unreadable = True, -1, [], []
+                in_block, block_pc, parcels, unreadable = True, -1, [], []
                 continue
             match = _TRACE.match(line)
             if not match:
@@ -125,6 +124,6 @@ def executed_blocks(trace_log: Path, begin: int, end: int) -> Iterator[tuple[int
     raise ToolError("QEMU trace: the inference markers were not both executed")
 
 
-def count_instructions(trace_log: Path, begin: int, end: int) -> int:
+def count_instructions(trace_log: Path, begin: int, end: int, instruction_offsets: InstructionOffsets) -> int:
     """Instructions executed strictly between the TB at address begin and the TB at address end."""
-    return sum(len(addresses) for _, addresses in executed_blocks(trace_log, begin, end))
+    return sum(len(addresses) for _, addresses in executed_blocks(trace_log, begin, end, instruction_offsets))

@@ -27,7 +27,8 @@ from usmp.tiling.loop import BandLoop
 
 GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
 
-__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "preview_kernels", "select_kernels", "selects_fast_kernels"]
+__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "missed_fast_kernels", "preview_kernels", "select_kernels",
+           "selects_fast_kernels"]
 
 
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
@@ -54,6 +55,25 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         program.external_kernels = ExternalKernels(
             "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE], rewritten)
     return program
+
+
+def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
+                        cmsis_nn: str | os.PathLike | None = None) -> int:
+    """How many operators run the portable kernels only because CMSIS-NN was not found: those select_kernels
+    would have rewritten on this core with `--kernels auto` (0 when CMSIS-NN is found or not wanted)."""
+    extension = cpu_extension(cpu)
+    if kernels != "auto" or extension is None or known_root(cmsis_nn) is not None:
+        return 0
+    missed = 0
+    for op in program.ops:
+        by_arg = {a.name: a.buffer for a in op.args}
+        if isinstance(op, BandLoop):  # a loop's links, as _select_in_loop sees them
+            groups = [(link.op_index, [op.calls[k] for k in link.calls]) for link in op.links]
+        else:
+            groups = [(op.op_index, op.calls if len(op.calls) == 1 else [])]
+        missed += sum(any(_rewrite_for(program, index, call, by_arg, extension) is not None for call in calls)
+                      for index, calls in groups)
+    return missed
 
 
 def _rewrite_for(program: Program, op_index: int, call: KernelCall, by_arg: dict[str, str],

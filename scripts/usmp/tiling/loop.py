@@ -84,3 +84,8 @@ class BandLoop(LoweredOp):
                 "band_bytes": c.band_bytes, "recomputed_rows": c.extra_rows, "rows": c.total_rows,
                 "strategy": c.strategy, "bands": c.bands, "band_buffers": c.band_buffers,
                 "extra_instructions": c.extra_instructions, "whole_instructions": c.whole_instructions}
+
+
+def operators_run(program) -> int:
+    """The model operators that run code: a depth-first loop counts each of its links (USMP_<NAME>_OPERATORS)."""
+    return sum(len(op.links) if isinstance(op, BandLoop) else 1 for op in program.ops)

@@ -83,7 +83,9 @@ def _tiling_budget(config: KconfigValues) -> float | None:
 
 # Zephyr's core symbols -> usmp --cpu. A Cortex-M33 built without CONFIG_ARMV8_M_DSP
 # (-mcpu=cortex-m33+nodsp) has no DSP instructions, so it gets the portable kernels; a
-# Cortex-M55 without CONFIG_ARMV8_1_M_MVEI has no Helium, only the DSP extension.
+# Cortex-M55 without CONFIG_ARMV8_1_M_MVEI has no Helium, only the DSP extension, and
+# neither has one built without CONFIG_FPU: GCC enables Helium only with a floating-point
+# ABI (-mfloat-abi=softfp or hard), so CMSIS-NN compiles its DSP code paths there.
 _CPUS = {"M0": "cortex-m0", "M0PLUS": "cortex-m0plus", "M3": "cortex-m3", "M4": "cortex-m4",
          "M7": "cortex-m7", "M33": "cortex-m33", "M55": "cortex-m55"}
 
@@ -93,7 +95,7 @@ def _cpu(config: KconfigValues) -> str:
         if config.flag(f"CONFIG_CPU_CORTEX_{symbol}"):
             if symbol == "M33" and not config.flag("CONFIG_ARMV8_M_DSP"):
                 return "generic"
-            if symbol == "M55" and not config.flag("CONFIG_ARMV8_1_M_MVEI"):
+            if symbol == "M55" and not (config.flag("CONFIG_ARMV8_1_M_MVEI") and config.flag("CONFIG_FPU")):
                 return "cortex-m33" if config.flag("CONFIG_ARMV8_M_DSP") else "generic"
             return cpu
     return "generic"

@@ -19,6 +19,8 @@ function(usmp_test_models)
   set(rows "")
   set(pool_rows "")
   set(need_rows "")
+  set(operators "0")
+  set(cmsis_nn_operators "0")
   set(group_args)
   if(NOT ARG_GROUP STREQUAL "NONE")
     set(group_args SHARED_WORKSPACE ${ARG_GROUP})
@@ -37,9 +39,11 @@ function(usmp_test_models)
       string(APPEND wrappers "static int32_t check_${model}(void)\n{\n\treturn usmp_${model}_reference_check(&usmp_group_${ARG_GROUP}_${model}_pools);\n}\n\n")
     endif()
     string(APPEND rows "\t{\"${model}\", check_${model}},\n")
+    string(TOUPPER ${model} MODEL)
+    string(APPEND operators " + USMP_${MODEL}_OPERATORS")
+    string(APPEND cmsis_nn_operators " + USMP_${MODEL}_CMSIS_NN_OPERATORS")
     if(NOT ARG_GROUP STREQUAL "NONE")
       string(APPEND pool_rows "\t&usmp_group_${ARG_GROUP}_${model}_pools.workspace,\n")
-      string(TOUPPER ${model} MODEL)
       string(APPEND need_rows "\tUSMP_${MODEL}_WORKSPACE_POOL_SIZE,\n")
     endif()
   endforeach()
@@ -48,7 +52,10 @@ function(usmp_test_models)
     "#include <stdint.h>\n\n${includes}\n"
     "struct usmp_test_case {\n\tconst char *name;\n\tint32_t (*check)(void);\n};\n\n"
     "${wrappers}"
-    "static const struct usmp_test_case usmp_test_cases[] = {\n${rows}};\n")
+    "static const struct usmp_test_case usmp_test_cases[] = {\n${rows}};\n\n"
+    "/* Operators of all the models, and those that call CMSIS-NN (usmp_<model>.h). */\n"
+    "#define USMP_TEST_OPERATORS (${operators})\n"
+    "#define USMP_TEST_CMSIS_NN_OPERATORS (${cmsis_nn_operators})\n")
   if(NOT ARG_GROUP STREQUAL "NONE")
     string(TOUPPER ${ARG_GROUP} GROUP)
     file(APPEND ${out}.tmp

@@ -55,4 +55,19 @@ ZTEST(usmp_ops, test_shared_workspace_pool)
 #endif
 }
 
+/*
+ * Fast by default: on a core with DSP or Helium with Zephyr's cmsis-nn module
+ * enabled (the default where the workspace has it), operators call CMSIS-NN.
+ */
+ZTEST(usmp_ops, test_fast_kernels_on_dsp_cores)
+{
+#if defined(CONFIG_USMP_CORE_HAS_DSP) && defined(CONFIG_CMSIS_NN) && defined(CONFIG_USMP_KERNELS_AUTO)
+	TC_PRINT("kernels: %d of %d operators call CMSIS-NN\n", (int)USMP_TEST_CMSIS_NN_OPERATORS,
+		 (int)USMP_TEST_OPERATORS);
+	zassert_true(USMP_TEST_CMSIS_NN_OPERATORS > 0, "no operator calls CMSIS-NN");
+#else
+	ztest_test_skip();
+#endif
+}
+
 ZTEST_SUITE(usmp_ops, NULL, NULL, NULL, NULL, NULL);

@@ -1,0 +1,80 @@
+"""The emulated boards `usmp run --target` runs on: each a core, its flags and a memory map.
+
+A target is data: its architecture (toolchain, C library, start-up code,
+QEMU binary: architecture.py), the compiler flags naming the core, the
+`--cpu` it implies for kernel selection, the QEMU machine and CPU, and
+where flash and RAM are. The runner (baremetal.py) treats them all alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from usmp.errors import UsmpError
+from usmp.runner.architecture import Architecture
+from usmp.runner.arm import ARM
+from usmp.runner.riscv import RISCV
+from usmp.select import GENERIC
+
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    arch: Architecture
+    core_flags: tuple[str, ...]  # the compiler flags naming the core and its ABI
+    cpu: str  # the --cpu it implies (the kernels chosen for it)
+    machine: str  # qemu -M
+    board: str
+    flash_origin: int
+    flash_size: int
+    ram_origin: int
+    ram_size: int
+    qemu_cpu: str | None = None  # qemu -cpu, when the machine's default core is not the target's
+
+    @property
+    def compile_flags(self) -> list[str]:
+        return [*self.core_flags, "-Os", "-ffunction-sections", "-fdata-sections", *self.arch.c_library_flags]
+
+    @property
+    def qemu_arguments(self) -> list[str]:
+        cpu = ["-cpu", self.qemu_cpu] if self.qemu_cpu else []
+        return ["-M", self.machine, *cpu, *self.arch.qemu_options]
+
+
+def cortex_m(cpu: str, machine: str, board: str, flash: tuple[int, int], ram: tuple[int, int],
+             float_abi: str = "soft") -> Target:
+    """float_abi "hard" where the vector unit shares the FPU's registers (Helium)."""
+    return Target(cpu, ARM, (f"-mcpu={cpu}", "-mthumb", f"-mfloat-abi={float_abi}"), cpu, machine, board,
+                  *flash, *ram)
+
+
+def riscv32(name: str, isa: str, qemu_cpu: str) -> Target:
+    """QEMU's virt board with only the target's extensions enabled, so an instruction outside them traps:
+    code and constants in the first 4 MB of its DRAM, data 64 MB further (the regions are linked 64 MB long)."""
+    return Target(name, RISCV, (f"-march={isa}", "-mabi=ilp32"), GENERIC, "virt", f"QEMU virt, {isa.upper()}",
+                  0x80000000, 4 * MB, 0x84000000, 4 * MB, qemu_cpu=qemu_cpu)
+
+
+TARGETS = {target.name: target for target in (
+    cortex_m("cortex-m0", "microbit", "BBC micro:bit, nRF51822", (0x00000000, 256 * 1024), (0x20000000, 16 * 1024)),
+    cortex_m("cortex-m3", "mps2-an385", "Arm MPS2 AN385", (0x00000000, 4 * MB), (0x20000000, 4 * MB)),
+    # AN386 and AN500 keep AN385's memory map; only the core differs (DSP extension, M7 pipeline).
+    cortex_m("cortex-m4", "mps2-an386", "Arm MPS2 AN386", (0x00000000, 4 * MB), (0x20000000, 4 * MB)),
+    cortex_m("cortex-m7", "mps2-an500", "Arm MPS2 AN500", (0x00000000, 4 * MB), (0x20000000, 4 * MB)),
+    # AN505 boots secure: code in SSRAM1's secure alias, data in SSRAM2's.
+    cortex_m("cortex-m33", "mps2-an505", "Arm MPS2 AN505", (0x10000000, 4 * MB), (0x38000000, 2 * MB)),
+    # AN547 (SSE-300) boots secure too: code and constants in the ITCM's secure alias, data in the DTCM's.
+    # Helium (MVE) needs the hard-float ABI; start-up enables the FPU before anything can use it.
+    cortex_m("cortex-m55", "mps3-an547", "Arm MPS3 AN547", (0x10000000, 512 * 1024), (0x30000000, 512 * 1024),
+             float_abi="hard"),
+    # RV32IMC, the small-core profile (no atomics); RV32IMAC, what Zephyr's qemu_riscv32 board builds for.
+    riscv32("riscv32", "rv32imc", "rv32,a=off,f=off,d=off"),
+    riscv32("riscv32imac", "rv32imac", "rv32,f=off,d=off"),
+)}
+
+
+def target_named(name: str) -> Target:
+    if name not in TARGETS:
+        raise UsmpError(f"unknown target '{name}' (known: host, {', '.join(TARGETS)})")
+    return TARGETS[name]
