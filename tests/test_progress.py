@@ -68,7 +68,7 @@ def test_cortex_m_run_shows_the_cross_build_and_the_emulation(tmp_path):
             "cortex-m0", "--stats"]
     _, err = _usmp(args, terminal=True, tmp_cache=tmp_path / "cache")
     for stage in ("cross-compiling the kernel library for cortex-m0", "cross-compiling and linking the model",
-                  "emulating cortex-m0 (qemu -M microbit), tracing", "counting instructions in the trace"):
+                  "emulating cortex-m0 (qemu-system-arm -M microbit), tracing", "counting instructions in the trace"):
         assert f"usmp: {stage}" in err, err
     _, err = _usmp(args, terminal=False)
     assert "usmp: " not in err
