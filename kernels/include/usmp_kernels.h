@@ -43,5 +43,6 @@
 #include "usmp_kernels/svdf.h"
 #include "usmp_kernels/lstm.h"
 #include "usmp_kernels/tiling.h"
+#include "usmp_kernels/dsp.h"
 
 #endif /* USMP_KERNELS_H */

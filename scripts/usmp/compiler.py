@@ -41,8 +41,9 @@ class CompileOptions:
     guards: bool = False  # canary bytes after workspace buffers, checked after each operator (codegen/guards.py)
     tiling: str = "auto"  # depth-first chains (tiling/): auto (<= ~10 % more instructions), max, or off
     cpu: str = GENERIC  # the core the code is for: its extensions decide the kernels (select/cpus.py)
-    kernels: str = "auto"  # auto (CMSIS-NN where the CPU has DSP and CMSIS-NN is known), portable or cmsis-nn
+    kernels: str = "auto"  # auto (USMP's DSP kernels, CMSIS-NN where known), portable, cmsis-nn or usmp
     cmsis_nn: str | None = None  # CMSIS-NN directory (default: $CMSIS_NN_PATH)
+    optimize: str = "balanced"  # speed: wide DSP filters everywhere; size: none; balanced: constants <= 1.25x
 
 
 @dataclass
@@ -90,7 +91,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
     program, _ = tile_program(program, _tiling(options), options.workspace_io)
-    program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
+    program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn, options.optimize)
     return program, buffer_infos(program, pools, options.workspace_io)
 
 

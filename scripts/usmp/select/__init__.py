@@ -8,6 +8,10 @@ and scratch they need as ordinary buffers for the planner, drops the
 buffers only the portable calls used, and records which CMSIS-NN sources a
 build must compile (Program.external_kernels). Everything it cannot do stays
 portable; fused depth-first steps (tiling) stay portable as a whole.
+
+On DSP cores USMP's own kernels (kernels/dsp/, dsp.py decides) take the calls
+they compute faster, with `--kernels auto` (CMSIS-NN, if known, for the rest)
+or `usmp` (the portable kernels for the rest); they need no CMSIS-NN.
 """
 from __future__ import annotations
 
@@ -21,27 +25,37 @@ from usmp.paths import KERNELS_DIR
 from usmp.select.cmsis_nn import REWRITES, Call, NewBuffer, Rewrite
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
 from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
+from usmp.select.dsp import DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICES, select_dsp_kernels
 
 GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
 
-__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "select_kernels", "selects_fast_kernels"]
+__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "select_kernels", "selects_fast_kernels"]
 
 
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
-                   cmsis_nn: str | os.PathLike | None = None) -> Program:
-    """The program with CMSIS-NN calls where `kernels` and the CPU allow them (in place, and returned)."""
+                   cmsis_nn: str | os.PathLike | None = None, optimize: str = "balanced") -> Program:
+    """The program with USMP's DSP kernels and CMSIS-NN calls where `kernels` and the CPU allow them (in place,
+    and returned)."""
     extension = cpu_extension(cpu)
     if kernels not in KERNEL_CHOICES:
         raise UsmpError(f"unknown --kernels '{kernels}' (known: {', '.join(KERNEL_CHOICES)})")
+    if optimize not in OPTIMIZE_CHOICES:
+        raise UsmpError(f"unknown --optimize '{optimize}' (known: {', '.join(OPTIMIZE_CHOICES)})")
     if kernels == "portable":
         return program
-    root = cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
-    if root is None or extension is None:  # plain cores run the portable kernels faster than CMSIS-NN's C
+    own = select_dsp_kernels(program, extension, optimize) if kernels in ("auto", "usmp") else {}
+    root = None
+    if kernels != "usmp":
+        root = cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
+    if (root is None or extension is None) and not own:  # plain cores run the portable kernels faster
         return program
     called: set[str] = set()
     rewritten = 0
     for position, op in enumerate(program.ops):
-        if len(op.calls) != 1 or op.calls[0].function not in REWRITES:
+        if position in own:
+            program.ops[position] = _apply(program, op, own[position])
+            continue
+        if root is None or len(op.calls) != 1 or op.calls[0].function not in REWRITES:
             continue
         names, rewrite_fn = REWRITES[op.calls[0].function]
         if len(names) != len(op.calls[0].args):
@@ -53,17 +67,29 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
             program.ops[position] = _apply(program, op, rewrite)
             called.update(rewrite.cmsis_functions)
             rewritten += 1
-    if rewritten:  # also when only USMP's own kernels in the glue were chosen
+    if rewritten or own:  # also when only USMP's own kernels in the glue were chosen
         _drop_unused(program)
-        program.external_kernels = ExternalKernels(
-            "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE], rewritten)
+        program.external_kernels = _external(cpu, root if rewritten else None, called, rewritten, len(own))
     return program
+
+
+def _external(cpu: str, root, called: set[str], rewritten: int, own: int) -> ExternalKernels:
+    """What the build adds: CMSIS-NN's sources the program reaches and its glue, and the DSP kernels."""
+    glue = [GLUE_SOURCE] if root is not None else []
+    glue += list(DSP_SOURCES) if own else []
+    if root is None:
+        return ExternalKernels("usmp-dsp", cpu, [], [], glue, 0, DSP_HEADER, own)
+    return ExternalKernels("cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), glue, rewritten,
+                           own_operators=own)
 
 
 def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: str | os.PathLike | None = None) -> bool:
     """Whether select_kernels may rewrite calls for this core (without checking a given path again)."""
-    if kernels == "portable" or cpu_extension(cpu) is None:
+    extension = cpu_extension(cpu)
+    if kernels == "portable" or extension is None:
         return False
+    if kernels == "usmp" or (kernels == "auto" and extension == "dsp"):
+        return extension == "dsp"
     return kernels == "cmsis-nn" or known_root(cmsis_nn) is not None
 
 

@@ -1,0 +1,261 @@
+"""USMP's own kernels for cores with the DSP extension (kernels/dsp/): which calls take them, and their constants.
+
+The Cortex-M4, M7 and M33 run two MACs an instruction with SMLAD on int16
+pairs. Every shape and constant is known here, so the constants are laid
+out once, in the order the loops read them (usmp_kernels/dsp.h): filters
+by output channel pairs and quads of taps, int8 or widened to doubled int16
+("wide", faster, twice the filter's bytes), and per channel pair the bias,
+multiplier and the rounding shift with the output offset folded in.
+
+select_dsp_kernels decides for a whole program: which int8 calls the DSP
+kernels compute exactly (every channel's shift negative, no sum that could
+overflow after doubling), and which of them get wide filters: all with
+--optimize speed, none with size, and by default the ones that save the
+most instructions per added byte while the constants stay within
+WIDE_BUDGET of what they are with int8 filters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from usmp.lower.program import Program
+from usmp.paths import KERNELS_DIR
+from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite
+
+DSP_SOURCES = tuple(sorted((KERNELS_DIR / "dsp").glob("*.c")))  # built only for programs that call them
+DSP_HEADER = "usmp_kernels/dsp.h"
+
+OPTIMIZE_CHOICES = ("balanced", "speed", "size")
+WIDE_BUDGET = 1.25  # default: constants at most this many times those of the int8-filter layout
+INT32_LIMIT = 1 << 31
+# Instructions per MAC of the matrix loop (measured on the Cortex-M4, benchmarks/dsp_kernels.py), which
+# decide where wide filters pay best.
+LOOP_COST = {False: 1.0, True: 0.75}
+
+
+@dataclass
+class Candidate:
+    """A call the DSP kernels can take: how to rewrite it with int8 or with wide filters."""
+
+    position: int
+    macs: int
+    plain_bytes: int  # the int8 filter as the model stores it
+    filter_bytes: int  # the int8 filter as laid out for the kernel; wide doubles it
+    make: object  # callable(wide: bool) -> Rewrite
+
+
+def select_dsp_kernels(program: Program, extension: str | None, optimize: str = "balanced") -> dict[int, Rewrite]:
+    """position in program.ops -> the rewrite of that call into a DSP kernel (empty if the core has no DSP)."""
+    if extension != "dsp":
+        return {}
+    candidates = []
+    for position, op in enumerate(program.ops):
+        if len(op.calls) != 1 or op.calls[0].function not in CANDIDATES:
+            continue
+        names, find = CANDIDATES[op.calls[0].function]
+        if len(names) != len(op.calls[0].args):
+            continue
+        by_arg = {a.name: a.buffer for a in op.args}
+        call = Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program, extension)
+        candidate = find(call, position)
+        if candidate is not None:
+            candidates.append(candidate)
+    wide = _widened(candidates, optimize)
+    return {c.position: c.make(c.position in wide) for c in candidates}
+
+
+def _widened(candidates: list[Candidate], optimize: str) -> set[int]:
+    """The positions whose filters are widened: all (speed), none (size), or within the budget."""
+    if optimize == "speed":
+        return {c.position for c in candidates}
+    if optimize == "size":
+        return set()
+    allowance = WIDE_BUDGET * sum(c.plain_bytes for c in candidates) - sum(c.filter_bytes for c in candidates)
+    chosen: set[int] = set()
+    gain = LOOP_COST[False] - LOOP_COST[True]
+    for c in sorted(candidates, key=lambda c: -gain * c.macs / max(c.filter_bytes, 1)):
+        if c.filter_bytes <= allowance:
+            chosen.add(c.position)
+            allowance -= c.filter_bytes
+    return chosen
+
+
+def _int32s(values) -> bytes:
+    return np.ascontiguousarray(values, dtype=np.int32).tobytes()
+
+
+def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
+    values = np.frombuffer(c.program.buffers[c.buffers[name]].data, np.int32).astype(np.int64)
+    return np.resize(values, channels) if len(values) == 1 else values[:channels]
+
+
+def requant_block(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
+                  bound: np.ndarray, doubled_bias: bool) -> bytes | None:
+    """struct usmp_dsp_requant per output channel pair, or None where the kernels' requantization is not
+    exact: a shift >= 0, or a doubled sum (|sum| <= bound) or a rounding term that could overflow."""
+    channels = len(bias)
+    e = -shift
+    if np.any(e < 1) or np.any(e > 30) or np.any(2 * bound >= INT32_LIMIT):
+        return None
+    round_ = (1 << (e - 1)) + output_offset * (1 << e)
+    if np.any(np.abs(round_) + bound + 2 >= INT32_LIMIT):
+        return None
+    pairs = -(-channels // 2)
+
+    def padded(values, fill):
+        return np.concatenate([values, np.full(2 * pairs - channels, fill, np.int64)]).reshape(pairs, 2)
+
+    fields = [padded(bias * (2 if doubled_bias else 1), 0), padded(multiplier, 0), padded(round_, 0),
+              padded(e, 1)]
+    return _int32s(np.stack(fields, axis=1).reshape(-1))
+
+
+def filter_layout(weights: np.ndarray, wide: bool) -> tuple[bytes, int]:
+    """[out_ch, depth] int8 -> the kernels' filter and its quads: channel pairs, quads of taps, each channel's
+    quad as 4 int8 or (wide) as doubled int16 in SXTB16's order (taps 0 and 2, then 1 and 3)."""
+    out_ch, depth = weights.shape
+    pairs, quads = -(-out_ch // 2), -(-depth // 4)
+    padded = np.zeros((2 * pairs, 4 * quads), np.int16)
+    padded[:out_ch, :depth] = weights
+    blocks = padded.reshape(pairs, 2, quads, 4).transpose(0, 2, 1, 3)  # [pair][quad][channel][tap]
+    if not wide:
+        return blocks.astype(np.int8).tobytes(), quads
+    return (2 * blocks[..., [0, 2, 1, 3]]).astype(np.int16).tobytes(), quads
+
+
+def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dict, input_offset: int,
+                      bias: np.ndarray) -> Candidate | None:
+    """A convolution (or fully connected layer) as the DSP matrix kernel, if its requantization is exact."""
+    p = c.p
+    out_ch, depth = weights.shape
+    multiplier = _channel_values(c, "multiplier", out_ch)
+    shift = _channel_values(c, "shift", out_ch)
+    largest_input = max(abs(-128 + input_offset), abs(127 + input_offset))
+    bound = np.abs(bias) + largest_input * np.abs(weights.astype(np.int64)).sum(axis=1)
+    blocks = {wide: requant_block(bias, multiplier, shift, p["output_offset"], bound, wide) for wide in (False, True)}
+    if blocks[False] is None or blocks[True] is None:
+        return None
+    quads = -(-depth // 4)
+    params = dict(geometry, input_offset=input_offset, quads=quads, act_min=p["act_min"], act_max=p["act_max"])
+
+    def make(wide: bool) -> Rewrite:
+        data, _ = filter_layout(weights, wide)
+        filter_type = "int16_t" if wide else "int8_t"
+        args = [("input", c.buffers["input"], False),
+                ("filter", NewBuffer("dsp_filter", filter_type, len(data), data), False),
+                ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_requant", len(blocks[wide]), blocks[wide]),
+                 False),
+                ("columns", NewBuffer("dsp_columns", "int16_t", 20 * quads), True),
+                ("output", c.buffers["output"], True)]
+        function = "usmp_dsp_conv_wide_s8" if wide else "usmp_dsp_conv_s8"
+        return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
+
+    return Candidate(position, out_ch * depth * geometry["out_h"] * geometry["out_w"] * geometry["batches"],
+                     out_ch * depth, -(-out_ch // 2) * 2 * quads * 4, make)
+
+
+def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
+    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w",
+            "dilation_h", "dilation_w", "pad_top", "pad_left")
+    return dict({k: p[k] for k in keys}, in_ch=in_ch, out_ch=out_ch)
+
+
+def conv_candidate(c: Call, position: int) -> Candidate | None:
+    p = c.p
+    if p["filter_in_ch"] != p["in_ch"]:  # groups
+        return None
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
+    weights = weights[:p["out_ch"] * p["filter_h"] * p["filter_w"] * p["in_ch"]].reshape(p["out_ch"], -1)
+    return _matrix_candidate(c, position, weights, _geometry(p, p["in_ch"], p["out_ch"]), p["input_offset"],
+                             _channel_values(c, "bias", p["out_ch"]))
+
+
+def depthwise_candidate(c: Call, position: int) -> Candidate | None:
+    """One input channel: a convolution whose [out_ch, H, W, 1] filter is the lowering's channel-major one.
+    Else, with multiplier 1, width 3 and no dilation: the DSP depthwise kernel."""
+    p = c.p
+    if p["in_ch"] != 1:
+        return _depthwise_3_wide(c, position)
+    out_ch = p["depth_multiplier"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
+    weights = weights[:out_ch * p["filter_h"] * p["filter_w"]].reshape(out_ch, -1)
+    return _matrix_candidate(c, position, weights, _geometry(p, 1, out_ch), p["input_offset"],
+                             _channel_values(c, "bias", out_ch))
+
+
+def fully_connected_candidate(c: Call, position: int) -> Candidate | None:
+    """Each batch row is one pixel of a 1 x batches image; the lowering's bias holds the input zero point's
+    term, so the input is taken as it is (offset 0)."""
+    p = c.p
+    rows, depth = p["out_features"], p["in_features"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["weights"]].data, np.int8)[:rows * depth].reshape(rows, depth)
+    geometry = dict(batches=1, in_h=1, in_w=p["batches"], in_ch=depth, out_h=1, out_w=p["batches"], out_ch=rows,
+                    filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_top=0,
+                    pad_left=0)
+    return _matrix_candidate(c, position, weights, geometry, 0, _channel_values(c, "bias", rows))
+
+
+def _depthwise_3_wide(c: Call, position: int) -> Candidate | None:
+    """usmp_dsp_depthwise_s8: per channel and filter row the tap pairs (w0, w1), (w1, w2), and per channel the
+    bias, multiplier and rounding shift (struct usmp_dsp_channel_requant)."""
+    p = c.p
+    if p["depth_multiplier"] != 1 or p["filter_w"] != 3 or (p["dilation_h"], p["dilation_w"]) != (1, 1):
+        return None
+    if p["stride_w"] not in (1, 2) or not 1 <= p["filter_h"] <= 16:
+        return None
+    channels, rows = p["in_ch"], p["filter_h"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)[:channels * rows * 3]
+    weights = weights.reshape(channels, rows, 3).astype(np.int64)
+    bias = _channel_values(c, "bias", channels)
+    multiplier = _channel_values(c, "multiplier", channels)
+    shift = _channel_values(c, "shift", channels)
+    largest_input = max(abs(-128 + p["input_offset"]), abs(127 + p["input_offset"]))
+    bound = np.abs(bias) + largest_input * np.abs(weights).reshape(channels, -1).sum(axis=1)
+    blocks = {wide: channel_requant(bias, multiplier, shift, p["output_offset"], bound, wide) for wide in (False, True)}
+    if blocks[False] is None or blocks[True] is None:
+        return None
+    row_pairs = ((p["out_w"] - 1) * p["stride_w"] + 5) // 2
+    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "stride_h", "stride_w", "pad_top", "pad_left",
+            "input_offset", "act_min", "act_max")
+    params = dict({k: p[k] for k in keys}, channels=channels, row_pairs=row_pairs)
+    params = {k: params[k] for k in ("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "stride_h",
+                                     "stride_w", "pad_top", "pad_left", "input_offset", "act_min", "act_max",
+                                     "row_pairs")}
+    taps = weights[..., [0, 1, 1, 2]]  # per row: the pairs (w0, w1) and (w1, w2)
+
+    def make(wide: bool) -> Rewrite:
+        data = (2 * taps).astype(np.int16).tobytes() if wide else taps.astype(np.int8).tobytes()
+        args = [("input", c.buffers["input"], False),
+                ("filter", NewBuffer("dsp_filter", "int16_t" if wide else "int8_t", len(data), data), False),
+                ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_channel_requant", len(blocks[wide]),
+                                      blocks[wide]), False),
+                ("rows", NewBuffer("dsp_rows", "int16_t", 16 * rows * row_pairs), True),
+                ("output", c.buffers["output"], True)]
+        function = "usmp_dsp_depthwise_wide_s8" if wide else "usmp_dsp_depthwise_s8"
+        return Rewrite(function, "usmp_dsp_depthwise_params", params, args, ())
+
+    macs = p["batches"] * p["out_h"] * p["out_w"] * channels * rows * 3
+    return Candidate(position, macs, channels * rows * 3, channels * rows * 4, make)
+
+
+def channel_requant(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
+                    bound: np.ndarray, doubled_bias: bool) -> bytes | None:
+    """struct usmp_dsp_channel_requant per channel, under the conditions of requant_block."""
+    paired = requant_block(bias, multiplier, shift, output_offset, bound, doubled_bias)
+    if paired is None:
+        return None
+    channels = len(bias)
+    fields = np.frombuffer(paired, np.int32).reshape(-1, 4, 2).transpose(0, 2, 1).reshape(-1, 4)[:channels]
+    return _int32s(fields)
+
+
+# portable kernel -> (its parameter names in order, candidate finder)
+CANDIDATES = {
+    "usmp_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"), conv_candidate),
+    "usmp_depthwise_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"),
+                               depthwise_candidate),
+    "usmp_fully_connected_s8": (("input", "weights", "bias", "multiplier", "shift", "output"),
+                                fully_connected_candidate),
+}
