@@ -28,7 +28,7 @@ from usmp.paths import KERNELS_INCLUDE_DIR, TEMPLATES_DIR
 from usmp.runner.elf_stats import ImageUsage, read_image_usage
 from usmp.runner.host import cache_root, harness_source, kernel_sources
 from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
-from usmp.runner.qemu import count_instructions, run_qemu
+from usmp.runner.qemu import count_instructions, executed_blocks, instructions_per_call, run_qemu
 
 CC = "arm-none-eabi-gcc"
 NM = "arm-none-eabi-nm"
@@ -92,6 +92,8 @@ class CortexMBuild:
     usage: ImageUsage
     pools: dict[str, int]  # workspace pool -> bytes in the image
     markers: tuple[int, int]  # addresses of the inference begin/end marker functions
+    functions: dict[str, tuple[int, int]] | None = None  # function symbol -> (address, size)
+    generated: tuple[str, ...] = ()  # the functions of the generated code (run() and the operators)
 
 
 @dataclass
@@ -274,19 +276,28 @@ def _link(target: CortexMTarget, units: list[Unit], headers: dict[str, str], lib
 def _inspect(compiled: Compiled, target: CortexMTarget, build_dir: Path) -> CortexMBuild:
     usage = read_image_usage(build_dir / "model.map", _part_of_object,
                              (target.flash_origin, target.flash_size), (target.ram_origin, target.ram_size))
-    symbols = {}
+    symbols, functions = {}, {}
     for line in _run_tool([NM, "-S", str(build_dir / "model.elf")], "reading the image's symbols").splitlines():
         fields = line.split()
         if len(fields) == 4:
             symbols[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+            if fields[2] in "tT":
+                functions[fields[3]] = (int(fields[0], 16) & ~1, int(fields[1], 16))
         elif len(fields) == 3:
             symbols[fields[2]] = (int(fields[0], 16), 0)
+    generated = []
+    for obj in sorted((build_dir / "obj" / "generated_code").glob("*.o")):
+        for line in _run_tool([NM, str(obj)], "reading the generated code's symbols").splitlines():
+            fields = line.split()
+            if len(fields) == 3 and fields[1] in "tT" and fields[2] in functions:
+                generated.append(fields[2])
     pools = {}
     for pool in compiled.layout.writable_pools:
         symbol = symbols.get(pool.c_symbol) or symbols.get(f"harness_pool_{pool.spec.name}")
         pools[pool.spec.name] = symbol[1] if symbol else pool.size
     markers = tuple(symbols[m][0] & ~1 for m in ("usmp_bm_inference_begin", "usmp_bm_inference_end"))
-    return CortexMBuild(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers)
+    return CortexMBuild(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers, functions,
+                        tuple(generated))
 
 
 def check_fits(build: CortexMBuild, model_name: str) -> None:
@@ -310,8 +321,9 @@ _STATS = re.compile(r"usmp-stats: stack=(\d+) heap=(\d+) stack_overflow=(\d)")
 
 def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str = "cortex-m0",
                  count: bool = False, timeout: float = 600, steps: int | None = None,
-                 reset_before: int | None = None) -> CortexMRun:
-    """Run one inference on the emulated board; count=True also counts its instructions.
+                 reset_before: int | None = None, profile: bool = False) -> CortexMRun:
+    """Run one inference on the emulated board; count=True also counts its instructions, profile=True
+    also those of each kernel call the generated code makes (report["calls"], in order).
 
     With steps, a sequence as in run_host; the report measures the first inference.
     """
@@ -330,6 +342,7 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
     with tempfile.TemporaryDirectory(prefix="usmp-qemu-") as work:
         work_dir = Path(work)
         write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
+        count = count or profile
         trace = work_dir / "qemu-trace.log" if count else None
         done = run_qemu(target.machine, build.elf, work_dir, timeout, trace)
         messages = [l for l in done.stdout.splitlines() if l.strip() and not l.startswith("usmp-stats:")]
@@ -345,7 +358,18 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
                             f"left between the heap and main's stack frame")
         outputs = read_harness_outputs(compiled.program, steps, work_dir)
         instructions = count_instructions(trace, *build.markers) if count else None
-    return CortexMRun(outputs, make_report(build, stack, heap, instructions))
+        calls = per_call(build, trace) if profile else None
+    report = make_report(build, stack, heap, instructions)
+    if calls is not None:
+        report["calls"] = calls
+    return CortexMRun(outputs, report)
+
+
+def per_call(build: CortexMBuild, trace: Path) -> list[int]:
+    """Instructions of each kernel call of one inference, in the order the generated code makes them."""
+    caller = [(build.functions[n][0], build.functions[n][0] + build.functions[n][1]) for n in build.generated]
+    entries = {address for address, _ in build.functions.values()}
+    return instructions_per_call(executed_blocks(trace, *build.markers), caller, entries)
 
 
 def make_report(build: CortexMBuild, stack: int, heap: int, instructions: int | None) -> dict:

@@ -10,6 +10,7 @@ inference call plus the few instructions of main that pass its arguments.
 """
 from __future__ import annotations
 
+import bisect
 import re
 import shutil
 import subprocess
@@ -66,6 +67,14 @@ def thumb_instructions(halfwords: list[int]) -> int:
 def count_instructions(trace_log: Path, begin: int, end: int) -> int:
     """Instructions executed strictly between the TB at address begin and the TB at address end.
 
+    The markers must be executed once each; see executed_blocks.
+    """
+    return sum(size for _, size in executed_blocks(trace_log, begin, end))
+
+
+def executed_blocks(trace_log: Path, begin: int, end: int):
+    """(guest pc, instructions) of every TB executed strictly between the markers begin and end, in order.
+
     The markers must be executed once each; a TB is identified by its host
     code address and guest pc, and takes the size of the latest translation
     logged for that pc (a translation is always logged just before its first
@@ -74,7 +83,6 @@ def count_instructions(trace_log: Path, begin: int, end: int) -> int:
     """
     latest_translation: dict[int, int] = {}  # guest pc -> instructions, not yet executed
     tb_size: dict[tuple[str, int], int] = {}
-    total = 0
     counting = seen_begin = False
     in_block = False
     block_pc, halfwords, unreadable = -1, [], 0
@@ -110,9 +118,35 @@ def count_instructions(trace_log: Path, begin: int, end: int) -> int:
                 seen_begin = counting = True
                 continue
             if pc == end and counting:
-                return total
+                return
             if counting:
                 if key not in tb_size:
                     raise ToolError(f"QEMU trace: executed block at 0x{pc:08x} was never translated in the log")
-                total += tb_size[key]
+                yield pc, tb_size[key]
     raise ToolError("QEMU trace: the inference markers were not both executed")
+
+
+def instructions_per_call(blocks, caller: list[tuple[int, int]], entries: set[int]) -> list[int]:
+    """Instructions of each call the caller's code makes, in order: a call starts where a TB inside one of
+    the caller's address ranges [start, stop) is followed by one at a function entry outside them. The
+    caller's own instructions count with the call that follows them (the last ones with the last call)."""
+    ranges = sorted(caller)
+    starts = [start for start, _ in ranges]
+    counts: list[int] = []
+    pending, inside = 0, False
+    for pc, size in blocks:
+        k = bisect.bisect_right(starts, pc) - 1
+        here = k >= 0 and pc < ranges[k][1]
+        if here:
+            pending += size
+        elif inside and pc in entries:
+            counts.append(pending + size)
+            pending = 0
+        elif counts:
+            counts[-1] += size
+        else:
+            pending += size
+        inside = here
+    if counts:
+        counts[-1] += pending
+    return counts
