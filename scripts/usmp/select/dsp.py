@@ -11,8 +11,9 @@ select_dsp_kernels decides for a whole program: which int8 calls the DSP
 kernels compute exactly (every channel's shift negative, no sum that could
 overflow after doubling), and which of them get wide filters: all with
 --optimize speed, none with size, and by default the ones that save the
-most instructions per added byte while the constants stay within
-WIDE_BUDGET of what they are with int8 filters.
+most instructions per added byte while all their constants (filters and
+per-channel numbers) stay within WIDE_BUDGET times the plain int8
+filters of the layers they take.
 """
 from __future__ import annotations
 
@@ -45,6 +46,12 @@ class Candidate:
     filter_bytes: int  # the int8 filter as laid out for the kernel; wide doubles it
     make: object  # callable(wide: bool) -> Rewrite
 
+    def constant_bytes(self, wide: bool) -> int:
+        return sum(len(data) for _, data in self.constants(wide))
+
+    def constants(self, wide: bool):
+        return [(name, b.data) for name, b, _ in self.make(wide).args if isinstance(b, NewBuffer) and b.data]
+
 
 def select_dsp_kernels(program: Program, extension: str | None, optimize: str = "balanced") -> dict[int, Rewrite]:
     """position in program.ops -> the rewrite of that call into a DSP kernel (empty if the core has no DSP)."""
@@ -72,7 +79,8 @@ def _widened(candidates: list[Candidate], optimize: str) -> set[int]:
         return {c.position for c in candidates}
     if optimize == "size":
         return set()
-    allowance = WIDE_BUDGET * sum(c.plain_bytes for c in candidates) - sum(c.filter_bytes for c in candidates)
+    allowance = WIDE_BUDGET * sum(c.plain_bytes for c in candidates) - sum(c.constant_bytes(False)
+                                                                           for c in candidates)
     chosen: set[int] = set()
     gain = LOOP_COST[False] - LOOP_COST[True]
     for c in sorted(candidates, key=lambda c: -gain * c.macs / max(c.filter_bytes, 1)):
