@@ -331,15 +331,21 @@ def test_constants_follow_the_budget(tmp_path):
     assert balanced <= dsp.WIDE_BUDGET * plain
 
 
-def test_filter_layout_is_pairs_of_channels_by_quads():
+def test_weights_stream_is_pairs_of_channels_by_quads():
+    """Per channel pair: biases, the quads of both channels, multipliers, roundings, shifts."""
     weights = np.arange(3 * 6).reshape(3, 6).astype(np.int8)
-    data, quads = dsp.filter_layout(weights, wide=False)
+    fields = np.array([[100, 7, 8, 9], [101, 17, 18, 19], [102, 27, 28, 29]])
+    data, quads = dsp.weights_stream(weights, fields, wide=False)
     assert quads == 2
-    blocks = np.frombuffer(data, np.int8).reshape(2, 2, 2, 4)  # [pair][quad][channel][tap]
+    words = np.frombuffer(data, np.int32).reshape(2, 2 + 2 * 2 + 6)
+    assert words[0, :2].tolist() == [100, 101] and words[0, 6:].tolist() == [7, 17, 8, 18, 9, 19]
+    assert words[1, :2].tolist() == [102, 0] and words[1, 6:].tolist() == [27, 0, 28, 0, 29, 1]
+    blocks = np.frombuffer(words[:, 2:6].tobytes(), np.int8).reshape(2, 2, 2, 4)  # [pair][quad][channel][tap]
     assert blocks[0, 1, 1].tolist() == [10, 11, 0, 0] and blocks[1, 0, 0].tolist() == [12, 13, 14, 15]
     assert not blocks[1, :, 1].any()  # the missing channel of the last pair is zeros
-    wide, _ = dsp.filter_layout(weights, wide=True)
-    assert np.frombuffer(wide, np.int16).reshape(2, 2, 2, 4)[1, 0, 0].tolist() == [24, 28, 26, 30]
+    wide, _ = dsp.weights_stream(weights, fields, wide=True)
+    taps = np.frombuffer(np.frombuffer(wide, np.uint32).reshape(2, 16)[:, 2:10].tobytes(), np.int16)
+    assert taps.reshape(2, 2, 2, 4)[1, 0, 0].tolist() == [24, 28, 26, 30]
 
 
 def test_auto_without_cmsis_nn_takes_the_dsp_kernels(tmp_path, monkeypatch):

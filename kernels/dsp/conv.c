@@ -95,9 +95,10 @@ static void stage_row(int8_t *stage, const int8_t *src, int32_t first, int32_t e
 }
 
 /*
- * The window of output pixel (oy, ox) as one column. A filter row of whole quads (its bytes a multiple of
- * 4, no horizontal dilation) is widened straight from the input, or from a copy padded with the zero point
- * where the window is cut; any other window is first gathered as int8, then widened.
+ * The window of output pixel (oy, ox) as one column. Without horizontal dilation a filter row is a run of
+ * the input: rows of whole quads (their bytes a multiple of 4) are widened straight from the input, or from
+ * a copy padded with the zero point where the window is cut; other rows are copied (padded likewise) one
+ * after the other and the window widened at once. A dilated window is gathered tap by tap.
  */
 DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const int8_t *image, int32_t oy,
 				  int32_t ox, uint32_t *column, int8_t *stage, uint32_t offset)
@@ -105,6 +106,7 @@ DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const in
 	const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
 	const int32_t in_ch = p->in_ch, row_bytes = p->filter_w * in_ch;
 	const int8_t zero_point = (int8_t)-p->input_offset;
+	int8_t *at = stage;
 	int32_t fx0, fx1, ky, kx;
 
 	if (p->filter_h == 1 && p->filter_w == 1 && (in_ch & 3) == 0) { /* a pixel: whole quads */
@@ -114,15 +116,22 @@ DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const in
 			widen(column, image + (iy0 * p->in_w + ix0) * in_ch, p->quads, offset);
 		return;
 	}
-	if (p->dilation_w == 1 && (row_bytes & 3) == 0) {
-		const int32_t row_quads = row_bytes >> 2;
+	if (p->dilation_w == 1) {
+		const int32_t row_quads = row_bytes >> 2, whole = (row_bytes & 3) == 0;
 
 		usmp_window_taps(ix0, 1, p->filter_w, p->in_w, &fx0, &fx1);
-		for (ky = 0; ky < p->filter_h; ky++, column += 4 * row_quads) {
+		for (ky = 0; ky < p->filter_h; ky++) {
 			const int32_t iy = iy0 + ky * p->dilation_h;
 			const int8_t *row = image + (iy * p->in_w + ix0) * in_ch;
+			const int inside = iy >= 0 && iy < p->in_h && fx1 > fx0;
 
-			if (iy < 0 || iy >= p->in_h || fx1 <= fx0) {
+			if (!whole) {
+				if (inside)
+					stage_row(at, row + fx0 * in_ch, fx0 * in_ch, fx1 * in_ch, row_bytes, zero_point);
+				else
+					stage_row(at, row, 0, 0, row_bytes, zero_point);
+				at += row_bytes;
+			} else if (!inside) {
 				pad(column, row_quads);
 			} else if (fx0 == 0 && fx1 == p->filter_w) {
 				widen(column, row, row_quads, offset);
@@ -130,103 +139,108 @@ DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const in
 				stage_row(stage, row + fx0 * in_ch, fx0 * in_ch, fx1 * in_ch, row_bytes, zero_point);
 				widen(column, stage, row_quads, offset);
 			}
+			column += whole ? 4 * row_quads : 0;
 		}
-		return;
-	}
-	{
-		int8_t *at = stage;
-
+		if (whole)
+			return;
+	} else {
 		for (ky = 0; ky < p->filter_h; ky++) {
 			const int32_t iy = iy0 + ky * p->dilation_h;
 
 			for (kx = 0; kx < p->filter_w; kx++, at += in_ch) {
 				const int32_t ix = ix0 + kx * p->dilation_w;
-				int32_t c;
 
-				if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
-					for (c = 0; c < in_ch; c++)
-						at[c] = zero_point;
-				} else {
+				if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w)
+					stage_row(at, image, 0, 0, in_ch, zero_point);
+				else
 					copy_bytes(at, image + (iy * p->in_w + ix) * in_ch, in_ch);
-				}
 			}
 		}
-		while ((at - stage) & 3)
-			*at++ = zero_point;
-		widen(column, stage, p->quads, offset);
 	}
+	while ((at - stage) & 3)
+		*at++ = zero_point;
+	widen(column, stage, p->quads, offset);
 }
 
-/* Output channel pairs [first, last) against one or both columns, in C (the host; the odd last channel and
- * the odd last pixel on the DSP cores). `wide`: the filter holds int16 pairs, doubled. */
-static void pairs_c(const uint32_t *columns, const uint32_t *filter, const struct usmp_dsp_requant *k, int32_t first,
-		    int32_t out_ch, int32_t quads, int8_t *out, int two_columns, int wide)
+/*
+ * The weights stream (see usmp_kernels/dsp.h), one block per output channel pair: the two biases, the
+ * filter's quads (2 words of int8, or 4 of int16 pairs: wide), then the multipliers, roundings and shifts.
+ */
+enum { BIAS_WORDS = 2, REQUANT_WORDS = 6 };
+
+/* Channel pairs [first, pairs) against one or both columns, in C (the host; the odd last channel and the
+ * odd last pixel on the DSP cores). A pair's second column goes `second` bytes after its first. */
+static void pairs_c(const uint32_t *columns, const uint32_t *weights, int32_t first, int32_t out_ch,
+		    int32_t quads, int8_t *out, int32_t second, int two_columns, int wide)
 {
+	const int32_t block = BIAS_WORDS + quads * (wide ? 4 : 2) + REQUANT_WORDS;
 	int32_t o;
 
-	filter += first * quads * (wide ? 4 : 2);
-	for (o = 2 * first, k += first, out += 2 * first; o < out_ch; o += 2, k++, out += 2) {
-		int32_t a00 = k->bias[0], a01 = a00, a10 = k->bias[1], a11 = a10;
+	for (o = 2 * first, weights += first * block, out += 2 * first; o < out_ch; o += 2, out += 2) {
+		int32_t a00 = (int32_t)weights[0], a01 = a00, a10 = (int32_t)weights[1], a11 = a10;
 		const uint32_t *x = columns;
+		const int32_t *k;
 		int32_t g;
 
-		for (g = quads; g > 0; g--, x += 4) {
+		for (g = quads, weights += BIAS_WORDS; g > 0; g--, x += 4) {
 			uint32_t w0a, w0b, w1a, w1b;
 
 			if (wide) {
-				w0a = filter[0];
-				w0b = filter[1];
-				w1a = filter[2];
-				w1b = filter[3];
-				filter += 4;
+				w0a = weights[0];
+				w0b = weights[1];
+				w1a = weights[2];
+				w1b = weights[3];
+				weights += 4;
 			} else {
-				w0a = dsp_sxtb16(filter[0]);
-				w0b = dsp_sxtb16_odd(filter[0]);
-				w1a = dsp_sxtb16(filter[1]);
-				w1b = dsp_sxtb16_odd(filter[1]);
-				filter += 2;
+				w0a = dsp_sxtb16(weights[0]);
+				w0b = dsp_sxtb16_odd(weights[0]);
+				w1a = dsp_sxtb16(weights[1]);
+				w1b = dsp_sxtb16_odd(weights[1]);
+				weights += 2;
 			}
 			a00 = dsp_smlad(x[1], w0b, dsp_smlad(x[0], w0a, a00));
 			a01 = dsp_smlad(x[3], w0b, dsp_smlad(x[2], w0a, a01));
 			a10 = dsp_smlad(x[1], w1b, dsp_smlad(x[0], w1a, a10));
 			a11 = dsp_smlad(x[3], w1b, dsp_smlad(x[2], w1a, a11));
 		}
+		k = (const int32_t *)weights; /* multiplier[2], round[2], shift[2] */
+		weights += REQUANT_WORDS;
 		if (!wide) { /* the requantization takes doubled sums */
 			a00 = (int32_t)((uint32_t)a00 << 1);
 			a01 = (int32_t)((uint32_t)a01 << 1);
 			a10 = (int32_t)((uint32_t)a10 << 1);
 			a11 = (int32_t)((uint32_t)a11 << 1);
 		}
-		out[0] = (int8_t)dsp_requantize(a00, k->multiplier[0], k->round[0], k->shift[0]);
+		out[0] = (int8_t)dsp_requantize(a00, k[0], k[2], k[4]);
 		if (o + 1 < out_ch)
-			out[1] = (int8_t)dsp_requantize(a10, k->multiplier[1], k->round[1], k->shift[1]);
+			out[1] = (int8_t)dsp_requantize(a10, k[1], k[3], k[5]);
 		if (two_columns) {
-			out[out_ch] = (int8_t)dsp_requantize(a01, k->multiplier[0], k->round[0], k->shift[0]);
+			out[second] = (int8_t)dsp_requantize(a01, k[0], k[2], k[4]);
 			if (o + 1 < out_ch)
-				out[out_ch + 1] = (int8_t)dsp_requantize(a11, k->multiplier[1], k->round[1], k->shift[1]);
+				out[second + 1] = (int8_t)dsp_requantize(a11, k[1], k[3], k[5]);
 		}
 	}
 }
 
 #if USMP_DSP_NATIVE
-/* What the assembly loops read and update (r0 points here; offsets below). */
+/* What the assembly below takes (r0 points here), in the order it loads it. */
 struct pairs_job {
-	const uint32_t *columns;             /* 0 */
-	const uint32_t *filter;              /* 4: advances pair by pair */
-	const struct usmp_dsp_requant *next; /* 8: advances pair by pair */
-	int8_t *out;                         /* 12: advances pair by pair */
-	int32_t out_ch;                      /* 16 */
-	int32_t pairs;                       /* 20: counts down */
-	int32_t quads;                       /* 24 */
+	int8_t *out;             /* the first pair's outputs of the first column */
+	int32_t second;          /* bytes from a first-column output to the second column's */
+	int32_t pairs;           /* channel pairs */
+	const uint32_t *columns; /* both columns, [quad][column][2 words] */
+	int32_t quads;
+	const uint32_t *weights; /* the first pair's block of the weights stream */
 };
 
 /*
  * Every full channel pair against both columns, in assembly: GCC keeps neither the four sums, the four
  * column words nor the loop count in registers through this loop (it spills the count), and the loop is
- * most of a convolution. Per quad: one LDM brings both columns' four taps, one the two channels' filter
- * words; eight SMLADs. Per pair: the sums start from the bias; then the requantization of usmp_kernels/dsp.h.
- * r10/r11: channel 0 of the pair, columns 0/1; r12/lr: channel 1. QUAD_NARROW widens the int8 filter
- * (SXTB16), QUAD_WIDE reads int16 pairs. DOUBLE doubles the narrow sums (the wide filter is doubled).
+ * most of a convolution. r1 walks the weights stream: the pair's biases start the sums (r10/r11: channel
+ * 0 of the pair, columns 0/1; r12/lr: channel 1), then per quad one LDM brings both columns' four taps and
+ * one the two channels' filter words, eight SMLADs; then the requantization of usmp_kernels/dsp.h. The
+ * stack holds out, second, the pairs left, columns and quads. QUAD_NARROW widens the int8 filter
+ * (SXTB16), QUAD_WIDE reads int16 pairs; DOUBLE doubles the narrow sums (the wide filter is doubled).
  */
 #define QUAD_NARROW                           \
 	"	ldm	r0!, {r3, r4, r5, r6}\n"      \
@@ -261,29 +275,23 @@ struct pairs_job {
 	"	lsl	r12, r12, #1\n"               \
 	"	lsl	lr, lr, #1\n"
 #define PAIRS_ASM(QUAD, DOUBLE_SUMS)                                                  \
-	"	push	{r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"                        \
-	"1:	ldr	r9, [sp]\n"                                                          \
-	"	ldr	r2, [r9, #8]\n"                                                      \
-	"	ldrd	r10, r12, [r2]\n"                                                    \
+	"	push	{r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"                            \
+	"	ldm	r0, {r2, r3, r4, r5, r6, r7}\n"                                      \
+	"	push	{r2, r3, r4, r5, r6}\n"                                              \
+	"	mov	r1, r7\n"                                                            \
+	"1:	ldrd	r0, r2, [sp, #12]\n"                                                 \
+	"	ldrd	r10, r12, [r1], #8\n"                                                \
 	"	mov	r11, r10\n"                                                          \
 	"	mov	lr, r12\n"                                                           \
-	"	ldrd	r0, r1, [r9]\n"                                                      \
-	"	ldr	r2, [r9, #24]\n"                                                     \
-	"	tst	r2, #1\n"                                                            \
-	"	beq	2f\n"                                                                \
+	"	lsrs	r2, r2, #1\n"                                                        \
+	"	bcc	2f\n"                                                                \
 	QUAD                                                                         \
-	"2:	lsrs	r2, r2, #1\n"                                                        \
-	"	beq	4f\n"                                                                \
+	"2:	beq	4f\n"                                                                \
 	"3:\n"                                                                       \
 	QUAD QUAD                                                                    \
 	"	subs	r2, r2, #1\n"                                                        \
 	"	bne	3b\n"                                                                \
-	"4:	ldr	r9, [sp]\n"                                                          \
-	"	str	r1, [r9, #4]\n"                                                      \
-	"	ldr	r2, [r9, #8]\n"                                                      \
-	"	adds	r2, r2, #8\n"                                                        \
-	"	ldm	r2!, {r3, r4, r5, r6, r7, r8}\n"                                     \
-	"	str	r2, [r9, #8]\n"                                                      \
+	"4:	ldm	r1!, {r3, r4, r5, r6, r7, r8}\n"                                     \
 	DOUBLE_SUMS                                                                  \
 	"	smmulr	r10, r10, r3\n"                                                      \
 	"	smmulr	r11, r11, r3\n"                                                      \
@@ -305,63 +313,68 @@ struct pairs_job {
 	"	ssat	r11, #8, r11\n"                                                      \
 	"	ssat	r12, #8, r12\n"                                                      \
 	"	ssat	lr, #8, lr\n"                                                        \
-	"	ldr	r2, [r9, #12]\n"                                                     \
-	"	ldr	r3, [r9, #16]\n"                                                     \
+	"	ldrd	r2, r3, [sp]\n"                                                      \
 	"	strb	r10, [r2]\n"                                                         \
 	"	strb	r12, [r2, #1]\n"                                                     \
 	"	strb	r11, [r2, r3]\n"                                                     \
 	"	add	r3, r3, r2\n"                                                        \
 	"	strb	lr, [r3, #1]\n"                                                      \
 	"	adds	r2, r2, #2\n"                                                        \
-	"	str	r2, [r9, #12]\n"                                                     \
-	"	ldr	r2, [r9, #20]\n"                                                     \
+	"	str	r2, [sp]\n"                                                          \
+	"	ldr	r2, [sp, #8]\n"                                                      \
 	"	subs	r2, r2, #1\n"                                                        \
-	"	str	r2, [r9, #20]\n"                                                     \
+	"	str	r2, [sp, #8]\n"                                                      \
 	"	bne	1b\n"                                                                \
-	"	pop	{r0, r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+	"	add	sp, sp, #20\n"                                                       \
+	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
 
-__attribute__((naked, noinline)) static void pairs_narrow_asm(struct pairs_job *job)
+__attribute__((naked, noinline)) static void pairs_narrow_asm(const struct pairs_job *job)
 {
 	(void)job;
 	__asm volatile(PAIRS_ASM(QUAD_NARROW, DOUBLE));
 }
 
-__attribute__((naked, noinline)) static void pairs_wide_asm(struct pairs_job *job)
+__attribute__((naked, noinline)) static void pairs_wide_asm(const struct pairs_job *job)
 {
 	(void)job;
 	__asm volatile(PAIRS_ASM(QUAD_WIDE, ""));
 }
 #endif
 
-/* Both columns (or only the first) against every output channel pair. */
+/* Both columns (or only the first: then the second column's sums go to `spare`) against every output
+ * channel pair. */
 static inline __attribute__((always_inline)) void columns_times_filter(
-	const uint32_t *columns, const uint32_t *filter, const struct usmp_dsp_requant *k, int32_t out_ch,
-	int32_t quads, int8_t *out, int two_columns, int wide)
+	const uint32_t *columns, const uint32_t *weights, int32_t out_ch, int32_t quads, int8_t *out,
+	int two_columns, int8_t *spare, int wide)
 {
 #if USMP_DSP_NATIVE
-	if (two_columns && out_ch >= 2) {
-		struct pairs_job job = { columns, filter, k, out, out_ch, out_ch >> 1, quads };
+	if (out_ch >= 2) {
+		const int32_t second = two_columns ? out_ch : (int32_t)((intptr_t)spare - (intptr_t)out);
+		const struct pairs_job job = { out, second, out_ch >> 1, columns, quads, weights };
 
 		if (wide)
 			pairs_wide_asm(&job);
 		else
 			pairs_narrow_asm(&job);
 		if (out_ch & 1)
-			pairs_c(columns, filter, k, out_ch >> 1, out_ch, quads, out, 1, wide);
+			pairs_c(columns, weights, out_ch >> 1, out_ch, quads, out, out_ch, two_columns, wide);
 		return;
 	}
+#else
+	(void)spare;
 #endif
-	pairs_c(columns, filter, k, 0, out_ch, quads, out, two_columns, wide);
+	pairs_c(columns, weights, 0, out_ch, quads, out, out_ch, two_columns, wide);
 }
 
 static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_conv_params *p, const int8_t *input,
-						       const uint32_t *filter, const struct usmp_dsp_requant *k,
-						       int16_t *scratch, int8_t *output, int wide)
+						       const uint32_t *weights, int16_t *scratch, int8_t *output,
+						       int wide)
 {
 	const int32_t pixels = p->out_h * p->out_w, out_ch = p->out_ch;
 	const uint32_t offset = dsp_pair(p->input_offset, p->input_offset);
 	uint32_t *columns = (uint32_t *)(void *)scratch;
 	int8_t *stage = (int8_t *)(columns + 4 * p->quads);
+	int8_t *spare = stage + 4 * p->quads;
 	int8_t *out = output;
 	int32_t b, px;
 
@@ -383,27 +396,26 @@ static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_con
 					ox = 0;
 					oy++;
 				}
-				columns_times_filter(columns, filter, k, out_ch, p->quads, out, 1, wide);
-			} else { /* the last pixel alone: the second column is zeros (its sums are not stored) */
+			} else { /* the last pixel alone: the second column is zeros, its sums go to spare */
 				pad(columns + 2, p->quads);
-				columns_times_filter(columns, filter, k, out_ch, p->quads, out, 0, wide);
-				out -= out_ch;
 			}
+			columns_times_filter(columns, weights, out_ch, p->quads, out, two, spare, wide);
+			if (!two)
+				out -= out_ch;
 		}
 	}
 	if (p->act_min > -128 || p->act_max < 127)
 		dsp_clamp_outputs(output, (int32_t)(out - output), p->act_min, p->act_max);
 }
 
-DSP_HOT void usmp_dsp_conv_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const int8_t *filter,
-			      const struct usmp_dsp_requant *requant, int16_t *columns, int8_t *output)
+DSP_HOT void usmp_dsp_conv_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const uint32_t *weights,
+			      int16_t *scratch, int8_t *output)
 {
-	conv(p, input, (const uint32_t *)(const void *)filter, requant, columns, output, 0);
+	conv(p, input, weights, scratch, output, 0);
 }
 
 DSP_HOT void usmp_dsp_conv_wide_s8(const struct usmp_dsp_conv_params *p, const int8_t *input,
-				   const int16_t *filter, const struct usmp_dsp_requant *requant, int16_t *columns,
-				   int8_t *output)
+				   const uint32_t *weights, int16_t *scratch, int8_t *output)
 {
-	conv(p, input, (const uint32_t *)(const void *)filter, requant, columns, output, 1);
+	conv(p, input, weights, scratch, output, 1);
 }

@@ -27,22 +27,18 @@
 
 #include <stdint.h>
 
-/* One pair of output channels: read by the kernels after each channel pair's sums. */
-struct usmp_dsp_requant {
-	int32_t bias[2];       /* the sums start here (doubled for a wide filter) */
-	int32_t multiplier[2]; /* TFLite's quantized multiplier */
-	int32_t round[2];      /* 2^(e-1) + output_offset * 2^e */
-	int32_t shift[2];      /* e: the right shift, >= 1 */
-};
-
 /*
  * CONV_2D (no groups) and FULLY_CONNECTED as a matrix product: each output
  * pixel's window is widened into an int16 column (two at a time), then every
- * output channel pair is summed against both columns. The filter is
- * [out_ch / 2][quads][2 channels][4 taps] (int8) or the same taps as int16
- * pairs (taps 0 and 2, then 1 and 3) for the wide kernel; depth is
- * filter_h * filter_w * in_ch taps, padded with zeros to quads * 4.
- * `columns` is scratch: usmp_dsp_conv_scratch_bytes(depth).
+ * output channel pair is summed against both columns. `weights` holds per
+ * output channel pair, in this order: the two biases (the sums start there;
+ * doubled for the wide kernel), the filter's quads of taps (depth is
+ * filter_h * filter_w * in_ch taps, padded with zeros to quads * 4), each as
+ * the two channels' 4 int8 taps or, wide, as their int16 pairs (taps 0 and
+ * 2, then 1 and 3), then the two multipliers, the two roundings
+ * 2^(e-1) + output_offset * 2^e and the two shifts e. `scratch` holds two
+ * columns, one int8 window and out_ch spare bytes:
+ * USMP_DSP_CONV_SCRATCH_BYTES(quads, out_ch).
  */
 struct usmp_dsp_conv_params {
 	int32_t batches;
@@ -66,13 +62,12 @@ struct usmp_dsp_conv_params {
 	int32_t act_max;
 };
 
-void usmp_dsp_conv_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const int8_t *filter,
-		      const struct usmp_dsp_requant *requant, int16_t *columns, int8_t *output);
-void usmp_dsp_conv_wide_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const int16_t *filter,
-			   const struct usmp_dsp_requant *requant, int16_t *columns, int8_t *output);
+void usmp_dsp_conv_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const uint32_t *weights,
+		      int16_t *scratch, int8_t *output);
+void usmp_dsp_conv_wide_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const uint32_t *weights,
+			   int16_t *scratch, int8_t *output);
 
-/* Scratch of the convolutions: two int16 columns and one int8 window, in bytes. */
-#define USMP_DSP_CONV_SCRATCH_BYTES(quads) (2 * 8 * (quads) + 4 * (quads))
+#define USMP_DSP_CONV_SCRATCH_BYTES(quads, out_ch) (20 * (quads) + (((out_ch) + 3) & ~3))
 
 /*
  * DEPTHWISE_CONV_2D, depth multiplier 1, filter width 3, no dilation. Four

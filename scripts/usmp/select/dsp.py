@@ -99,38 +99,47 @@ def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
     return np.resize(values, channels) if len(values) == 1 else values[:channels]
 
 
-def requant_block(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
-                  bound: np.ndarray, doubled_bias: bool) -> bytes | None:
-    """struct usmp_dsp_requant per output channel pair, or None where the kernels' requantization is not
+def requant_fields(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
+                   bound: np.ndarray, doubled_bias: bool) -> np.ndarray | None:
+    """[channels, 4]: where the sums start (the bias, doubled for a wide filter), the multiplier, the rounding
+    2^(e-1) + output_offset * 2^e and the shift e per channel; None where the kernels' requantization is not
     exact: a shift >= 0, or a doubled sum (|sum| <= bound) or a rounding term that could overflow."""
-    channels = len(bias)
     e = -shift
     if np.any(e < 1) or np.any(e > 30) or np.any(2 * bound >= INT32_LIMIT):
         return None
     round_ = (1 << (e - 1)) + output_offset * (1 << e)
     if np.any(np.abs(round_) + bound + 2 >= INT32_LIMIT):
         return None
-    pairs = -(-channels // 2)
-
-    def padded(values, fill):
-        return np.concatenate([values, np.full(2 * pairs - channels, fill, np.int64)]).reshape(pairs, 2)
-
-    fields = [padded(bias * (2 if doubled_bias else 1), 0), padded(multiplier, 0), padded(round_, 0),
-              padded(e, 1)]
-    return _int32s(np.stack(fields, axis=1).reshape(-1))
+    return np.stack([bias * (2 if doubled_bias else 1), multiplier, round_, e], axis=1)
 
 
-def filter_layout(weights: np.ndarray, wide: bool) -> tuple[bytes, int]:
-    """[out_ch, depth] int8 -> the kernels' filter and its quads: channel pairs, quads of taps, each channel's
-    quad as 4 int8 or (wide) as doubled int16 in SXTB16's order (taps 0 and 2, then 1 and 3)."""
+def filter_layout(weights: np.ndarray, wide: bool) -> tuple[np.ndarray, int]:
+    """[out_ch, depth] int8 -> the kernels' filter words [pair][quad][...] and the quads: channel pairs, quads
+    of taps, each channel's quad as 4 int8 (one word) or (wide) as two words of doubled int16 in SXTB16's
+    order (taps 0 and 2, then 1 and 3)."""
     out_ch, depth = weights.shape
     pairs, quads = -(-out_ch // 2), -(-depth // 4)
     padded = np.zeros((2 * pairs, 4 * quads), np.int16)
     padded[:out_ch, :depth] = weights
     blocks = padded.reshape(pairs, 2, quads, 4).transpose(0, 2, 1, 3)  # [pair][quad][channel][tap]
     if not wide:
-        return blocks.astype(np.int8).tobytes(), quads
-    return (2 * blocks[..., [0, 2, 1, 3]]).astype(np.int16).tobytes(), quads
+        data = blocks.astype(np.int8)
+    else:
+        data = (2 * blocks[..., [0, 2, 1, 3]]).astype(np.int16)
+    return np.frombuffer(data.tobytes(), np.uint32).reshape(pairs, -1), quads
+
+
+def weights_stream(weights: np.ndarray, fields: np.ndarray, wide: bool) -> tuple[bytes, int]:
+    """What usmp_dsp_conv_s8 reads, pair by pair: the two biases, the filter's quads, the two multipliers, two
+    roundings and two shifts (a missing last channel: zeros, shift 1)."""
+    words, quads = filter_layout(weights, wide)
+    pairs = len(words)
+    padded = np.zeros((2 * pairs, 4), np.int64)
+    padded[:, 3] = 1
+    padded[:len(fields)] = fields
+    k = padded.reshape(pairs, 2, 4).transpose(0, 2, 1).reshape(pairs, 8).astype(np.int32)  # [field][channel]
+    stream = np.concatenate([k[:, :2].view(np.uint32), words, k[:, 2:].view(np.uint32)], axis=1)
+    return stream.astype(np.uint32).tobytes(), quads
 
 
 def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dict, input_offset: int,
@@ -142,20 +151,17 @@ def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dic
     shift = _channel_values(c, "shift", out_ch)
     largest_input = max(abs(-128 + input_offset), abs(127 + input_offset))
     bound = np.abs(bias) + largest_input * np.abs(weights.astype(np.int64)).sum(axis=1)
-    blocks = {wide: requant_block(bias, multiplier, shift, p["output_offset"], bound, wide) for wide in (False, True)}
-    if blocks[False] is None or blocks[True] is None:
+    fields = {wide: requant_fields(bias, multiplier, shift, p["output_offset"], bound, wide) for wide in (False, True)}
+    if fields[False] is None or fields[True] is None:
         return None
     quads = -(-depth // 4)
     params = dict(geometry, input_offset=input_offset, quads=quads, act_min=p["act_min"], act_max=p["act_max"])
 
     def make(wide: bool) -> Rewrite:
-        data, _ = filter_layout(weights, wide)
-        filter_type = "int16_t" if wide else "int8_t"
+        data, _ = weights_stream(weights, fields[wide], wide)
         args = [("input", c.buffers["input"], False),
-                ("filter", NewBuffer("dsp_filter", filter_type, len(data), data), False),
-                ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_requant", len(blocks[wide]), blocks[wide]),
-                 False),
-                ("columns", NewBuffer("dsp_columns", "int16_t", 20 * quads), True),
+                ("weights", NewBuffer("dsp_weights", "uint32_t", len(data), data), False),
+                ("scratch", NewBuffer("dsp_columns", "int16_t", 20 * quads + -(-out_ch // 4) * 4), True),
                 ("output", c.buffers["output"], True)]
         function = "usmp_dsp_conv_wide_s8" if wide else "usmp_dsp_conv_s8"
         return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
@@ -250,13 +256,9 @@ def _depthwise_3_wide(c: Call, position: int) -> Candidate | None:
 
 def channel_requant(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
                     bound: np.ndarray, doubled_bias: bool) -> bytes | None:
-    """struct usmp_dsp_channel_requant per channel, under the conditions of requant_block."""
-    paired = requant_block(bias, multiplier, shift, output_offset, bound, doubled_bias)
-    if paired is None:
-        return None
-    channels = len(bias)
-    fields = np.frombuffer(paired, np.int32).reshape(-1, 4, 2).transpose(0, 2, 1).reshape(-1, 4)[:channels]
-    return _int32s(fields)
+    """struct usmp_dsp_channel_requant per channel, under the conditions of requant_fields."""
+    fields = requant_fields(bias, multiplier, shift, output_offset, bound, doubled_bias)
+    return None if fields is None else _int32s(fields)
 
 
 # portable kernel -> (its parameter names in order, candidate finder)
