@@ -74,12 +74,39 @@ static void pad(uint32_t *column, int32_t quads)
 }
 
 /* n bytes, a word at a time while they last. */
-static void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
+static inline __attribute__((always_inline)) void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
 {
 	for (; n >= 4; n -= 4, dst += 4, src += 4)
 		dsp_write32(dst, dsp_read32(src));
-	for (; n > 0; n--)
-		*dst++ = *src++;
+	if (n & 2) {
+		dst[0] = src[0];
+		dst[1] = src[1];
+		dst += 2;
+		src += 2;
+	}
+	if (n & 1)
+		*dst = *src;
+}
+
+/* `rows` runs of n bytes, `step` bytes apart in the input, one after the other into stage (which has 12
+ * bytes to spare after its quads). A run of at most 12 bytes is three words (the bytes past it are written
+ * over by the next run) where reading them stays inside the input (`end`). */
+__attribute__((noinline)) static int8_t *copy_rows(int8_t *stage, const int8_t *src, int32_t rows, int32_t n,
+						  int32_t step, const int8_t *end)
+{
+	if (n <= 12 && src + (rows - 1) * step + 12 <= end) {
+		for (; rows > 0; rows--, stage += n, src += step) {
+			const uint32_t w0 = dsp_read32(src), w1 = dsp_read32(src + 4), w2 = dsp_read32(src + 8);
+
+			dsp_write32(stage, w0);
+			dsp_write32(stage + 4, w1);
+			dsp_write32(stage + 8, w2);
+		}
+		return stage;
+	}
+	for (; rows > 0; rows--, stage += n, src += step)
+		copy_bytes(stage, src, n);
+	return stage;
 }
 
 /* The int8 bytes [0, n) of a window row into stage: the input's from `first` to `end`, the zero point elsewhere. */
@@ -120,6 +147,15 @@ DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const in
 		const int32_t row_quads = row_bytes >> 2, whole = (row_bytes & 3) == 0;
 
 		usmp_window_taps(ix0, 1, p->filter_w, p->in_w, &fx0, &fx1);
+		if (!whole && fx0 == 0 && fx1 == p->filter_w && iy0 >= 0 &&
+		    iy0 + (p->filter_h - 1) * p->dilation_h < p->in_h) { /* inside: the rows one after the other */
+			at = copy_rows(stage, image + (iy0 * p->in_w + ix0) * in_ch, p->filter_h, row_bytes,
+				       p->dilation_h * p->in_w * in_ch, image + p->in_h * p->in_w * in_ch);
+			while ((at - stage) & 3)
+				*at++ = zero_point;
+			widen(column, stage, p->quads, offset);
+			return;
+		}
 		for (ky = 0; ky < p->filter_h; ky++) {
 			const int32_t iy = iy0 + ky * p->dilation_h;
 			const int8_t *row = image + (iy * p->in_w + ix0) * in_ch;
@@ -328,6 +364,76 @@ struct pairs_job {
 	"	add	sp, sp, #20\n"                                                       \
 	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
 
+/* The same for one column (the last pixel of an odd count, a fully connected layer's one batch): r10 and r12
+ * the pair's two sums. */
+#define QUAD1_NARROW                          \
+	"	ldrd	r3, r4, [r0], #16\n"          \
+	"	ldm	r1!, {r7, r8}\n"              \
+	"	sxtb16	r9, r7\n"                     \
+	"	smlad	r10, r3, r9, r10\n"           \
+	"	sxtb16	r9, r7, ror #8\n"             \
+	"	smlad	r10, r4, r9, r10\n"           \
+	"	sxtb16	r9, r8\n"                     \
+	"	smlad	r12, r3, r9, r12\n"           \
+	"	sxtb16	r9, r8, ror #8\n"             \
+	"	smlad	r12, r4, r9, r12\n"
+#define QUAD1_WIDE                            \
+	"	ldrd	r3, r4, [r0], #16\n"          \
+	"	ldm	r1!, {r5, r6, r7, r8}\n"      \
+	"	smlad	r10, r3, r5, r10\n"           \
+	"	smlad	r10, r4, r6, r10\n"           \
+	"	smlad	r12, r3, r7, r12\n"           \
+	"	smlad	r12, r4, r8, r12\n"
+#define DOUBLE1                               \
+	"	lsl	r10, r10, #1\n"               \
+	"	lsl	r12, r12, #1\n"
+#define PAIRS1_ASM(QUAD, DOUBLE_SUMS)                                                 \
+	"	push	{r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"                            \
+	"	ldm	r0, {r2, r3, r4, r5, r6, r7}\n"                                      \
+	"	push	{r2, r3, r4, r5, r6}\n"                                              \
+	"	mov	r1, r7\n"                                                            \
+	"1:	ldrd	r0, r2, [sp, #12]\n"                                                 \
+	"	ldrd	r10, r12, [r1], #8\n"                                                \
+	"2:\n"                                                                       \
+	QUAD                                                                         \
+	"	subs	r2, r2, #1\n"                                                        \
+	"	bne	2b\n"                                                                \
+	"	ldm	r1!, {r3, r4, r5, r6, r7, r8}\n"                                     \
+	DOUBLE_SUMS                                                                  \
+	"	smmulr	r10, r10, r3\n"                                                      \
+	"	smmulr	r12, r12, r4\n"                                                      \
+	"	add	r10, r10, r10, asr #31\n"                                            \
+	"	add	r12, r12, r12, asr #31\n"                                            \
+	"	add	r10, r10, r5\n"                                                      \
+	"	add	r12, r12, r6\n"                                                      \
+	"	asr	r10, r10, r7\n"                                                      \
+	"	asr	r12, r12, r8\n"                                                      \
+	"	ssat	r10, #8, r10\n"                                                      \
+	"	ssat	r12, #8, r12\n"                                                      \
+	"	ldr	r2, [sp]\n"                                                          \
+	"	strb	r10, [r2]\n"                                                         \
+	"	strb	r12, [r2, #1]\n"                                                     \
+	"	adds	r2, r2, #2\n"                                                        \
+	"	str	r2, [sp]\n"                                                          \
+	"	ldr	r2, [sp, #8]\n"                                                      \
+	"	subs	r2, r2, #1\n"                                                        \
+	"	str	r2, [sp, #8]\n"                                                      \
+	"	bne	1b\n"                                                                \
+	"	add	sp, sp, #20\n"                                                       \
+	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+
+__attribute__((naked, noinline)) static void pairs1_narrow_asm(const struct pairs_job *job)
+{
+	(void)job;
+	__asm volatile(PAIRS1_ASM(QUAD1_NARROW, DOUBLE1));
+}
+
+__attribute__((naked, noinline)) static void pairs1_wide_asm(const struct pairs_job *job)
+{
+	(void)job;
+	__asm volatile(PAIRS1_ASM(QUAD1_WIDE, ""));
+}
+
 __attribute__((naked, noinline)) static void pairs_narrow_asm(const struct pairs_job *job)
 {
 	(void)job;
@@ -341,27 +447,23 @@ __attribute__((naked, noinline)) static void pairs_wide_asm(const struct pairs_j
 }
 #endif
 
-/* Both columns (or only the first: then the second column's sums go to `spare`) against every output
- * channel pair. */
+/* Both columns (or only the first) against every output channel pair. */
 static inline __attribute__((always_inline)) void columns_times_filter(
 	const uint32_t *columns, const uint32_t *weights, int32_t out_ch, int32_t quads, int8_t *out,
-	int two_columns, int8_t *spare, int wide)
+	int two_columns, int wide)
 {
 #if USMP_DSP_NATIVE
 	if (out_ch >= 2) {
-		const int32_t second = two_columns ? out_ch : (int32_t)((intptr_t)spare - (intptr_t)out);
-		const struct pairs_job job = { out, second, out_ch >> 1, columns, quads, weights };
+		const struct pairs_job job = { out, out_ch, out_ch >> 1, columns, quads, weights };
 
-		if (wide)
-			pairs_wide_asm(&job);
+		if (two_columns)
+			(wide ? pairs_wide_asm : pairs_narrow_asm)(&job);
 		else
-			pairs_narrow_asm(&job);
+			(wide ? pairs1_wide_asm : pairs1_narrow_asm)(&job);
 		if (out_ch & 1)
 			pairs_c(columns, weights, out_ch >> 1, out_ch, quads, out, out_ch, two_columns, wide);
 		return;
 	}
-#else
-	(void)spare;
 #endif
 	pairs_c(columns, weights, 0, out_ch, quads, out, out_ch, two_columns, wide);
 }
@@ -374,7 +476,6 @@ static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_con
 	const uint32_t offset = dsp_pair(p->input_offset, p->input_offset);
 	uint32_t *columns = (uint32_t *)(void *)scratch;
 	int8_t *stage = (int8_t *)(columns + 4 * p->quads);
-	int8_t *spare = stage + 4 * p->quads;
 	int8_t *out = output;
 	int32_t b, px;
 
@@ -396,10 +497,10 @@ static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_con
 					ox = 0;
 					oy++;
 				}
-			} else { /* the last pixel alone: the second column is zeros, its sums go to spare */
+			} else if (!USMP_DSP_NATIVE) { /* the C sums read the second column too (not stored) */
 				pad(columns + 2, p->quads);
 			}
-			columns_times_filter(columns, weights, out_ch, p->quads, out, two, spare, wide);
+			columns_times_filter(columns, weights, out_ch, p->quads, out, two, wide);
 			if (!two)
 				out -= out_ch;
 		}

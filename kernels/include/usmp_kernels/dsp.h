@@ -37,8 +37,8 @@
  * the two channels' 4 int8 taps or, wide, as their int16 pairs (taps 0 and
  * 2, then 1 and 3), then the two multipliers, the two roundings
  * 2^(e-1) + output_offset * 2^e and the two shifts e. `scratch` holds two
- * columns, one int8 window and out_ch spare bytes:
- * USMP_DSP_CONV_SCRATCH_BYTES(quads, out_ch).
+ * columns and one int8 window (with 12 bytes to spare for word copies):
+ * USMP_DSP_CONV_SCRATCH_BYTES(quads).
  */
 struct usmp_dsp_conv_params {
 	int32_t batches;
@@ -67,7 +67,7 @@ void usmp_dsp_conv_s8(const struct usmp_dsp_conv_params *p, const int8_t *input,
 void usmp_dsp_conv_wide_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const uint32_t *weights,
 			   int16_t *scratch, int8_t *output);
 
-#define USMP_DSP_CONV_SCRATCH_BYTES(quads, out_ch) (20 * (quads) + (((out_ch) + 3) & ~3))
+#define USMP_DSP_CONV_SCRATCH_BYTES(quads) (20 * (quads) + 12)
 
 /*
  * DEPTHWISE_CONV_2D, depth multiplier 1, filter width 3, no dilation. Four

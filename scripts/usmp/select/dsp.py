@@ -161,7 +161,7 @@ def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dic
         data, _ = weights_stream(weights, fields[wide], wide)
         args = [("input", c.buffers["input"], False),
                 ("weights", NewBuffer("dsp_weights", "uint32_t", len(data), data), False),
-                ("scratch", NewBuffer("dsp_columns", "int16_t", 20 * quads + -(-out_ch // 4) * 4), True),
+                ("scratch", NewBuffer("dsp_columns", "int16_t", 20 * quads + 12), True),
                 ("output", c.buffers["output"], True)]
         function = "usmp_dsp_conv_wide_s8" if wide else "usmp_dsp_conv_s8"
         return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
