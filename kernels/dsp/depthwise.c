@@ -27,7 +27,8 @@ enum { GROUP = 4 }; /* channels widened together: one input word */
 struct ring {
 	uint32_t *words;
 	int32_t filter_h;
-	int32_t next; /* the next input row to widen */
+	int32_t next;      /* the next input row to widen */
+	int32_t next_slot; /* and the ring row it goes to */
 };
 
 /* Pixels a and b, four channels each, as the four channels' words (a, b), offset added. */
@@ -78,13 +79,13 @@ __attribute__((naked, noinline)) static void widen_pairs(uint32_t *at, const int
 }
 #endif
 
-/* Input row iy of channels [c0, c0 + n) into ring row iy mod filter_h: per pair of pixels, each channel's
- * two values (offset added) in one word. A pixel outside the input reads as four zero points (0 once the
- * offset is added). */
+/* Input row iy of channels [c0, c0 + n) into ring row `slot`: per pair of pixels, each channel's two values
+ * (offset added) in one word. A pixel outside the input reads as four zero points (0 once the offset is
+ * added). */
 DSP_HOT static void widen_row(const struct usmp_dsp_depthwise_params *p, const int8_t *image, int32_t iy,
-			      int32_t c0, int32_t n, const struct ring *r)
+			      int32_t slot, int32_t c0, int32_t n, const struct ring *r)
 {
-	const int32_t slot = ((iy % r->filter_h) + r->filter_h) % r->filter_h, step = r->filter_h * GROUP;
+	const int32_t step = r->filter_h * GROUP;
 	const uint32_t offset = dsp_pair(p->input_offset, p->input_offset);
 	const uint32_t padding = 0x01010101u * (uint8_t)-p->input_offset;
 	uint32_t *at = r->words + slot * GROUP;
@@ -372,9 +373,9 @@ static inline __attribute__((always_inline)) void depthwise(const struct usmp_ds
 							    int16_t *scratch, int8_t *output, int wide)
 {
 	const int32_t fh = p->filter_h, channels = p->channels;
-	struct ring r = { (uint32_t *)(void *)scratch, fh, 0 };
+	struct ring r = { (uint32_t *)(void *)scratch, fh, 0, 0 };
 	int32_t slots[16];
-	int32_t b, c0, oy, ky, c;
+	int32_t b, c0, oy, ky, c, top;
 
 	for (b = 0; b < p->batches; b++) {
 		const int8_t *image = input + b * p->in_h * p->in_w * channels;
@@ -384,15 +385,23 @@ static inline __attribute__((always_inline)) void depthwise(const struct usmp_ds
 			const int32_t n = channels - c0 < GROUP ? channels - c0 : GROUP;
 
 			r.next = -p->pad_top;
+			r.next_slot = top = 0; /* the ring row of input row iy0 */
 			for (oy = 0; oy < p->out_h; oy++) {
 				const int32_t iy0 = oy * p->stride_h - p->pad_top;
 
-				if (r.next < iy0)
+				for (top += oy > 0 ? p->stride_h : 0; top >= fh; top -= fh)
+					;
+				if (r.next < iy0) { /* a stride past the filter skips rows */
 					r.next = iy0;
-				for (; r.next < iy0 + fh; r.next++)
-					widen_row(p, image, r.next, c0, n, &r);
+					r.next_slot = top;
+				}
+				for (; r.next < iy0 + fh; r.next++) {
+					widen_row(p, image, r.next, r.next_slot, c0, n, &r);
+					if (++r.next_slot == fh)
+						r.next_slot = 0;
+				}
 				for (ky = 0; ky < fh; ky++)
-					slots[ky] = (((iy0 + ky) % fh) + fh) % fh;
+					slots[ky] = top + ky < fh ? top + ky : top + ky - fh;
 #if USMP_DSP_NATIVE
 				if (fh == 3) {
 					group_row_3x3(p, r.words, slots, filter, c0, n, k,
