@@ -392,3 +392,20 @@ def test_kconfig_choices(lines, kernels, optimize):
 
     settings = settings_from_config(parse_config_text(f"CONFIG_USMP=y\n{lines}\n", "prj.conf"))
     assert (settings.kernels, settings.optimize) == (kernels, optimize)
+
+
+def test_auto_leaves_cmsis_nn_the_shapes_it_runs_faster(tmp_path):
+    """With CMSIS-NN at hand, a depthwise layer of at most three output columns and a fully connected layer of
+    two outputs go to it (benchmarks/dsp_kernels.py --layers); --kernels usmp keeps them."""
+    from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
+
+    root = cmsis_nn_dir()
+    if root is None:
+        pytest.skip(CMSIS_NN_MISSING)
+    model = write_model(tmp_path / "m.tflite", [Layer("dw", 3, 3, 16, 16, 3, 3, seed=70), DW_LAYERS[0],
+                                                 Layer("fc", in_ch=32, out_ch=2, seed=71), FC_LAYERS[0]])
+    auto = functions(compile_model(model, CompileOptions(cpu="cortex-m4", cmsis_nn=str(root))))
+    assert auto[0].startswith("usmp_cmsis_nn_") and auto[2].startswith("usmp_cmsis_nn_")
+    assert auto[1].startswith("usmp_dsp_") and auto[3].startswith("usmp_dsp_")
+    own = functions(compile_model(model, CompileOptions(cpu="cortex-m4", kernels="usmp", cmsis_nn=str(root))))
+    assert all(f.startswith("usmp_dsp_") for f in own)

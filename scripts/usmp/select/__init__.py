@@ -43,10 +43,10 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         raise UsmpError(f"unknown --optimize '{optimize}' (known: {', '.join(OPTIMIZE_CHOICES)})")
     if kernels == "portable":
         return program
-    own = select_dsp_kernels(program, extension, optimize) if kernels in ("auto", "usmp") else {}
     root = None
     if kernels != "usmp":
         root = cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
+    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
     if (root is None or extension is None) and not own:  # plain cores run the portable kernels faster
         return program
     called: set[str] = set()

@@ -45,6 +45,7 @@ class Candidate:
     plain_bytes: int  # the int8 filter as the model stores it
     filter_bytes: int  # the int8 filter as laid out for the kernel; wide doubles it
     make: object  # callable(wide: bool) -> Rewrite
+    cmsis_nn_faster: bool = False  # where CMSIS-NN's kernel for the shape runs fewer instructions
 
     def constant_bytes(self, wide: bool) -> int:
         return sum(len(data) for _, data in self.constants(wide))
@@ -53,8 +54,10 @@ class Candidate:
         return [(name, b.data) for name, b, _ in self.make(wide).args if isinstance(b, NewBuffer) and b.data]
 
 
-def select_dsp_kernels(program: Program, extension: str | None, optimize: str = "balanced") -> dict[int, Rewrite]:
-    """position in program.ops -> the rewrite of that call into a DSP kernel (empty if the core has no DSP)."""
+def select_dsp_kernels(program: Program, extension: str | None, optimize: str = "balanced",
+                       cmsis_nn: bool = False) -> dict[int, Rewrite]:
+    """position in program.ops -> the rewrite of that call into a DSP kernel (empty if the core has no DSP).
+    With CMSIS-NN at hand (`cmsis_nn`), the shapes its kernels run faster are left to it."""
     if extension != "dsp":
         return {}
     candidates = []
@@ -67,7 +70,7 @@ def select_dsp_kernels(program: Program, extension: str | None, optimize: str = 
         by_arg = {a.name: a.buffer for a in op.args}
         call = Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program, extension)
         candidate = find(call, position)
-        if candidate is not None:
+        if candidate is not None and not (cmsis_nn and candidate.cmsis_nn_faster):
             candidates.append(candidate)
     wide = _widened(candidates, optimize)
     return {c.position: c.make(c.position in wide) for c in candidates}
@@ -208,7 +211,10 @@ def fully_connected_candidate(c: Call, position: int) -> Candidate | None:
     geometry = dict(batches=1, in_h=1, in_w=p["batches"], in_ch=depth, out_h=1, out_w=p["batches"], out_ch=rows,
                     filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_top=0,
                     pad_left=0)
-    return _matrix_candidate(c, position, weights, geometry, 0, _channel_values(c, "bias", rows))
+    candidate = _matrix_candidate(c, position, weights, geometry, 0, _channel_values(c, "bias", rows))
+    if candidate is not None:  # two output channels: one pair, whose loop costs CMSIS-NN's whole product
+        candidate.cmsis_nn_faster = rows <= 2
+    return candidate
 
 
 def _depthwise_3_wide(c: Call, position: int) -> Candidate | None:
@@ -251,7 +257,11 @@ def _depthwise_3_wide(c: Call, position: int) -> Candidate | None:
         return Rewrite(function, "usmp_dsp_depthwise_params", params, args, ())
 
     macs = p["batches"] * p["out_h"] * p["out_w"] * channels * rows * 3
-    return Candidate(position, macs, channels * rows * 3, channels * rows * 4, make)
+    # Per channel and output row the kernel spends about 70 instructions besides the outputs' own; at three
+    # output columns and fewer CMSIS-NN's 3x3 kernel is as fast (MobileNet's last two depthwise layers:
+    # benchmarks/dsp_kernels.py --layers).
+    return Candidate(position, macs, channels * rows * 3, channels * rows * 4, make,
+                     cmsis_nn_faster=p["out_w"] <= 3)
 
 
 def channel_requant(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
