@@ -204,6 +204,60 @@ DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const in
  */
 enum { BIAS_WORDS = 2, REQUANT_WORDS = 6 };
 
+/* The next quad of a channel pair's filter as int16 pairs: taps 0 and 2, then 1 and 3, of each channel. */
+static inline __attribute__((always_inline)) const uint32_t *filter_quad(const uint32_t *weights, int wide,
+									  uint32_t *w0a, uint32_t *w0b,
+									  uint32_t *w1a, uint32_t *w1b)
+{
+	if (wide) {
+		*w0a = weights[0];
+		*w0b = weights[1];
+		*w1a = weights[2];
+		*w1b = weights[3];
+		return weights + 4;
+	}
+	*w0a = dsp_sxtb16(weights[0]);
+	*w0b = dsp_sxtb16_odd(weights[0]);
+	*w1a = dsp_sxtb16(weights[1]);
+	*w1b = dsp_sxtb16_odd(weights[1]);
+	return weights + 2;
+}
+
+/* One pixel of whole quads read straight from the input (its bytes widened as the sums go: no column, no
+ * scratch) against every output channel: a fully connected layer's batch of one, the last pixel of a 1x1
+ * convolution. In C (the host, and the odd last channel on the DSP cores). */
+static void pixel_c(const int8_t *pixel, uint32_t offset, const uint32_t *weights, int32_t first, int32_t out_ch,
+		    int32_t quads, int8_t *out, int wide)
+{
+	const int32_t block = BIAS_WORDS + quads * (wide ? 4 : 2) + REQUANT_WORDS;
+	int32_t o;
+
+	for (o = 2 * first, weights += first * block, out += 2 * first; o < out_ch; o += 2, out += 2) {
+		int32_t a0 = (int32_t)weights[0], a1 = (int32_t)weights[1];
+		const int32_t *k;
+		int32_t g;
+
+		for (g = 0, weights += BIAS_WORDS; g < quads; g++) {
+			const uint32_t x = dsp_read32(pixel + 4 * g);
+			const uint32_t xa = dsp_sxtab16(offset, x), xb = dsp_sxtab16_odd(offset, x);
+			uint32_t w0a, w0b, w1a, w1b;
+
+			weights = filter_quad(weights, wide, &w0a, &w0b, &w1a, &w1b);
+			a0 = dsp_smlad(xb, w0b, dsp_smlad(xa, w0a, a0));
+			a1 = dsp_smlad(xb, w1b, dsp_smlad(xa, w1a, a1));
+		}
+		k = (const int32_t *)weights;
+		weights += REQUANT_WORDS;
+		if (!wide) {
+			a0 = (int32_t)((uint32_t)a0 << 1);
+			a1 = (int32_t)((uint32_t)a1 << 1);
+		}
+		out[0] = (int8_t)dsp_requantize(a0, k[0], k[2], k[4]);
+		if (o + 1 < out_ch)
+			out[1] = (int8_t)dsp_requantize(a1, k[1], k[3], k[5]);
+	}
+}
+
 /* Channel pairs [first, pairs) against one or both columns, in C (the host; the odd last channel and the
  * odd last pixel on the DSP cores). A pair's second column goes `second` bytes after its first. */
 static void pairs_c(const uint32_t *columns, const uint32_t *weights, int32_t first, int32_t out_ch,
@@ -221,19 +275,7 @@ static void pairs_c(const uint32_t *columns, const uint32_t *weights, int32_t fi
 		for (g = quads, weights += BIAS_WORDS; g > 0; g--, x += 4) {
 			uint32_t w0a, w0b, w1a, w1b;
 
-			if (wide) {
-				w0a = weights[0];
-				w0b = weights[1];
-				w1a = weights[2];
-				w1b = weights[3];
-				weights += 4;
-			} else {
-				w0a = dsp_sxtb16(weights[0]);
-				w0b = dsp_sxtb16_odd(weights[0]);
-				w1a = dsp_sxtb16(weights[1]);
-				w1b = dsp_sxtb16_odd(weights[1]);
-				weights += 2;
-			}
+			weights = filter_quad(weights, wide, &w0a, &w0b, &w1a, &w1b);
 			a00 = dsp_smlad(x[1], w0b, dsp_smlad(x[0], w0a, a00));
 			a01 = dsp_smlad(x[3], w0b, dsp_smlad(x[2], w0a, a01));
 			a10 = dsp_smlad(x[1], w1b, dsp_smlad(x[0], w1a, a10));
@@ -384,6 +426,29 @@ struct pairs_job {
 	"	smlad	r10, r4, r6, r10\n"           \
 	"	smlad	r12, r3, r7, r12\n"           \
 	"	smlad	r12, r4, r8, r12\n"
+/* The same reading the pixel's int8 bytes (r0) and widening them with the offset pair (r11). */
+#define QUAD1_RAW_NARROW                      \
+	"	ldr	r3, [r0], #4\n"              \
+	"	sxtab16	r4, r11, r3, ror #8\n"       \
+	"	sxtab16	r3, r11, r3\n"               \
+	"	ldm	r1!, {r7, r8}\n"              \
+	"	sxtb16	r9, r7\n"                     \
+	"	smlad	r10, r3, r9, r10\n"           \
+	"	sxtb16	r9, r7, ror #8\n"             \
+	"	smlad	r10, r4, r9, r10\n"           \
+	"	sxtb16	r9, r8\n"                     \
+	"	smlad	r12, r3, r9, r12\n"           \
+	"	sxtb16	r9, r8, ror #8\n"             \
+	"	smlad	r12, r4, r9, r12\n"
+#define QUAD1_RAW_WIDE                        \
+	"	ldr	r3, [r0], #4\n"              \
+	"	sxtab16	r4, r11, r3, ror #8\n"       \
+	"	sxtab16	r3, r11, r3\n"               \
+	"	ldm	r1!, {r5, r6, r7, r8}\n"      \
+	"	smlad	r10, r3, r5, r10\n"           \
+	"	smlad	r10, r4, r6, r10\n"           \
+	"	smlad	r12, r3, r7, r12\n"           \
+	"	smlad	r12, r4, r8, r12\n"
 #define DOUBLE1                               \
 	"	lsl	r10, r10, #1\n"               \
 	"	lsl	r12, r12, #1\n"
@@ -392,6 +457,7 @@ struct pairs_job {
 	"	ldm	r0, {r2, r3, r4, r5, r6, r7}\n"                                      \
 	"	push	{r2, r3, r4, r5, r6}\n"                                              \
 	"	mov	r1, r7\n"                                                            \
+	"	mov	r11, r3\n"                                                           \
 	"1:	ldrd	r0, r2, [sp, #12]\n"                                                 \
 	"	ldrd	r10, r12, [r1], #8\n"                                                \
 	"2:\n"                                                                       \
@@ -434,6 +500,19 @@ __attribute__((naked, noinline)) static void pairs1_wide_asm(const struct pairs_
 	__asm volatile(PAIRS1_ASM(QUAD1_WIDE, ""));
 }
 
+/* One pixel straight from the input: job->columns is the pixel, job->second the offset pair. */
+__attribute__((naked, noinline)) static void pixel_narrow_asm(const struct pairs_job *job)
+{
+	(void)job;
+	__asm volatile(PAIRS1_ASM(QUAD1_RAW_NARROW, DOUBLE1));
+}
+
+__attribute__((naked, noinline)) static void pixel_wide_asm(const struct pairs_job *job)
+{
+	(void)job;
+	__asm volatile(PAIRS1_ASM(QUAD1_RAW_WIDE, ""));
+}
+
 __attribute__((naked, noinline)) static void pairs_narrow_asm(const struct pairs_job *job)
 {
 	(void)job;
@@ -468,6 +547,38 @@ static inline __attribute__((always_inline)) void columns_times_filter(
 	pairs_c(columns, weights, 0, out_ch, quads, out, out_ch, two_columns, wide);
 }
 
+/* One pixel straight from the input against every output channel pair. */
+static inline __attribute__((always_inline)) void pixel_times_filter(const int8_t *pixel, uint32_t offset,
+								     const uint32_t *weights, int32_t out_ch,
+								     int32_t quads, int8_t *out, int wide)
+{
+#if USMP_DSP_NATIVE
+	if (out_ch >= 2) {
+		const struct pairs_job job = { out, (int32_t)offset, out_ch >> 1, (const uint32_t *)(const void *)pixel,
+					       quads, weights };
+
+		(wide ? pixel_wide_asm : pixel_narrow_asm)(&job);
+		if (out_ch & 1)
+			pixel_c(pixel, offset, weights, out_ch >> 1, out_ch, quads, out, wide);
+		return;
+	}
+#endif
+	pixel_c(pixel, offset, weights, 0, out_ch, quads, out, wide);
+}
+
+/* The input pixel output pixel (oy, ox) reads if the window is that one pixel, inside the input, of whole
+ * quads (a 1x1 convolution, a fully connected layer), else NULL. */
+static inline const int8_t *lone_pixel(const struct usmp_dsp_conv_params *p, const int8_t *image, int32_t oy,
+				       int32_t ox)
+{
+	const int32_t iy = oy * p->stride_h - p->pad_top, ix = ox * p->stride_w - p->pad_left;
+
+	if (p->filter_h != 1 || p->filter_w != 1 || (p->in_ch & 3) || iy < 0 || iy >= p->in_h || ix < 0 ||
+	    ix >= p->in_w)
+		return NULL;
+	return image + (iy * p->in_w + ix) * p->in_ch;
+}
+
 static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_conv_params *p, const int8_t *input,
 						       const uint32_t *weights, int16_t *scratch, int8_t *output,
 						       int wide)
@@ -485,7 +596,13 @@ static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_con
 
 		for (px = 0; px < pixels; px += 2, out += 2 * out_ch) {
 			const int two = px + 1 < pixels;
+			const int8_t *lone = two ? NULL : lone_pixel(p, image, oy, ox);
 
+			if (lone != NULL) { /* the last pixel alone, read as it is */
+				pixel_times_filter(lone, offset, weights, out_ch, p->quads, out, wide);
+				out -= out_ch;
+				continue;
+			}
 			window_column(p, image, oy, ox, columns, stage, offset);
 			if (++ox == p->out_w) {
 				ox = 0;

@@ -159,12 +159,17 @@ def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dic
         return None
     quads = -(-depth // 4)
     params = dict(geometry, input_offset=input_offset, quads=quads, act_min=p["act_min"], act_max=p["act_max"])
+    pixels = geometry["batches"] * geometry["out_h"] * geometry["out_w"]
+    # One pixel of a 1x1 window over whole quads is read straight from the input (usmp_dsp_conv_s8's
+    # lone_pixel): no columns (a fully connected layer's batch of one would otherwise widen its whole input).
+    lone = pixels == 1 and (geometry["filter_h"], geometry["filter_w"]) == (1, 1) and geometry["in_ch"] % 4 == 0
+    scratch = 4 if lone else 20 * quads + 12
 
     def make(wide: bool) -> Rewrite:
         data, _ = weights_stream(weights, fields[wide], wide)
         args = [("input", c.buffers["input"], False),
                 ("weights", NewBuffer("dsp_weights", "uint32_t", len(data), data), False),
-                ("scratch", NewBuffer("dsp_columns", "int16_t", 20 * quads + 12), True),
+                ("scratch", NewBuffer("dsp_columns", "int16_t", scratch), True),
                 ("output", c.buffers["output"], True)]
         function = "usmp_dsp_conv_wide_s8" if wide else "usmp_dsp_conv_s8"
         return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
