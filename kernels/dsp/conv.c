@@ -408,8 +408,7 @@ struct pairs_job {
 
 /* The same for one column (the last pixel of an odd count, a fully connected layer's one batch): r10 and r12
  * the pair's two sums. */
-#define QUAD1_NARROW                          \
-	"	ldrd	r3, r4, [r0], #16\n"          \
+#define NARROW1_MACS                          \
 	"	ldm	r1!, {r7, r8}\n"              \
 	"	sxtb16	r9, r7\n"                     \
 	"	smlad	r10, r3, r9, r10\n"           \
@@ -419,36 +418,22 @@ struct pairs_job {
 	"	smlad	r12, r3, r9, r12\n"           \
 	"	sxtb16	r9, r8, ror #8\n"             \
 	"	smlad	r12, r4, r9, r12\n"
-#define QUAD1_WIDE                            \
-	"	ldrd	r3, r4, [r0], #16\n"          \
+#define WIDE1_MACS                            \
 	"	ldm	r1!, {r5, r6, r7, r8}\n"      \
 	"	smlad	r10, r3, r5, r10\n"           \
 	"	smlad	r10, r4, r6, r10\n"           \
 	"	smlad	r12, r3, r7, r12\n"           \
 	"	smlad	r12, r4, r8, r12\n"
+#define COLUMN_WORDS "	ldrd	r3, r4, [r0], #16\n"
 /* The same reading the pixel's int8 bytes (r0) and widening them with the offset pair (r11). */
-#define QUAD1_RAW_NARROW                      \
+#define PIXEL_WORDS                           \
 	"	ldr	r3, [r0], #4\n"              \
 	"	sxtab16	r4, r11, r3, ror #8\n"       \
-	"	sxtab16	r3, r11, r3\n"               \
-	"	ldm	r1!, {r7, r8}\n"              \
-	"	sxtb16	r9, r7\n"                     \
-	"	smlad	r10, r3, r9, r10\n"           \
-	"	sxtb16	r9, r7, ror #8\n"             \
-	"	smlad	r10, r4, r9, r10\n"           \
-	"	sxtb16	r9, r8\n"                     \
-	"	smlad	r12, r3, r9, r12\n"           \
-	"	sxtb16	r9, r8, ror #8\n"             \
-	"	smlad	r12, r4, r9, r12\n"
-#define QUAD1_RAW_WIDE                        \
-	"	ldr	r3, [r0], #4\n"              \
-	"	sxtab16	r4, r11, r3, ror #8\n"       \
-	"	sxtab16	r3, r11, r3\n"               \
-	"	ldm	r1!, {r5, r6, r7, r8}\n"      \
-	"	smlad	r10, r3, r5, r10\n"           \
-	"	smlad	r10, r4, r6, r10\n"           \
-	"	smlad	r12, r3, r7, r12\n"           \
-	"	smlad	r12, r4, r8, r12\n"
+	"	sxtab16	r3, r11, r3\n"
+#define QUAD1_NARROW COLUMN_WORDS NARROW1_MACS
+#define QUAD1_WIDE COLUMN_WORDS WIDE1_MACS
+#define QUAD1_RAW_NARROW PIXEL_WORDS NARROW1_MACS
+#define QUAD1_RAW_WIDE PIXEL_WORDS WIDE1_MACS
 #define DOUBLE1                               \
 	"	lsl	r10, r10, #1\n"               \
 	"	lsl	r12, r12, #1\n"
@@ -488,42 +473,21 @@ struct pairs_job {
 	"	add	sp, sp, #20\n"                                                       \
 	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
 
-__attribute__((naked, noinline)) static void pairs1_narrow_asm(const struct pairs_job *job)
-{
-	(void)job;
-	__asm volatile(PAIRS1_ASM(QUAD1_NARROW, DOUBLE1));
-}
+/* The loops above as functions of a struct pairs_job (r0). */
+#define PAIRS_FUNCTION(name, body)                                                    \
+	__attribute__((naked, noinline)) static void name(const struct pairs_job *job) \
+	{                                                                             \
+		(void)job;                                                            \
+		__asm volatile(body);                                                 \
+	}
 
-__attribute__((naked, noinline)) static void pairs1_wide_asm(const struct pairs_job *job)
-{
-	(void)job;
-	__asm volatile(PAIRS1_ASM(QUAD1_WIDE, ""));
-}
-
+PAIRS_FUNCTION(pairs_narrow_asm, PAIRS_ASM(QUAD_NARROW, DOUBLE))
+PAIRS_FUNCTION(pairs_wide_asm, PAIRS_ASM(QUAD_WIDE, ""))
+PAIRS_FUNCTION(pairs1_narrow_asm, PAIRS1_ASM(QUAD1_NARROW, DOUBLE1))
+PAIRS_FUNCTION(pairs1_wide_asm, PAIRS1_ASM(QUAD1_WIDE, ""))
 /* One pixel straight from the input: job->columns is the pixel, job->second the offset pair. */
-__attribute__((naked, noinline)) static void pixel_narrow_asm(const struct pairs_job *job)
-{
-	(void)job;
-	__asm volatile(PAIRS1_ASM(QUAD1_RAW_NARROW, DOUBLE1));
-}
-
-__attribute__((naked, noinline)) static void pixel_wide_asm(const struct pairs_job *job)
-{
-	(void)job;
-	__asm volatile(PAIRS1_ASM(QUAD1_RAW_WIDE, ""));
-}
-
-__attribute__((naked, noinline)) static void pairs_narrow_asm(const struct pairs_job *job)
-{
-	(void)job;
-	__asm volatile(PAIRS_ASM(QUAD_NARROW, DOUBLE));
-}
-
-__attribute__((naked, noinline)) static void pairs_wide_asm(const struct pairs_job *job)
-{
-	(void)job;
-	__asm volatile(PAIRS_ASM(QUAD_WIDE, ""));
-}
+PAIRS_FUNCTION(pixel_narrow_asm, PAIRS1_ASM(QUAD1_RAW_NARROW, DOUBLE1))
+PAIRS_FUNCTION(pixel_wide_asm, PAIRS1_ASM(QUAD1_RAW_WIDE, ""))
 #endif
 
 /* Both columns (or only the first) against every output channel pair. */

@@ -316,29 +316,18 @@ struct group_job {
 #define DW_DOUBLE_ONE "	lsl	r10, r10, #1\n"
 #define DW_DOUBLE_PAIR "	lsl	r10, r10, #1\n	lsl	r11, r11, #1\n"
 
-__attribute__((naked, noinline)) static void group_s1_wide(struct group_job *job)
-{
-	(void)job;
-	__asm volatile(DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S1, 48, "", ""));
-}
+/* The loop above as functions of a struct group_job (r0). */
+#define GROUP_FUNCTION(name, body)                                               \
+	__attribute__((naked, noinline)) static void name(struct group_job *job) \
+	{                                                                        \
+		(void)job;                                                       \
+		__asm volatile(body);                                            \
+	}
 
-__attribute__((naked, noinline)) static void group_s2_wide(struct group_job *job)
-{
-	(void)job;
-	__asm volatile(DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S2, 96, "", ""));
-}
-
-__attribute__((naked, noinline)) static void group_s1_narrow(struct group_job *job)
-{
-	(void)job;
-	__asm volatile(DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S1, 48, DW_DOUBLE_ONE, DW_DOUBLE_PAIR));
-}
-
-__attribute__((naked, noinline)) static void group_s2_narrow(struct group_job *job)
-{
-	(void)job;
-	__asm volatile(DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S2, 96, DW_DOUBLE_ONE, DW_DOUBLE_PAIR));
-}
+GROUP_FUNCTION(group_s1_wide, DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S1, 48, "", ""))
+GROUP_FUNCTION(group_s2_wide, DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S2, 96, "", ""))
+GROUP_FUNCTION(group_s1_narrow, DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S1, 48, DW_DOUBLE_ONE, DW_DOUBLE_PAIR))
+GROUP_FUNCTION(group_s2_narrow, DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S2, 96, DW_DOUBLE_ONE, DW_DOUBLE_PAIR))
 
 /* One output row of channels [c0, c0 + n) of a 3x3 filter, through the assembly above. */
 static inline __attribute__((always_inline)) void group_row_3x3(const struct usmp_dsp_depthwise_params *p,

@@ -22,7 +22,7 @@ import numpy as np
 from usmp.errors import UsmpError
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, ExternalKernels, KernelCall, LoweredOp, Program
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import REWRITES, Call, NewBuffer, Rewrite
+from usmp.select.cmsis_nn import REWRITES, NewBuffer, Rewrite, portable_calls
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
 from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
 from usmp.select.dsp import DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICES, select_dsp_kernels
@@ -51,20 +51,12 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
         return program
     called: set[str] = set()
     rewritten = 0
-    for position, op in enumerate(program.ops):
-        if position in own:
-            program.ops[position] = _apply(program, op, own[position])
-            continue
-        if root is None or len(op.calls) != 1 or op.calls[0].function not in REWRITES:
-            continue
-        names, rewrite_fn = REWRITES[op.calls[0].function]
-        if len(names) != len(op.calls[0].args):
-            continue
-        by_arg = {a.name: a.buffer for a in op.args}
-        call = Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program, extension)
+    for position, rewrite in own.items():
+        program.ops[position] = _apply(program, program.ops[position], rewrite)
+    for position, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
         rewrite = rewrite_fn(call)
         if rewrite is not None:
-            program.ops[position] = _apply(program, op, rewrite)
+            program.ops[position] = _apply(program, call.op, rewrite)
             called.update(rewrite.cmsis_functions)
             rewritten += 1
     if rewritten or own:  # also when only USMP's own kernels in the glue were chosen

@@ -68,6 +68,20 @@ class Call:
         return next(o for o in self.program.graph.operators if o.index == self.op.op_index)
 
 
+def portable_calls(program: Program, table: dict, extension: str | None):
+    """(position, Call, handler) for each operator whose one portable call `table` knows (kernel name ->
+    (its parameter names in order, handler)), with its buffers by parameter name."""
+    for position, op in enumerate(program.ops):
+        if len(op.calls) != 1 or op.calls[0].function not in table:
+            continue
+        names, handler = table[op.calls[0].function]
+        if len(names) != len(op.calls[0].args):
+            continue
+        by_arg = {a.name: a.buffer for a in op.args}
+        yield position, Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program,
+                             extension), handler
+
+
 def _dims(n: int, h: int, w: int, c: int) -> list[int]:
     return [n, h, w, c]
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from usmp.lower.program import Program
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite
+from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite, portable_calls
 
 DSP_SOURCES = tuple(sorted((KERNELS_DIR / "dsp").glob("*.c")))  # built only for programs that call them
 DSP_HEADER = "usmp_kernels/dsp.h"
@@ -61,14 +61,7 @@ def select_dsp_kernels(program: Program, extension: str | None, optimize: str = 
     if extension != "dsp":
         return {}
     candidates = []
-    for position, op in enumerate(program.ops):
-        if len(op.calls) != 1 or op.calls[0].function not in CANDIDATES:
-            continue
-        names, find = CANDIDATES[op.calls[0].function]
-        if len(names) != len(op.calls[0].args):
-            continue
-        by_arg = {a.name: a.buffer for a in op.args}
-        call = Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program, extension)
+    for position, call, find in portable_calls(program, CANDIDATES, extension):
         candidate = find(call, position)
         if candidate is not None and not (cmsis_nn and candidate.cmsis_nn_faster):
             candidates.append(candidate)
