@@ -203,6 +203,7 @@ DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const in
  * filter's quads (2 words of int8, or 4 of int16 pairs: wide), then the multipliers, roundings and shifts.
  */
 enum { BIAS_WORDS = 2, REQUANT_WORDS = 6 };
+#define PAIR_WORDS(quads, wide) (BIAS_WORDS + (quads) * ((wide) ? 4 : 2) + REQUANT_WORDS)
 
 /* The next quad of a channel pair's filter as int16 pairs: taps 0 and 2, then 1 and 3, of each channel. */
 static inline __attribute__((always_inline)) const uint32_t *filter_quad(const uint32_t *weights, int wide,
@@ -229,7 +230,7 @@ static inline __attribute__((always_inline)) const uint32_t *filter_quad(const u
 static void pixel_c(const int8_t *pixel, uint32_t offset, const uint32_t *weights, int32_t first, int32_t out_ch,
 		    int32_t quads, int8_t *out, int wide)
 {
-	const int32_t block = BIAS_WORDS + quads * (wide ? 4 : 2) + REQUANT_WORDS;
+	const int32_t block = PAIR_WORDS(quads, wide);
 	int32_t o;
 
 	for (o = 2 * first, weights += first * block, out += 2 * first; o < out_ch; o += 2, out += 2) {
@@ -263,7 +264,7 @@ static void pixel_c(const int8_t *pixel, uint32_t offset, const uint32_t *weight
 static void pairs_c(const uint32_t *columns, const uint32_t *weights, int32_t first, int32_t out_ch,
 		    int32_t quads, int8_t *out, int32_t second, int two_columns, int wide)
 {
-	const int32_t block = BIAS_WORDS + quads * (wide ? 4 : 2) + REQUANT_WORDS;
+	const int32_t block = PAIR_WORDS(quads, wide);
 	int32_t o;
 
 	for (o = 2 * first, weights += first * block, out += 2 * first; o < out_ch; o += 2, out += 2) {
@@ -305,7 +306,7 @@ static void pairs_c(const uint32_t *columns, const uint32_t *weights, int32_t fi
 struct pairs_job {
 	int8_t *out;             /* the first pair's outputs of the first column */
 	int32_t second;          /* bytes from a first-column output to the second column's */
-	int32_t pairs;           /* channel pairs */
+	const uint32_t *end;     /* the weights stream's end: the last pair's block ends there */
 	const uint32_t *columns; /* both columns, [quad][column][2 words] */
 	int32_t quads;
 	const uint32_t *weights; /* the first pair's block of the weights stream */
@@ -317,7 +318,7 @@ struct pairs_job {
  * most of a convolution. r1 walks the weights stream: the pair's biases start the sums (r10/r11: channel
  * 0 of the pair, columns 0/1; r12/lr: channel 1), then per quad one LDM brings both columns' four taps and
  * one the two channels' filter words, eight SMLADs; then the requantization of usmp_kernels/dsp.h. The
- * stack holds out, second, the pairs left, columns and quads. QUAD_NARROW widens the int8 filter
+ * stack holds out, second, the end of the weights, columns and quads. QUAD_NARROW widens the int8 filter
  * (SXTB16), QUAD_WIDE reads int16 pairs; DOUBLE doubles the narrow sums (the wide filter is doubled).
  */
 #define QUAD_NARROW                           \
@@ -358,9 +359,8 @@ struct pairs_job {
 	"	push	{r2, r3, r4, r5, r6}\n"                                              \
 	"	mov	r1, r7\n"                                                            \
 	"1:	ldrd	r0, r2, [sp, #12]\n"                                                 \
+	"	ldrd	r11, lr, [r1]\n"                                                     \
 	"	ldrd	r10, r12, [r1], #8\n"                                                \
-	"	mov	r11, r10\n"                                                          \
-	"	mov	lr, r12\n"                                                           \
 	"	lsrs	r2, r2, #1\n"                                                        \
 	"	bcc	2f\n"                                                                \
 	QUAD                                                                         \
@@ -400,8 +400,7 @@ struct pairs_job {
 	"	adds	r2, r2, #2\n"                                                        \
 	"	str	r2, [sp]\n"                                                          \
 	"	ldr	r2, [sp, #8]\n"                                                      \
-	"	subs	r2, r2, #1\n"                                                        \
-	"	str	r2, [sp, #8]\n"                                                      \
+	"	cmp	r1, r2\n"                                                            \
 	"	bne	1b\n"                                                                \
 	"	add	sp, sp, #20\n"                                                       \
 	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
@@ -467,8 +466,7 @@ struct pairs_job {
 	"	adds	r2, r2, #2\n"                                                        \
 	"	str	r2, [sp]\n"                                                          \
 	"	ldr	r2, [sp, #8]\n"                                                      \
-	"	subs	r2, r2, #1\n"                                                        \
-	"	str	r2, [sp, #8]\n"                                                      \
+	"	cmp	r1, r2\n"                                                            \
 	"	bne	1b\n"                                                                \
 	"	add	sp, sp, #20\n"                                                       \
 	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
@@ -497,7 +495,8 @@ static inline __attribute__((always_inline)) void columns_times_filter(
 {
 #if USMP_DSP_NATIVE
 	if (out_ch >= 2) {
-		const struct pairs_job job = { out, out_ch, out_ch >> 1, columns, quads, weights };
+		const struct pairs_job job = { out, out_ch, weights + (out_ch >> 1) * PAIR_WORDS(quads, wide), columns,
+					       quads, weights };
 
 		if (two_columns)
 			(wide ? pairs_wide_asm : pairs_narrow_asm)(&job);
@@ -518,8 +517,8 @@ static inline __attribute__((always_inline)) void pixel_times_filter(const int8_
 {
 #if USMP_DSP_NATIVE
 	if (out_ch >= 2) {
-		const struct pairs_job job = { out, (int32_t)offset, out_ch >> 1, (const uint32_t *)(const void *)pixel,
-					       quads, weights };
+		const struct pairs_job job = { out, (int32_t)offset, weights + (out_ch >> 1) * PAIR_WORDS(quads, wide),
+					       (const uint32_t *)(const void *)pixel, quads, weights };
 
 		(wide ? pixel_wide_asm : pixel_narrow_asm)(&job);
 		if (out_ch & 1)
@@ -541,6 +540,19 @@ static inline const int8_t *lone_pixel(const struct usmp_dsp_conv_params *p, con
 	    ix >= p->in_w)
 		return NULL;
 	return image + (iy * p->in_w + ix) * p->in_ch;
+}
+
+/* Output pixel (oy, ox)'s column: a lone pixel widened straight away, any other window built. */
+static inline __attribute__((always_inline)) void column(const struct usmp_dsp_conv_params *p, const int8_t *image,
+							 int32_t oy, int32_t ox, uint32_t *column, int8_t *stage,
+							 uint32_t offset)
+{
+	const int8_t *pixel = lone_pixel(p, image, oy, ox);
+
+	if (pixel != NULL)
+		widen(column, pixel, p->quads, offset);
+	else
+		window_column(p, image, oy, ox, column, stage, offset);
 }
 
 static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_conv_params *p, const int8_t *input,
@@ -567,13 +579,13 @@ static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_con
 				out -= out_ch;
 				continue;
 			}
-			window_column(p, image, oy, ox, columns, stage, offset);
+			column(p, image, oy, ox, columns, stage, offset);
 			if (++ox == p->out_w) {
 				ox = 0;
 				oy++;
 			}
 			if (two) {
-				window_column(p, image, oy, ox, columns + 2, stage, offset);
+				column(p, image, oy, ox, columns + 2, stage, offset);
 				if (++ox == p->out_w) {
 					ox = 0;
 					oy++;
