@@ -371,18 +371,14 @@ struct pairs_job {
 	"	bne	3b\n"                                                                \
 	"4:	ldm	r1!, {r3, r4, r5, r6, r7, r8}\n"                                     \
 	DOUBLE_SUMS                                                                  \
-	"	smmulr	r10, r10, r3\n"                                                      \
-	"	smmulr	r11, r11, r3\n"                                                      \
-	"	smmulr	r12, r12, r4\n"                                                      \
-	"	smmulr	lr, lr, r4\n"                                                        \
-	"	add	r10, r10, r10, asr #31\n"                                            \
-	"	add	r11, r11, r11, asr #31\n"                                            \
-	"	add	r12, r12, r12, asr #31\n"                                            \
-	"	add	lr, lr, lr, asr #31\n"                                               \
-	"	add	r10, r10, r5\n"                                                      \
-	"	add	r11, r11, r5\n"                                                      \
-	"	add	r12, r12, r6\n"                                                      \
-	"	add	lr, lr, r6\n"                                                        \
+	"	add	r9, r5, r10, asr #31\n"                                             \
+	"	smmlar	r10, r10, r3, r9\n"                                                  \
+	"	add	r9, r5, r11, asr #31\n"                                             \
+	"	smmlar	r11, r11, r3, r9\n"                                                  \
+	"	add	r9, r6, r12, asr #31\n"                                             \
+	"	smmlar	r12, r12, r4, r9\n"                                                  \
+	"	add	r9, r6, lr, asr #31\n"                                              \
+	"	smmlar	lr, lr, r4, r9\n"                                                    \
 	"	asr	r10, r10, r7\n"                                                      \
 	"	asr	r11, r11, r7\n"                                                      \
 	"	asr	r12, r12, r8\n"                                                      \
@@ -450,12 +446,10 @@ struct pairs_job {
 	"	bne	2b\n"                                                                \
 	"	ldm	r1!, {r3, r4, r5, r6, r7, r8}\n"                                     \
 	DOUBLE_SUMS                                                                  \
-	"	smmulr	r10, r10, r3\n"                                                      \
-	"	smmulr	r12, r12, r4\n"                                                      \
-	"	add	r10, r10, r10, asr #31\n"                                            \
-	"	add	r12, r12, r12, asr #31\n"                                            \
-	"	add	r10, r10, r5\n"                                                      \
-	"	add	r12, r12, r6\n"                                                      \
+	"	add	r9, r5, r10, asr #31\n"                                             \
+	"	smmlar	r10, r10, r3, r9\n"                                                  \
+	"	add	r9, r6, r12, asr #31\n"                                             \
+	"	smmlar	r12, r12, r4, r9\n"                                                  \
 	"	asr	r10, r10, r7\n"                                                      \
 	"	asr	r12, r12, r8\n"                                                      \
 	"	ssat	r10, #8, r10\n"                                                      \

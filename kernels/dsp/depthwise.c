@@ -275,14 +275,13 @@ struct group_job {
 	PAIR(0, "r4", "r5") PAIR(1, "r6", "r7") PAIR(2, "r8", "r9")                            \
 	"	adds	r0, r0, #" #STEP "\n"                                                          \
 	DOUBLE_PAIR                                                                            \
-	"	ldr	r12, [sp, #12]\n"                                                              \
-	"	smmulr	r10, r10, r12\n"                                                               \
-	"	smmulr	r11, r11, r12\n"                                                               \
-	"	add	r10, r10, r10, asr #31\n"                                                      \
-	"	add	r11, r11, r11, asr #31\n"                                                      \
-	"	ldrd	r12, lr, [sp, #16]\n"                                                          \
-	"	add	r10, r10, r12\n"                                                               \
-	"	add	r11, r11, r12\n"                                                               \
+	"	ldrd	r12, lr, [sp, #12]\n"                                                          \
+	"	add	lr, lr, r10, asr #31\n"                                                       \
+	"	smmlar	r10, r10, r12, lr\n"                                                           \
+	"	ldr	lr, [sp, #16]\n"                                                              \
+	"	add	lr, lr, r11, asr #31\n"                                                       \
+	"	smmlar	r11, r11, r12, lr\n"                                                           \
+	"	ldr	lr, [sp, #20]\n"                                                              \
 	"	asr	r10, r10, lr\n"                                                                \
 	"	asr	r11, r11, lr\n"                                                                \
 	"	ssat	r10, #8, r10\n"                                                                \
@@ -298,11 +297,10 @@ struct group_job {
 	"	ldr	r10, [sp, #4]\n"                                                               \
 	DW_ONE(0, "r4", "r5") DW_ONE(1, "r6", "r7") DW_ONE(2, "r8", "r9")                      \
 	DOUBLE_ONE                                                                             \
-	"	ldr	r12, [sp, #12]\n"                                                              \
-	"	smmulr	r10, r10, r12\n"                                                               \
-	"	add	r10, r10, r10, asr #31\n"                                                      \
-	"	ldrd	r12, lr, [sp, #16]\n"                                                          \
-	"	add	r10, r10, r12\n"                                                               \
+	"	ldrd	r12, lr, [sp, #12]\n"                                                          \
+	"	add	lr, lr, r10, asr #31\n"                                                       \
+	"	smmlar	r10, r10, r12, lr\n"                                                           \
+	"	ldr	lr, [sp, #20]\n"                                                              \
 	"	asr	r10, r10, lr\n"                                                                \
 	"	ssat	r10, #8, r10\n"                                                                \
 	"	strb	r10, [r1]\n"                                                                   \

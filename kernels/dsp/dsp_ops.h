@@ -150,16 +150,16 @@ DSP_INLINE uint32_t dsp_lanes1(uint32_t a, uint32_t b)
 #endif
 }
 
-/* (a * b + 2^31) >> 32 (SMMULR). */
-DSP_INLINE int32_t dsp_smmulr(int32_t a, int32_t b)
+/* c + ((a * b + 2^31) >> 32) (SMMLAR: the rounded high word of the product, plus c). */
+DSP_INLINE int32_t dsp_smmlar(int32_t a, int32_t b, int32_t c)
 {
 #if USMP_DSP_NATIVE
 	int32_t r;
 
-	__asm("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+	__asm("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
 	return r;
 #else
-	return (int32_t)(((int64_t)a * b + ((int64_t)1 << 31)) >> 32);
+	return c + (int32_t)(((int64_t)a * b + ((int64_t)1 << 31)) >> 32);
 #endif
 }
 
@@ -174,14 +174,15 @@ DSP_INLINE int32_t dsp_ssat8(int32_t x)
 }
 
 /*
- * TFLite's requantization of a doubled sum (see usmp_kernels/dsp.h), saturated to int8:
- * SMMULR, the rounding right shift with the output offset folded in, SSAT.
+ * TFLite's requantization of a doubled sum (see usmp_kernels/dsp.h), saturated to int8. With
+ * t = (doubled * multiplier + 2^31) >> 32, TFLite's result is (t - (t < 0) + round) >> shift. The sum's sign
+ * stands in for t's: they differ only where t is 0 and the sum negative, and there both give
+ * round >> shift (round is 2^(shift-1) modulo 2^shift). So SMMLAR adds the product's high word to
+ * round - (sum < 0) in one instruction; then the shift, SSAT.
  */
 DSP_INLINE int32_t dsp_requantize(int32_t doubled, int32_t multiplier, int32_t round, int32_t shift)
 {
-	const int32_t t = dsp_smmulr(doubled, multiplier);
-
-	return dsp_ssat8((t + (t >> 31) + round) >> shift);
+	return dsp_ssat8(dsp_smmlar(doubled, multiplier, round + (doubled >> 31)) >> shift);
 }
 
 /* Four int8 lanes of x clamped to [lo, hi] lane by lane (SSUB8 and SEL). */

@@ -5,18 +5,20 @@
  *
  * The compiler lays their constants out at compile time, in the order the
  * loops read them (scripts/usmp/select/dsp.py): filters grouped by output
- * channel pairs and by four taps, either as int8 or widened to int16 and
- * doubled ("wide"), and per output channel pair one block of requantization
- * constants (struct usmp_dsp_requant). Activations are widened to int16 with
- * the input offset added (so padding is 0 and one bias serves every window).
+ * channels (pairs, or one channel for the depthwise kernel) and by taps,
+ * either as int8 or widened to int16 and doubled ("wide"), each group with
+ * its biases and requantization constants. Activations are widened to int16
+ * with the input offset added (so padding is 0 and one bias serves every
+ * window).
  *
  * Requantization is TFLite's, bit for bit, in a form that needs no 64-bit
  * arithmetic: the doubled sum s = 2 * acc (the wide filter is doubled, else
  * the kernel doubles it) gives SaturatingRoundingDoublingHighMul(acc, m) as
- * (s * m + 2^31) >> 32 (SMMULR); the rounding right shift by e >= 1 and the
- * output offset are then (t + (t < 0 ? -1 : 0) + round) >> e, with
- * round = 2^(e-1) + output_offset * 2^e. The compiler selects these kernels
- * only where every channel's shift is negative and the sums cannot overflow.
+ * t = (s * m + 2^31) >> 32, and the rounding right shift by e >= 1 with the
+ * output offset is (t - (t < 0) + round) >> e, round = 2^(e-1) +
+ * output_offset * 2^e: one SMMLAR (see kernels/dsp/dsp_ops.h) and a shift.
+ * The compiler selects these kernels only where every channel's shift is
+ * negative and the sums cannot overflow.
  *
  * Window kernels take in_h, out_h and pad_top with the portable kernels'
  * meaning (usmp_kernels/conv.h), and rows outside [0, in_h) are padding, so

@@ -45,8 +45,8 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
                              "or Helium and CMSIS-NN is found), portable, cmsis-nn, or usmp (USMP's own kernels "
                              "only, no CMSIS-NN)")
     parser.add_argument("--optimize", choices=OPTIMIZE_CHOICES, default=None,
-                        help="the DSP kernels' filters: balanced (default: widened to int16 where the constants "
-                             "stay within 1.25x the int8 filters), speed (all widened) or size (none)")
+                        help="the DSP kernels' filters: balanced (default: widened to int16 while the constants "
+                             "stay within 1.25x what they are with int8 filters), speed (all widened) or size (none)")
     parser.add_argument("--cmsis-nn", metavar="DIR", default=None,
                         help=f"the CMSIS-NN directory (default: ${ENV_VARIABLE})")
     parser.add_argument("--user-pools", action="store_true",

@@ -12,8 +12,8 @@ kernels compute exactly (every channel's shift negative, no sum that could
 overflow after doubling), and which of them get wide filters: all with
 --optimize speed, none with size, and by default the ones that save the
 most instructions per added byte while all their constants (filters and
-per-channel numbers) stay within WIDE_BUDGET times the plain int8
-filters of the layers they take.
+per-channel numbers) stay within WIDE_BUDGET times what they are with the
+plain int8 filters.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ DSP_SOURCES = tuple(sorted((KERNELS_DIR / "dsp").glob("*.c")))  # built only for
 DSP_HEADER = "usmp_kernels/dsp.h"
 
 OPTIMIZE_CHOICES = ("balanced", "speed", "size")
-WIDE_BUDGET = 1.25  # default: constants at most this many times those of the int8-filter layout
+WIDE_BUDGET = 1.25  # default: the DSP kernels' constants at most this many times those with int8 filters
 INT32_LIMIT = 1 << 31
 # Instructions per MAC of the matrix loop (measured on the Cortex-M4, benchmarks/dsp_kernels.py), which
 # decide where wide filters pay best.
@@ -42,7 +42,6 @@ class Candidate:
 
     position: int
     macs: int
-    plain_bytes: int  # the int8 filter as the model stores it
     filter_bytes: int  # the int8 filter as laid out for the kernel; wide doubles it
     make: object  # callable(wide: bool) -> Rewrite
     cmsis_nn_faster: bool = False  # where CMSIS-NN's kernel for the shape runs fewer instructions
@@ -75,8 +74,7 @@ def _widened(candidates: list[Candidate], optimize: str) -> set[int]:
         return {c.position for c in candidates}
     if optimize == "size":
         return set()
-    allowance = WIDE_BUDGET * sum(c.plain_bytes for c in candidates) - sum(c.constant_bytes(False)
-                                                                           for c in candidates)
+    allowance = (WIDE_BUDGET - 1.0) * sum(c.constant_bytes(False) for c in candidates)
     chosen: set[int] = set()
     gain = LOOP_COST[False] - LOOP_COST[True]
     for c in sorted(candidates, key=lambda c: -gain * c.macs / max(c.filter_bytes, 1)):
@@ -168,7 +166,7 @@ def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dic
         return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
 
     return Candidate(position, out_ch * depth * geometry["out_h"] * geometry["out_w"] * geometry["batches"],
-                     out_ch * depth, -(-out_ch // 2) * 2 * quads * 4, make)
+                     -(-out_ch // 2) * 2 * quads * 4, make)
 
 
 def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
@@ -258,7 +256,7 @@ def _depthwise_3_wide(c: Call, position: int) -> Candidate | None:
     # Per channel and output row the kernel spends about 70 instructions besides the outputs' own; at three
     # output columns and fewer CMSIS-NN's 3x3 kernel is as fast (MobileNet's last two depthwise layers:
     # benchmarks/dsp_kernels.py --layers).
-    return Candidate(position, macs, channels * rows * 3, channels * rows * 4, make,
+    return Candidate(position, macs, channels * rows * 4, make,
                      cmsis_nn_faster=p["out_w"] <= 3)
 
 
