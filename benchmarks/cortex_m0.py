@@ -20,21 +20,8 @@ from reference import random_inputs, example_models  # noqa: E402
 
 from usmp.compiler import compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
-from usmp.ir.graph import Graph  # noqa: E402
+from usmp.report.macs import multiply_accumulates  # noqa: E402
 from usmp.runner.cortex_m import TARGETS, run_cortex_m  # noqa: E402
-
-
-def multiply_accumulates(graph: Graph) -> int:
-    """MACs of the convolutions and fully connected layers (padding positions included)."""
-    total = 0
-    for op in graph.operators:
-        out_elements = graph.tensors[op.outputs[0]].num_elements
-        if op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D"):
-            _, kh, kw, filter_depth = graph.tensors[op.inputs[1]].shape
-            total += out_elements * kh * kw * (filter_depth if op.opcode == "CONV_2D" else 1)
-        elif op.opcode == "FULLY_CONNECTED":
-            total += out_elements * graph.tensors[op.inputs[1]].shape[-1]
-    return total
 
 
 def report_lines(model: Path, target: str) -> list[str]:

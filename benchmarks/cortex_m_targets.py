@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir  # noqa: E402
 from reference import EXAMPLE_MODELS, outputs_match, random_inputs, reference_outputs  # noqa: E402
 
-from cortex_m0 import multiply_accumulates  # noqa: E402
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
+from usmp.report.macs import multiply_accumulates  # noqa: E402
 from usmp.runner.cortex_m import TARGETS, run_cortex_m, target_named  # noqa: E402
 
 DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",

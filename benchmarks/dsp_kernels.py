@@ -9,7 +9,8 @@ kernels only (--kernels usmp: the DSP kernels, the portable ones for the rest, n
 against TFLite Micro + CMSIS-NN's count (benchmarks/tflm_benchmark.py on the Cortex-M4, the reference for all
 three cores); whether every output equals tflite-micro's; flash by part (generated code, kernels, constants) of
 the own and the CMSIS-NN builds, and how much the constants grow. --layers adds, on the first target, every
-operator's instructions with each build (and its multiply-accumulates): where the instructions go.
+operator's instructions with each build (and its multiply-accumulates): where the instructions go (a depth-first
+loop is one row, its first operator's; usmp run --profile's attribution).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from cortex_m_targets import DEFAULT_MODELS, tflm_instructions  # noqa: E402
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
 from usmp.runner.cortex_m import run_cortex_m  # noqa: E402
+from usmp.tiling.loop import BandLoop  # noqa: E402
 
 BUILDS = ("usmp", "auto", "cmsis-nn")
 DSP_TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33")
@@ -40,15 +42,21 @@ def run(model: Path, target: str, kernels: str, optimize: str, cmsis_nn: str | N
     result = run_cortex_m(compiled, inputs, target, count=True, profile=profile)
     expected = reference_outputs(model, inputs)
     flash = result.report["flash_bytes"]
-    calls = [(op, call) for op in compiled.program.ops for call in op.calls]
     return {
         "instructions": result.report["instructions"],
         "exact": len(expected) == len(result.outputs) and all(outputs_match(e, g)
                                                               for e, g in zip(expected, result.outputs)),
         "flash": (flash["generated_code"], flash["kernels"], flash["constants"]),
-        "layers": list(zip(calls, result.report.get("calls", []))),
+        "layers": list(zip(compiled.program.ops, result.report.get("step_instructions", []))),
         "graph": compiled.program.graph,
     }
+
+
+def kernel(op) -> str:
+    """An operator's kernel, or a depth-first loop's (its links' kernels, one row for the chain)."""
+    if isinstance(op, BandLoop):
+        return f"{op.bands} bands: " + ", ".join(sorted({c.function for c in op.calls}))
+    return ", ".join(c.function for c in op.calls) or "-"
 
 
 def macs(graph, op_index: int) -> int:
@@ -120,13 +128,13 @@ def main(argv: list[str] | None = None) -> int:
                 growth.append(f"{model.stem}: constants {own['flash'][2]:,} B with USMP's own kernels, "
                               f"{cmsis['flash'][2]:,} B with CMSIS-NN ({own['flash'][2] / cmsis['flash'][2]:.2f}x)")
             if args.layers and n == 0:
-                by_op = {k: {op.op_index: (call.function, count) for (op, call), count in runs[k]["layers"]}
+                by_op = {k: {op.op_index: (kernel(op), count) for op, count in runs[k]["layers"]}
                          for k in ("usmp", "cmsis-nn")}
-                for (op, call), count in own["layers"]:
+                for op, count in own["layers"]:
                     cmsis_function, cmsis_count = by_op["cmsis-nn"].get(op.op_index, ("-", 0))
                     work = macs(own["graph"], op.op_index)
                     layer_rows.append([model.stem, f"{op.op_index} {op.opcode}", shape(own["graph"], op.op_index),
-                                       f"{work:,}", call.function, f"{count:,}", cmsis_function, f"{cmsis_count:,}",
+                                       f"{work:,}", kernel(op), f"{count:,}", cmsis_function, f"{cmsis_count:,}",
                                        ratio(count, cmsis_count), f"{count / work:.2f}" if work else "-"])
     print(f"USMP's own DSP kernels (--optimize {args.optimize}) against CMSIS-NN and TFLite Micro + CMSIS-NN; "
           f"instructions of one inference on QEMU")

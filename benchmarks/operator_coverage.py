@@ -1,6 +1,9 @@
 """Print the operator coverage: per builtin operator and activation type, the test
 models that use it and how many random inputs matched TFLite Micro; then how many
-of TFLite Micro's builtin operators USMP compiles.
+of TFLite Micro's builtin operators USMP compiles; then the model families beyond
+them (TFLite Micro's signal library, uint8, hybrid, shapes computed in the graph,
+int8 EXP/LOG/SQRT, IF/WHILE), each model against its reference: TFLite Micro where
+it runs the model (over sequences for models with state), else LiteRT.
 
     .venv/bin/python benchmarks/operator_coverage.py [--inputs N] [MODEL ...]
 
@@ -22,6 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from reference import TEST_MODELS, all_models, outputs_match, random_inputs, reference_outputs  # noqa: E402
+from reference import litert_outputs  # noqa: E402
+from sequences import litert_sequence, reference_sequence  # noqa: E402
+import tflite_builder  # noqa: E402,F401  (the int8 EXP/LOG/SQRT models)
 
 from usmp.compiler import compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
@@ -83,8 +89,12 @@ def coverage(models: list[Path], count: int):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--inputs", type=int, default=5)
+    parser.add_argument("--families-only", action="store_true", help="only the model families table")
     parser.add_argument("models", nargs="*", type=Path)
     args = parser.parse_args()
+    if args.families_only:
+        print_families(args.inputs)
+        return
     models = args.models or sorted(set(all_models()) | set((TEST_MODELS / "tflm").glob("*.tflite")))
     table, refused = coverage(models, args.inputs)
 
@@ -116,9 +126,131 @@ def main() -> None:
     tflm = set(TFLM_BUILTINS)
     print(f"\nTFLite Micro builtin operators USMP compiles: {len(ours & tflm)} of {len(tflm)}")
     print(f"  not yet: {' '.join(sorted(tflm - ours)) or 'none'}")
-    beyond = sorted(ours - tflm)
+    beyond = sorted(o for o in ours - tflm if not o.startswith("CUSTOM:"))
     if beyond:
         print(f"  beyond TFLite Micro's set: {' '.join(beyond)}")
+    print_families(args.inputs)
+
+
+SIGNAL_OPERATORS = """SignalWindow SignalFftAutoScale SignalRfft SignalIrfft SignalEnergy SignalFilterBank
+SignalFilterBankSquareRoot SignalFilterBankSpectralSubtraction SignalPCAN SignalFilterBankLog SignalDelay
+SignalFramer SignalOverlapAdd SignalStacker""".split()
+# family, models, reference: "tflm" (one inference), "tflm-sequence", "litert", "litert-sequence", "twin"
+FAMILIES = [
+    ("signal library", lambda: sorted((TEST_MODELS / "signal").glob("*.tflite"))
+     + sorted((TEST_MODELS / "tflm").glob("audio_preprocessor_*.tflite")), "tflm-sequence"),
+    ("uint8", lambda: sorted((TEST_MODELS / "uint8").glob("*.tflite")), "litert"),
+    ("hybrid", lambda: sorted((TEST_MODELS / "hybrid").glob("*.tflite")), "litert-sequence"),
+    ("shapes in the graph", lambda: sorted(p for p in (TEST_MODELS / "dynamic_shapes").glob("*.tflite")
+                                           if "_twin" not in p.stem), "twin"),
+    ("int8 EXP/LOG/SQRT", lambda: _int8_math_models(), "litert"),
+    ("IF/WHILE", lambda: sorted((TEST_MODELS / "control_flow").glob("*.tflite")), "tflm"),
+]
+SEQUENCE_STEPS = 6
+
+
+def _int8_math_models() -> list[Path]:
+    """One int8 EXP, LOG and SQRT model each (built here, as tests/test_int8_math_litert.py builds them)."""
+    import tempfile
+
+    import tflite
+
+    import tflite_builder as tb
+
+    directory = Path(tempfile.mkdtemp(prefix="usmp-coverage-"))
+    models = []
+    for opcode, q_in, q_out in (("EXP", (0.05, -20), (0.1, -128)), ("LOG", (0.05, -128), (0.04, 60)),
+                                ("SQRT", (0.05, -128), (0.03, -128))):
+        tensors = [tb.T("x", (256,), "int8", scales=[q_in[0]], zero_points=[q_in[1]]),
+                   tb.T("y", (256,), "int8", scales=[q_out[0]], zero_points=[q_out[1]])]
+        path = directory / f"{opcode.lower()}_int8.tflite"
+        op = tb.Op(getattr(tflite.BuiltinOperator, opcode), [0], [1])
+        path.write_bytes(tb.build([tb.Sub(tensors, [op], [0], [1])]))
+        models.append(path)
+    return models
+
+
+def _family_inputs(graph, rng, steps: int | None):
+    """Random inputs (per step, stacked, for sequences); int32 inputs small (the signal library's shifts)."""
+    per_step = []
+    for _ in range(steps or 1):
+        arrays = random_inputs(graph, rng)
+        arrays = [a if a.dtype != np.int32 else np.abs(a) % 7 for a in arrays]
+        if graph.name.startswith("sqrt"):
+            arrays = [np.maximum(a, -128).astype(a.dtype) for a in arrays]  # LiteRT refuses negative inputs
+        per_step.append(arrays)
+    if steps is None:
+        return per_step[0]
+    return [np.stack([s[i] for s in per_step]) for i in range(len(per_step[0]))]
+
+
+def _matches(expected, got) -> bool:
+    """Outputs agree; where a framer or stacker says its output is not valid only the flags are compared."""
+    valid = [e for e in expected if e.dtype == np.bool_ and e.size <= SEQUENCE_STEPS]
+    if valid and not valid[0].all():
+        pairs = [(e[k], g[k]) for e, g in zip(expected, got) for k in range(len(e))
+                 if valid[0].reshape(len(e), -1)[k].all() or e.dtype == np.bool_]
+    else:
+        pairs = list(zip(expected, got))
+    return all(outputs_match(e, g) for e, g in pairs)
+
+
+def family_coverage(count: int) -> list[tuple[str, str, str, str, int, int]]:
+    """(family, model, operators, reference, inputs matched, inputs tried) per model."""
+    rows = []
+    for family, models, reference in FAMILIES:
+        for model in models():
+            try:
+                compiled = compile_model(model)
+            except UsmpError as exc:
+                rows.append((family, model.stem, f"not compiled: {str(exc)[:80]}", reference, 0, count))
+                continue
+            graph = compiled.program.graph
+            operators = sorted({op.opcode.removeprefix("CUSTOM:") for op in graph.operators}
+                               | {op.opcode for g in graph.subgraphs.values() for op in g.operators})
+            stateful = bool(compiled.program.state_buffers)
+            kind = reference
+            if reference == "litert-sequence":
+                kind = "litert-sequence" if stateful else "litert"
+            rng = np.random.default_rng(99)
+            matched = 0
+            for _ in range(count):
+                if kind in ("tflm-sequence", "litert-sequence"):
+                    inputs = _family_inputs(graph, rng, SEQUENCE_STEPS)
+                    expected = (reference_sequence if kind == "tflm-sequence" else litert_sequence)(model, inputs)
+                    got = run_host(compiled, inputs, steps=SEQUENCE_STEPS)
+                else:
+                    inputs = _family_inputs(graph, rng, None)
+                    if kind == "twin":
+                        twin = model.with_name(model.stem.replace("_int8", "_twin_int8") + ".tflite")
+                        expected = (reference_outputs(twin, inputs) if twin != model and twin.exists()
+                                    else litert_outputs(model, inputs))
+                    elif kind == "tflm":
+                        expected = reference_outputs(model, inputs)
+                    else:
+                        expected = litert_outputs(model, inputs)
+                    got = run_host(compiled, inputs)
+                matched += len(expected) == len(got) and _matches(expected, got)
+            label = {"tflm-sequence": "TFLite Micro, sequences", "litert-sequence": "LiteRT, sequences",
+                     "litert": "LiteRT", "tflm": "TFLite Micro",
+                     "twin": "TFLite Micro (frozen twin) or LiteRT"}[kind]
+            rows.append((family, model.stem, " ".join(operators), label, matched, count))
+    return rows
+
+
+def print_families(count: int) -> None:
+    rows = family_coverage(count)
+    print(f"\nModel families beyond TFLite Micro's builtins ({count} random inputs or sequences of "
+          f"{SEQUENCE_STEPS} steps each; cells: inputs matched/tried)")
+    print("| family | model | operators | reference | matched |")
+    print("|---|---|---|---|---|")
+    for family, model, operators, reference, matched, tried in rows:
+        print(f"| {family} | {model} | {operators} | {reference} | {matched}/{tried} |")
+    total = sum(r[4] for r in rows)
+    print(f"\nfamily models: {len(rows)}; inputs matched {total} of {sum(r[5] for r in rows)}")
+    ours = set(supported_opcodes())
+    signal = [name for name in SIGNAL_OPERATORS if f"CUSTOM:{name}" in ours]
+    print(f"TFLite Micro signal library operators USMP compiles: {len(signal)} of {len(SIGNAL_OPERATORS)}")
 
 
 if __name__ == "__main__":

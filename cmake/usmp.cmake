@@ -1,5 +1,8 @@
 # usmp CMake API for Zephyr applications.
 #
+# Every model also gets a report page: `west build -t usmp_report` writes
+# usmp_report_<name>.html into the build directory (see _usmp_report_target).
+#
 #   usmp_add_model(<target> MODEL <file.tflite> [NAME <c_name>]
 #                  [SHARED_WORKSPACE <group>] [COMPILE_ARGS <args>...])
 #
@@ -65,15 +68,36 @@ function(usmp_check_configuration)
   message(STATUS "${output}")
 endfunction()
 
-# The custom command that writes <out_dir>/<name>{.c,_constants.c,.h}.
-function(_usmp_compile_command model name out_dir extra_args)
-  _usmp_python_command(cmd usmp)
+# The build's inputs, and CMSIS-NN where the build has it: with Zephyr's cmsis-nn module enabled, DSP
+# and Helium cores call CMSIS-NN where it is exact (--kernels auto; kernels/CMakeLists.txt compiles the glue).
+function(_usmp_build_inputs out_var)
   _usmp_zephyr_inputs(inputs)
-  # With Zephyr's cmsis-nn module enabled, DSP and Helium cores call CMSIS-NN where it is exact
-  # (--kernels auto; kernels/CMakeLists.txt compiles the glue).
   if(CONFIG_CMSIS_NN AND DEFINED ZEPHYR_CMSIS_NN_MODULE_DIR AND NOT CONFIG_USMP_KERNELS_PORTABLE)
     list(APPEND inputs --cmsis-nn ${ZEPHYR_CMSIS_NN_MODULE_DIR})
   endif()
+  set(${out_var} ${inputs} PARENT_SCOPE)
+endfunction()
+
+# `usmp_report`: the report page of every model of the build, as Zephyr's ram_report and rom_report
+# are reports of the image: built on request only (`west build -t usmp_report`), into the build directory.
+function(_usmp_report_target model name extra_args)
+  _usmp_python_command(cmd usmp)
+  _usmp_build_inputs(inputs)
+  set(page ${CMAKE_BINARY_DIR}/usmp_report_${name}.html)
+  add_custom_target(usmp_report_${name}
+    COMMAND ${cmd} report ${model} -o ${page} --name ${name} ${inputs} ${extra_args}
+    COMMENT "usmp: report page of ${name}: ${page}"
+    VERBATIM)
+  if(NOT TARGET usmp_report)
+    add_custom_target(usmp_report)
+  endif()
+  add_dependencies(usmp_report usmp_report_${name})
+endfunction()
+
+# The custom command that writes <out_dir>/<name>{.c,_constants.c,.h}.
+function(_usmp_compile_command model name out_dir extra_args)
+  _usmp_python_command(cmd usmp)
+  _usmp_build_inputs(inputs)
   _usmp_compiler_sources(deps)
   file(MAKE_DIRECTORY ${out_dir})
   add_custom_command(
@@ -82,6 +106,7 @@ function(_usmp_compile_command model name out_dir extra_args)
     DEPENDS ${model} ${deps}
     COMMENT "usmp: compiling ${name} from ${model}"
     VERBATIM)
+  _usmp_report_target(${model} ${name} "${extra_args}")
 endfunction()
 
 function(usmp_add_model target)

@@ -69,3 +69,20 @@ def outputs_match(expected: np.ndarray, got: np.ndarray) -> bool:
     if expected.dtype == np.float32:
         return bool(np.allclose(got, expected, rtol=1e-5, atol=1e-6, equal_nan=True))  # SQRT, LOG of negatives
     return bool(np.array_equal(expected, got))
+
+
+def litert_outputs(model: Path, inputs: list[np.ndarray], reference_kernels: bool = False) -> list[np.ndarray]:
+    """LiteRT's outputs, for models TFLite Micro refuses (uint8, hybrid, shapes computed in the graph, ...).
+
+    Without delegates (XNNPACK moves int8 results by many LSB), with LiteRT's builtin kernels, or with its
+    reference kernels when `reference_kernels`.
+    """
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    resolver = OpResolverType.BUILTIN_REF if reference_kernels else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    interpreter = Interpreter(model_path=str(model), experimental_op_resolver_type=resolver)
+    interpreter.allocate_tensors()
+    for detail, array in zip(interpreter.get_input_details(), inputs):
+        interpreter.set_tensor(detail["index"], array)
+    interpreter.invoke()
+    return [interpreter.get_tensor(d["index"]).copy() for d in interpreter.get_output_details()]

@@ -61,3 +61,20 @@ def mismatched_steps(expected: list[np.ndarray], got: list[np.ndarray], outputs_
     """Steps at which any output differs."""
     steps = len(expected[0])
     return [k for k in range(steps) if not all(outputs_match(e[k], g[k]) for e, g in zip(expected, got))]
+
+
+def litert_sequence(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """reference_sequence for models TFLite Micro refuses: one LiteRT interpreter (builtin kernels, no
+    delegates) invoked once per step, its variables carried over."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    interpreter = Interpreter(model_path=str(model),
+                              experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    interpreter.allocate_tensors()
+    outputs = []
+    for step in range(len(inputs[0])):
+        for detail, array in zip(interpreter.get_input_details(), inputs):
+            interpreter.set_tensor(detail["index"], array[step])
+        interpreter.invoke()
+        outputs.append([interpreter.get_tensor(d["index"]).copy() for d in interpreter.get_output_details()])
+    return [np.stack([step[k] for step in outputs]) for k in range(len(outputs[0]))]

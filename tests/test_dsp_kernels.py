@@ -5,9 +5,8 @@ Random single-layer shapes, several layers a model (each layer its own input and
 the kernels' four-tap quads, quads odd and even, each way of building an im2col column (a pixel, rows of whole
 quads, cut windows, gathered windows, dilation), depthwise channel groups off four, odd output widths, strides
 1 and 2 and more rows, padding, clamped activations, int8 and wide filters. The host runs the plain C twins
-under ASan and UBSan; the emulated Cortex-M4, M7 and M33 run the DSP instructions. Depth-first bands: a layer
-computed as several band calls (tiling's band_params: input from row a, in_h rows, out_h rows, the pad_top the
-band implies) gives the same tensor as one call.
+under ASan and UBSan; the emulated Cortex-M4, M7 and M33 run the DSP instructions. Depth-first bands: random
+chains (tests/random_chains.py) fused into loops call the same DSP kernels a band at a time, bit-exact.
 """
 from __future__ import annotations
 
@@ -20,14 +19,13 @@ import pytest
 import tflite
 
 import tflite_builder as tb
+from random_chains import longest_regions_tiler, random_chain
 from reference import outputs_match, random_inputs, reference_outputs
 from usmp import compiler
 from usmp.compiler import CompileOptions, compile_model
-from usmp.lower.program import KernelCall
 from usmp.runner.host import run_host
 from usmp.select import dsp
-from usmp.tiling.geometry import band_params
-from usmp.tiling.geometry import Rows
+from usmp.tiling.loop import BandLoop
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
 needs_qemu = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed")
@@ -231,69 +229,35 @@ def test_random_shapes_on_the_host(seed, tmp_path):
         check(model, compiled, lambda c, x: run_host(c, x, sanitize=True), trials=1, seed=seed)
 
 
-def banded(bands: int):
-    """A select_kernels that then splits every DSP window call into `bands` band calls, as a depth-first run
-    would: input from row a (the first row the band reads), in_h rows from there, out_h rows, pad_top + a -
-    o0 * stride (a is clipped to 0 at the top, and the last band takes every row left, so in_h may reach past
-    what it reads)."""
-    original = compiler.select_kernels
-
-    def select(program, *args, **kwargs):
-        program = original(program, *args, **kwargs)
-        for op in program.ops:
-            call = op.calls[0]
-            if not call.function.startswith(("usmp_dsp_conv", "usmp_dsp_depthwise")) or call.params["in_w"] == 1:
-                continue
-            p = call.params
-            in_row = p["in_w"] * (p["in_ch"] if "in_ch" in p else p["channels"])
-            out_row = p["out_w"] * (p["out_ch"] if "out_ch" in p else p["channels"])
-            edges = np.linspace(0, p["out_h"], bands + 1).astype(int)
-            calls = []
-            for o0, o1 in zip(edges[:-1], edges[1:]):
-                if o1 == o0:
-                    continue
-                first = max(0, o0 * p["stride_h"] - p["pad_top"])
-                last = p["in_h"] if o1 == p["out_h"] else min(
-                    p["in_h"], (o1 - 1) * p["stride_h"] - p["pad_top"] + p.get("filter_h", 1) * p.get("dilation_h", 1))
-                params = band_params(p, Rows(int(o0), int(o1)), Rows(first, max(last, first)))
-                args = [f"{call.args[0]} + {first * in_row}", *call.args[1:-1], f"{call.args[-1]} + {o0 * out_row}"]
-                calls.append(KernelCall(call.function, call.params_type, params, args))
-            op.calls = calls
-        return program
-
-    return select
+def check_chain(tmp_path: Path, seed: int, cpu: str, optimize: str, run, monkeypatch) -> None:
+    """A random depth-first chain (tests/random_chains.py) as loops over bands on the DSP kernels: every
+    convolution and depthwise link the DSP kernels take whole runs them a band at a time, bit-exact."""
+    model = tmp_path / f"chain{seed}.tflite"
+    model.write_bytes(random_chain(seed))
+    monkeypatch.setattr(compiler, "tile_program", longest_regions_tiler(seed))
+    compiled = compile_model(model, CompileOptions(cpu=cpu, kernels="usmp", optimize=optimize, tiling="max"))
+    whole = compile_model(model, CompileOptions(cpu=cpu, kernels="usmp", optimize=optimize, tiling="off"))
+    in_loops = [c.function for op in compiled.program.ops if isinstance(op, BandLoop) for c in op.calls]
+    linked = {link.op_index for op in compiled.program.ops if isinstance(op, BandLoop) for link in op.links}
+    expected = sorted(c.function for op in whole.program.ops if op.op_index in linked for c in op.calls
+                      if c.function.startswith(("usmp_dsp_conv", "usmp_dsp_depthwise")))
+    assert expected and sorted(f for f in in_loops if f.startswith("usmp_dsp_")) == expected, (in_loops, expected)
+    check(model, compiled, run, trials=1, seed=seed)
 
 
-BAND_LAYERS = [l for l in CONV_LAYERS + DW_LAYERS if l.batches == 1 and l.h > 2]
-
-
-@pytest.mark.parametrize("bands", [2, 3, 5])
-def test_bands_give_the_whole_tensor_on_the_host(bands, tmp_path, monkeypatch):
-    model = write_model(tmp_path / "bands.tflite", BAND_LAYERS)
-    monkeypatch.setattr(compiler, "select_kernels", banded(bands))
-    compiled = compile_model(model, dsp_options(optimize="speed"))
-    assert max(len(op.calls) for op in compiled.program.ops) > 1
-    check(model, compiled, lambda c, x: run_host(c, x, sanitize=True), trials=1)
+@pytest.mark.parametrize("optimize", ["size", "speed"])
+@pytest.mark.parametrize("seed", range(4))
+def test_bands_on_the_host(seed, optimize, tmp_path, monkeypatch):
+    check_chain(tmp_path, seed, "cortex-m4", optimize, lambda c, x: run_host(c, x, sanitize=True), monkeypatch)
 
 
 @needs_qemu
 @pytest.mark.parametrize("target", DSP_CORES)
-def test_bands_give_the_whole_tensor_on_dsp_cores(target, tmp_path, monkeypatch):
+def test_bands_on_dsp_cores(target, tmp_path, monkeypatch):
     from usmp.runner.cortex_m import run_cortex_m
 
-    model = write_model(tmp_path / "bands.tflite", BAND_LAYERS)
-    monkeypatch.setattr(compiler, "select_kernels", banded(3))
-    for optimize in ("size", "speed"):
-        compiled = compile_model(model, dsp_options(target, optimize))
-        check(model, compiled, lambda c, x: run_cortex_m(c, x, target).outputs, trials=1)
-
-
-def test_band_rows_beyond_in_h_are_padding():
-    """A band's rows outside [0, in_h) read as padding: band_params may give a pad_top above the layer's."""
-    params = band_params(dict(in_h=10, out_h=10, pad_top=1, stride_h=1), Rows(4, 7), Rows(4, 8))
-    assert params == dict(in_h=4, out_h=3, pad_top=1, stride_h=1)
-    params = band_params(dict(in_h=10, out_h=5, pad_top=0, stride_h=2), Rows(2, 4), Rows(5, 8))
-    assert params["pad_top"] == 1
+    for seed, optimize in ((4, "size"), (5, "speed")):
+        check_chain(tmp_path, seed, target, optimize, lambda c, x: run_cortex_m(c, x, target).outputs, monkeypatch)
 
 
 def test_not_exact_stays_portable(tmp_path):

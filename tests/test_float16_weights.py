@@ -12,6 +12,7 @@ import pytest
 import tflite
 
 import tflite_builder as tb
+from reference import litert_outputs as reference_litert_outputs
 from reference import outputs_match, random_inputs
 from test_cortex_m import MISSING, run_on_smallest_board
 from test_import_errors import compile_bytes
@@ -24,15 +25,7 @@ INPUTS_PER_MODEL = 5
 
 
 def litert_outputs(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
-    interpreter = Interpreter(model_path=str(model),
-                              experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-    interpreter.allocate_tensors()
-    for detail, array in zip(interpreter.get_input_details(), inputs):
-        interpreter.set_tensor(detail["index"], array)
-    interpreter.invoke()
-    return [interpreter.get_tensor(d["index"]).copy() for d in interpreter.get_output_details()]
+    return reference_litert_outputs(model, inputs, reference_kernels=True)
 
 
 def test_the_models_are_there():

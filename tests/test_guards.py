@@ -55,7 +55,7 @@ int main(void)
 
 def corrupted(model: Path, op_index: int, field: str, delta: int):
     """Compile with guards, then make one operator's kernel write past its output."""
-    compiled = compile_model(model, CompileOptions(guards=True))
+    compiled = compile_model(model, CompileOptions(guards=True, tiling="off"))  # the operator's own call
     op = next(o for o in compiled.program.ops if o.op_index == op_index)
     op.calls[0].params[field] += delta
     compiled.files.update(emit_library(compiled.program, compiled.layout, model.name, guards=True))
@@ -97,7 +97,7 @@ def test_out_of_bounds_write_stops_the_run_with_the_operator_status():
 
 def test_without_guards_the_same_corruption_goes_unnoticed(tmp_path):
     """The canaries are what catch it: without --guards the run 'succeeds' (so the test above means something)."""
-    compiled = compile_model(MICRO_SPEECH)
+    compiled = compile_model(MICRO_SPEECH, CompileOptions(tiling="off"))
     next(o for o in compiled.program.ops if o.op_index == 2).calls[0].params["batches"] += 1
     compiled.files.update(emit_library(compiled.program, compiled.layout, MICRO_SPEECH.name))
     inputs = random_inputs(compiled.program.graph, np.random.default_rng(3))

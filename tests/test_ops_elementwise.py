@@ -256,7 +256,7 @@ def test_add_output_scale_too_small_is_a_one_line_error(tmp_path):
 
 
 @pytest.mark.parametrize("opcode,in_dtype,out_dtype,message", [
-    ("QUANTIZE", "float32", "uint8", r"operator 0 \(QUANTIZE\): tensor 1 'output' has type uint8; supported here: int8, int16"),
+    ("QUANTIZE", "float32", "int32", r"operator 0 \(QUANTIZE\): tensor 1 'output' has type int32; supported here: int8, int16"),
     ("DEQUANTIZE", "int32", "float32", r"operator 0 \(DEQUANTIZE\): tensor 0 'input' has type int32; supported here: int8, uint8, int16"),
     ("TANH", "int32", "int32", r"operator 0 \(TANH\): tensor 0 'input' has type int32; supported here: int8, int16, float32"),
 ])

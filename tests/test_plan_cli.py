@@ -9,14 +9,14 @@ from usmp.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "samples/usmp/hello/model/micro_speech_quantized.tflite"
 BRANCHY = ROOT / "tests/models/planner_branchy_fc_f32.tflite"
-EXAMPLE = ROOT.parent / "shared/planning/minimalloc/examples/input.12.csv"
+EXAMPLE = ROOT / "tests/data/minimalloc/examples/input.12.csv"
 PLAN_KEYS = {"algorithm", "lower_bound_bytes", "workspace_bytes", "constant_bytes", "pools", "buffers"}
 POOL_KEYS = {"name", "kind", "size_bytes", "limit_bytes"}
 BUFFER_KEYS = {"name", "kind", "size_bytes", "alignment", "pool", "offset", "first_step", "last_step"}
 
 
 def test_plan_json_has_the_documented_schema_and_a_valid_plan(capsys):
-    assert main(["plan", str(MODEL), "--json"]) == 0
+    assert main(["plan", str(MODEL), "--tiling", "off", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert PLAN_KEYS <= set(doc)
     assert all(POOL_KEYS <= set(p) for p in doc["pools"])
@@ -49,7 +49,7 @@ def test_compile_writes_the_plan_json_beside_the_code(tmp_path):
 
 
 def test_too_small_pool_is_a_one_line_error(capsys):
-    assert main(["plan", str(MODEL), "--pool", "ram:workspace:size=1k", "--pool", "rom:constant"]) == 2
+    assert main(["plan", str(MODEL), "--tiling", "off", "--pool", "ram:workspace:size=1k", "--pool", "rom:constant"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "pool 'ram' needs at least 4004 B (limit 1024 B)" in err
 

@@ -18,6 +18,7 @@ from reference import all_models, outputs_match, random_inputs, reference_output
 from usmp.cli import main as usmp_main
 from usmp.compiler import CompileOptions, compile_model
 from usmp.errors import UsmpError
+from usmp.runner.cortex_m import run_cortex_m
 from usmp.runner.host import run_host
 from usmp.select import cmsis_nn_sizes
 
@@ -29,8 +30,9 @@ needs_qemu = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not
 MODELS = {m.stem: m for m in all_models()}
 # model -> the glue functions its CMSIS-NN build must call (one per family and variant)
 QEMU_MODELS = {
-    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_fully_connected_s8",
-                               "usmp_cmsis_nn_softmax_s8"},  # its depthwise conv has one input channel
+    # its depthwise conv has one input channel; the fully connected layer ends a depth-first loop (band sums)
+    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_s8", "usmp_band_fully_connected_s8",
+                               "usmp_cmsis_nn_softmax_s8"},
     "hello_world_int8": {"usmp_cmsis_nn_fully_connected_s8"},
     "arg_max_classifier": {"usmp_cmsis_nn_fully_connected_per_channel_s8"},
     "conv_1x1": {"usmp_cmsis_nn_convolve_1x1_s8_fast"},
@@ -118,10 +120,11 @@ def test_portable_and_auto_without_cmsis_nn_change_nothing(monkeypatch):
     """Without CMSIS-NN the Helium core keeps the portable kernels (a DSP core takes USMP's own: test_dsp_kernels)."""
     monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
     model = MODELS["micro_speech_quantized"]
-    plain = compile_model(model).files
+    plain = compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable")).files
     assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable",
                                                cmsis_nn=str(CMSIS_NN))).files == plain
-    assert compile_model(model, CompileOptions(cpu="cortex-m55", kernels="auto")).files == plain
+    plain_helium = compile_model(model, CompileOptions(cpu="cortex-m55", kernels="portable")).files
+    assert compile_model(model, CompileOptions(cpu="cortex-m55", kernels="auto")).files == plain_helium
 
 
 def test_auto_takes_the_environment_variable(monkeypatch):
@@ -167,14 +170,28 @@ def test_what_cmsis_nn_cannot_do_stays_portable(name, portable_function):
     assert portable_function in functions(compiled)
 
 
-def test_tiled_chains_stay_portable():
-    """A depth-first chain keeps its per-band portable calls; the operators outside it are still rewritten."""
-    model = Path(__file__).parent / "models" / "tiling" / "chain_int8.tflite"
+TILING_MODELS = sorted((Path(__file__).parent / "models" / "tiling").glob("*_int8.tflite"))
+
+
+@pytest.mark.parametrize("model", TILING_MODELS, ids=[m.stem for m in TILING_MODELS])
+def test_tiled_chains_run_cmsis_nn_bit_exact(model):
+    """A depth-first loop runs each link on the kernel its operator gets whole (CMSIS-NN's plain C on the host,
+    under the sanitizers), a band at a time."""
     compiled = compile_model(model, cmsis_options(tiling="max"))
     fused = [op for op in compiled.program.ops if op.opcode.startswith("DEPTH_FIRST_")]
     assert fused
-    assert all(not call.function.startswith("usmp_cmsis_nn") for op in fused for call in op.calls)
+    assert any(call.function.startswith("usmp_cmsis_nn") for op in fused for call in op.calls)
     assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 5)
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
+def test_tiled_chains_on_the_fast_cores(target):
+    """The same loops on the emulated DSP and Helium cores, with USMP's Helium kernels on the M55."""
+    for model in (m for m in TILING_MODELS if m.stem in ("chain_int8", "residual_int8", "pooled_chain_int8")):
+        compiled = compile_model(model, cmsis_options(target, tiling="max"))
+        assert any(op.opcode.startswith("DEPTH_FIRST_") for op in compiled.program.ops)
+        assert_matches(model, compiled, lambda c, x: run_cortex_m(c, x, target).outputs, 1, 3)
 
 
 def test_only_reached_sources_are_built():
@@ -323,7 +340,7 @@ def test_row_im2col_edge_cases(tmp_path, target, depthwise, wide_rows):
 # Helium takes other variants than the DSP cores: the row im2col into int8 columns for CMSIS-NN's int8 GEMM,
 # the vectorised _opt for 3x3 depthwise, and avgpool without scratch
 HELIUM_MODELS = dict(QEMU_MODELS, **{
-    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_cmsis_nn_fully_connected_s8",
+    "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_band_fully_connected_s8",
                                "usmp_cmsis_nn_softmax_s8"},
     "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_rows_nt_s8"},
     "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_nt_s8"},  # 49 pixels: one column in the last call
@@ -425,6 +442,8 @@ def test_helium_sizes_are_cmsis_nns(tmp_path):
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("no host C compiler")
+    if "arm_convolve_s8_get_buffer_size_mve" not in (CMSIS_NN / "Include" / "arm_nnfunctions.h").read_text():
+        pytest.skip(f"CMSIS-NN at {CMSIS_NN} has no *_get_buffer_size_mve functions to compare with")
     source = tmp_path / "sizes.c"
     source.write_text(_SIZES_PROGRAM)
     units = [CMSIS_NN / "Source" / d / f for d, f in [

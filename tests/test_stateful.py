@@ -305,15 +305,22 @@ def test_handle_shared_by_mismatched_shapes(tmp_path):
     refused(tmp_path, stateful_subgraphs(init_shape=(1, 5)), "variable 'v'", "int8[1, 4]", "int8[1, 5]")
 
 
-@pytest.mark.parametrize("opcode", ["IF", "WHILE", "CALL"])
-def test_control_flow_is_refused_by_name_and_index(tmp_path, opcode):
+def test_call_is_refused_by_name_and_index(tmp_path):
+    subs = stateful_subgraphs(extra_main=[tb.Op(OP.CALL, [0], [4])])
+    subs[0].tensors.append(tb.T("z", (1, 4), "int8", scales=[0.05]))
+    refused(tmp_path, subs, "operator 5 (CALL)", "control flow")
+
+
+@pytest.mark.parametrize("opcode,role", [("IF", "then branch"), ("WHILE", "loop condition")])
+def test_if_and_while_without_their_subgraphs_are_refused_by_name_and_index(tmp_path, opcode, role):
+    """IF and WHILE compile (tests/test_control_flow.py); without an options table they name no subgraph."""
     subs = stateful_subgraphs(extra_main=[tb.Op(getattr(OP, opcode), [0], [4])])
     subs[0].tensors.append(tb.T("z", (1, 4), "int8", scales=[0.05]))
-    refused(tmp_path, subs, f"operator 5 ({opcode})", "control flow")
+    refused(tmp_path, subs, f"operator 5 ({opcode}) runs subgraph None as its {role}")
 
 
 def test_subgraph_not_run_by_call_once(tmp_path):
-    refused(tmp_path, [tb.fc_subgraph(), tb.fc_subgraph()], "2 subgraphs", "subgraph 1 is not run by CALL_ONCE")
+    refused(tmp_path, [tb.fc_subgraph(), tb.fc_subgraph()], "2 subgraphs", "subgraph 1 is not run by CALL_ONCE, IF or WHILE")
 
 
 def test_initialiser_that_computes_is_refused(tmp_path):

@@ -1,6 +1,7 @@
 """Depth-first tiling (scripts/usmp/tiling): every band schedule is bit-exact and lowers the peak."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from usmp.runner.host import run_host
 from usmp.tiling import chains
 from usmp.tiling.chains import find_chains, step_profile, tile_program
 from usmp.tiling.region import region_at
-from usmp.tiling.schedule import STRATEGIES
+from usmp.tiling.band_rows import STRATEGIES
+from usmp.tiling.fuse import fuse
 
 MODELS_DIR = Path(__file__).parent / "models"
 CHAINS = sorted((MODELS_DIR / "tiling").glob("*.tflite"))
@@ -33,8 +35,8 @@ def check(compiled, model, trials, run=run_host, seed=5):
 
 def forced(monkeypatch, positions, band, strategy):
     """Compile with exactly one chain fused at `positions`, whatever the cost model would choose."""
-    def fuse_only(program, mode, workspace_io=False):
-        return chains._apply(program, positions, band, strategy), []
+    def fuse_only(program, mode, workspace_io=False, *_):
+        return chains._apply(program, positions, band, strategy, workspace_io), []
     monkeypatch.setattr("usmp.compiler.tile_program", fuse_only)
 
 
@@ -48,23 +50,28 @@ def test_every_sub_chain_and_band_is_bit_exact(model, strategy, monkeypatch):
     for i in range(len(chain) - 1):
         for j in range(i + 2, len(chain) + 1):
             region = region_at(program, chain[i:j])
-            if region is None or (strategy == "recompute" and not region.is_plain_chain):
+            if region is None:
                 continue  # e.g. a residual block cut in half: its skip tensor is read after the cut
             tried += 1
             out_h = region.params[-1]["out_h"]  # a reducing tail: its input rows
             for band in sorted({1, 2, 3, max(out_h - 1, 1)}):
                 forced(monkeypatch, chain[i:j], band, strategy)
                 check(compile_model(model, CompileOptions(tiling="max")), model, 1, seed=band + 10 * i + j)
-    assert tried or strategy == "recompute"
+    assert tried
 
 
 @pytest.mark.parametrize("mode", ["auto", "max"])
 @pytest.mark.parametrize("model", CHAINS + [PERSON], ids=[m.stem for m in CHAINS + [PERSON]])
 def test_modes_bit_exact_and_lower(model, mode):
+    """`max` always lowers these chains' peak; `auto` never raises it (on the smallest chains a loop's fixed cost
+    can exceed the budget's share of so few instructions)."""
     off = compile_model(model, CompileOptions(tiling="off"))
     tiled = compile_model(model, CompileOptions(tiling=mode))
     check(tiled, model, 3)
-    assert tiled.plan.pool_sizes["workspace"] < off.plan.pool_sizes["workspace"]
+    if mode == "max" or model == PERSON:
+        assert tiled.plan.pool_sizes["workspace"] < off.plan.pool_sizes["workspace"]
+    else:
+        assert tiled.plan.pool_sizes["workspace"] <= off.plan.pool_sizes["workspace"]
 
 
 def test_person_detect_workspace():
@@ -81,23 +88,16 @@ def test_auto_is_the_default_and_off_changes_nothing():
     assert tile_program(program, "off") == (program, [])
 
 
-def test_auto_spends_at_most_ten_percent():
+@pytest.mark.parametrize("budget", [0.0, 1.0, 5.0])
+def test_auto_stays_within_its_budget(budget):
+    """The instructions the cost model says `auto`'s chains add stay within --tiling-budget of the whole program's."""
     program, _ = analyse_model(PERSON, CompileOptions(tiling="off"))
-    total = sum(chains._work(op.calls[0].params, op.calls[0].params["out_h"]) for op in program.ops
-                if chains.window_call(op))
-    tiled, choices = tile_program(program, "auto")
-    assert choices
-    work = 0
-    for op in tiled.ops:
-        for call in op.calls:
-            if call.function in chains.WINDOW_KERNELS:
-                work += chains._work(call.params, call.params["out_h"])
-            elif call.function == "usmp_move_words":
-                work += 4 * call.params["count"] * chains.MOVE_COST
-            elif call.function == "usmp_move_bytes":
-                work += call.params["count"] * chains.MOVE_COST * 4
-    assert total <= work <= (1 + chains.AUTO_EXTRA) * total
-    assert step_profile(tiled)[0] < step_profile(program)[0]
+    tiled, choices = tile_program(program, "auto", budget=budget)
+    assert sum(c.extra_instructions for c in choices) <= budget / 100 * max([c.whole_instructions for c in choices] + [0])
+    if choices:
+        assert step_profile(tiled)[0] < step_profile(program)[0]
+    else:
+        assert budget == 0.0 and tiled is program
 
 
 @pytest.mark.skipif(not QEMU, reason="arm-none-eabi-gcc or qemu-system-arm not installed")
@@ -116,16 +116,35 @@ def test_kconfig_choice(text, mode):
     assert settings_from_config(parse_config_text("CONFIG_USMP=y\n" + text, "prj.conf")).tiling == mode
 
 
-def test_plan_command_lists_the_chains(capsys):
-    import json
+def test_kconfig_budget():
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
 
+    settings = settings_from_config(parse_config_text("CONFIG_USMP=y\nCONFIG_USMP_TILING_BUDGET=2\n", "prj.conf"))
+    assert settings.tiling_budget == 2.0
+    assert settings_from_config(parse_config_text("CONFIG_USMP=y\n", "prj.conf")).tiling_budget is None
+
+
+def test_tiling_budget_option(tmp_path, capsys):
+    """--tiling-budget 0 leaves every tensor whole (each loop costs something); a negative one is one line."""
+    from usmp.cli import main
+
+    assert main(["plan", str(PERSON), "--tiling-budget", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tiling"] == []
+    assert main(["compile", str(PERSON), "-o", str(tmp_path / "out"), "--tiling-budget", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--tiling-budget -1.0: expected a non-negative per cent" in err
+
+
+def test_plan_command_lists_the_chains(capsys):
     from usmp.cli import main
 
     assert main(["plan", str(PERSON), "--tiling", "auto", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["tiling"] and all(t["band_bytes"] < t["whole_bytes"] for t in doc["tiling"])
     assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare"]) == 0
-    assert "band rows" in capsys.readouterr().out
+    table = capsys.readouterr().out
+    assert "band rows" in table and "saved B" in table and "+instructions" in table
     assert main(["plan", str(PERSON), "--json"]) == 0  # auto is the default
     assert json.loads(capsys.readouterr().out)["tiling"]
     assert main(["plan", str(PERSON), "--tiling", "off", "--json"]) == 0
@@ -156,18 +175,24 @@ def test_svg_shows_the_bands(tmp_path):
     assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare", "--svg", str(svg)]) == 0
     text = svg.read_text()
     assert "depth-first: operators [0, 1," in text and "bands of 1 rows (sliding)" in text
-    assert text.count('fill="#edc948"') >= 10  # the first chain's band buffers
+    assert text.count('fill="#edc948"') >= 3  # the first chain's band buffers
 
 
 @pytest.mark.parametrize("model", [MODELS_DIR / "tiling" / f"residual_{t}.tflite" for t in ("int8", "f32")],
                          ids=["int8", "f32"])
-def test_residual_blocks_go_depth_first_as_one_region(model):
-    """Both joins (an identity skip and a strided 1x1 projection) and the final pool: one step, no whole tensor."""
+def test_residual_blocks_go_depth_first_as_one_region(model, monkeypatch):
+    """Both joins (an identity skip and a strided 1x1 projection) and the final pool can run as one loop, with no
+    whole tensor left, bit-exact; `max` picks whatever split gives the lowest peak, no higher than that."""
     program, _ = analyse_model(model, CompileOptions(tiling="off"))
+    everything = list(range(len(program.ops)))
+    assert region_at(program, everything) is not None
     tiled, choices = tile_program(program, "max")
-    assert [len(c.op_indices) for c in choices] == [len(program.ops)]
-    assert all(b.kind != "tensor" for b in tiled.buffers.values())
-    check(compile_model(model, CompileOptions(tiling="max")), model, 3)
+    assert choices and step_profile(tiled)[0] <= step_profile(chains._apply(program, everything, 1))[0]
+    check(compile_model(model, CompileOptions(tiling="max")), model, 2)
+    forced(monkeypatch, everything, 1, "sliding")
+    whole_loop = compile_model(model, CompileOptions(tiling="max"))
+    assert all(b.kind != "tensor" for b in whole_loop.program.buffers.values())
+    check(whole_loop, model, 2)
 
 
 BENCHMARKS = Path(__file__).parents[1] / "benchmarks" / "models"
@@ -191,7 +216,7 @@ def test_workspace_io_output_overwrites_the_consumed_input():
     plain = compile_model(PERSON, CompileOptions(tiling="auto"))
     io = compile_model(PERSON, CompileOptions(tiling="auto", workspace_io=True))
     (source,) = [b for b in io.program.buffers.values() if b.kind == "input"]
-    assert len(source.tensors) == 2  # the input and the first run's output
+    assert len(source.tensors) >= 2  # the input, the first run's output (and the next runs' written over it)
     assert io.plan.pool_sizes["workspace"] < plain.plan.pool_sizes["workspace"] + source.size
     check(io, PERSON, 2)
 
@@ -206,7 +231,7 @@ def test_overlay_refused_where_writes_would_overtake_reads():
         program, _ = analyse_model(model, CompileOptions(tiling="off"))
         region = region_at(program, [0, 1])
         fused = chains._apply(program, [0, 1], 1, "sliding")
-        assert (overlay_output(fused, region, chains._schedule(region, 1, "sliding"), 0) is not fused) == expected
+        assert (overlay_output(fused, region, fuse(program, [0, 1], 1)[0], 0, True) is not fused) == expected
 
 
 @pytest.mark.skipif(not QEMU, reason="arm-none-eabi-gcc or qemu-system-arm not installed")

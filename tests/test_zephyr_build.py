@@ -50,7 +50,9 @@ def run(command, cwd, env):
     return result.stdout
 
 
-def test_pinned_model_build_and_kconfig_regeneration(tmp_path):
+def configured_app(tmp_path: Path) -> tuple[Path, dict]:
+    """An application calling usmp_add_model(), configured for qemu_cortex_m0 with SRAM1 as a pool region:
+    (the build directory, the environment to build it in)."""
     base = require_zephyr()
     python = workspace_python(base)
     if shutil.which("arm-none-eabi-gcc") is None or shutil.which("ninja") is None:
@@ -68,6 +70,11 @@ def test_pinned_model_build_and_kconfig_regeneration(tmp_path):
     overlay = REPO / "boards" / "qemu_cortex_m0_sram1.overlay"
     run(["cmake", "-GNinja", "-S", str(app), "-B", str(build), "-DBOARD=qemu_cortex_m0", f"-DWEST_PYTHON={python}",
          f"-DEXTRA_ZEPHYR_MODULES={REPO}", f"-DEXTRA_DTC_OVERLAY_FILE={overlay}"], tmp_path, env)
+    return build, env
+
+
+def test_pinned_model_build_and_kconfig_regeneration(tmp_path):
+    build, env = configured_app(tmp_path)
     linked = run(["cmake", "--build", str(build)], tmp_path, env)
     generated = build / "usmp" / "chain" / "chain.c"
     assert '__attribute__((section("SRAM1"), aligned(16)))' in generated.read_text()
@@ -79,3 +86,16 @@ def test_pinned_model_build_and_kconfig_regeneration(tmp_path):
     rebuilt = run(["cmake", "--build", str(build)], tmp_path, env)
     assert "usmp: compiling chain" in rebuilt
     assert '__attribute__((section("SRAM1"), aligned(128)))' in generated.read_text()
+
+
+def test_usmp_report_target_writes_the_page_into_the_build_directory(tmp_path):
+    """`west build -t usmp_report` (here `cmake --build -t usmp_report`): the page of each model, planned
+    with the build's Kconfig pools, in the build directory; the firmware itself need not be built."""
+    build, env = configured_app(tmp_path)
+    output = run(["cmake", "--build", str(build), "-t", "usmp_report"], tmp_path, env)
+    page = build / "usmp_report_chain.html"
+    assert "usmp: report page of chain" in output and page.is_file()
+    text = page.read_text()
+    assert "<h1>chain</h1>" in text and "code for cortex-m0" in text
+    assert '<tr data-pool="fast">' in text  # the Kconfig pool in the devicetree region SRAM1
+    assert not (build / "zephyr" / "zephyr.elf").exists()

@@ -117,6 +117,18 @@ def test_west_usmp_defaults_to_the_build_in_the_current_directory(tmp_path, monk
     assert west_command.SCRIPTS_DIR == REPO / "scripts"
 
 
+def test_west_usmp_report_plans_with_the_build_in_the_current_directory(tmp_path, monkeypatch):
+    """`west usmp report MODEL -o PAGE` inside an application with a build: the build's pools."""
+    west_command = load_west_command(monkeypatch)
+    model = fc_chain_model(tmp_path / "chain.tflite", 64)
+    fake_build(tmp_path / "build")
+    page = tmp_path / "report.html"
+    argv = west_command.with_default_build_dir(["report", str(model), "-o", str(page)], tmp_path)
+    assert argv[-2:] == ["-d", str(tmp_path / "build")]
+    assert main(argv, prog="west usmp") == 0
+    assert '<tr data-pool="fast">' in page.read_text()
+
+
 def test_configure_check_reports_pools(capsys):
     from usmp.zephyr import check
 

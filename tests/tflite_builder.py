@@ -12,7 +12,7 @@ import numpy as np
 import tflite
 
 TYPES = {"float32": 0, "float16": 1, "int32": 2, "uint8": 3, "int64": 4, "string": 5, "bool": 6,
-         "int16": 7, "int8": 9, "resource": 13}
+         "int16": 7, "int8": 9, "resource": 13, "uint64": 12, "uint32": 15}
 
 
 @dataclass
@@ -36,6 +36,7 @@ class Op:
     custom_code: str | None = None
     options: tuple | None = None  # (tflite.BuiltinOptions code, function(builder) -> options table offset)
     intermediates: list | None = None  # tensors an operator lists as intermediates (LSTM's gate statistics)
+    custom_options: bytes | None = None  # a custom operator's options (a FlexBuffer, see flexbuffer_options)
 
 
 @dataclass
@@ -100,12 +101,15 @@ def build(subgraphs: list[Sub], identifier: bytes = b"TFL3") -> bytes:
             options = op.options[1](b) if op.options else None
             intermediates = _ints(b, tflite.OperatorStartIntermediatesVector, list(op.intermediates)) \
                 if op.intermediates else None
+            custom = b.CreateByteVector(op.custom_options) if op.custom_options else None
             tflite.OperatorStart(b)
             tflite.OperatorAddOpcodeIndex(b, opcode_keys.index(key))
             tflite.OperatorAddInputs(b, ins)
             tflite.OperatorAddOutputs(b, outs)
             if intermediates is not None:
                 tflite.OperatorAddIntermediates(b, intermediates)
+            if custom is not None:
+                tflite.OperatorAddCustomOptions(b, custom)
             if options is not None:
                 tflite.OperatorAddBuiltinOptionsType(b, op.options[0])
                 tflite.OperatorAddBuiltinOptions(b, options)
@@ -177,3 +181,10 @@ def options(kind: str, **fields):
         return getattr(tflite, f"{kind}OptionsEnd")(builder)
 
     return getattr(tflite.BuiltinOptions, f"{kind}Options"), write
+
+
+def flexbuffer_options(**values) -> bytes:
+    """A custom operator's options as TFLite Micro's signal library reads them: a FlexBuffer map."""
+    from flatbuffers import flexbuffers
+
+    return bytes(flexbuffers.Dumps(values))

@@ -43,6 +43,9 @@
 #include "usmp_kernels/svdf.h"
 #include "usmp_kernels/lstm.h"
 #include "usmp_kernels/tiling.h"
+#include "usmp_kernels/asymmetric.h"
+#include "usmp_kernels/hybrid.h"
+#include "usmp_kernels/signal.h"
 #include "usmp_kernels/dsp.h"
 
 #endif /* USMP_KERNELS_H */

@@ -68,3 +68,23 @@ USMP_DEFINE_CASTS_FROM_INT(s8, int8_t)
 USMP_DEFINE_CASTS_FROM_INT(s16, int16_t)
 USMP_DEFINE_CASTS_FROM_INT(s32, int32_t)
 USMP_DEFINE_CASTS_FROM_INT(b8, uint8_t)
+
+void usmp_cast_u32_s32(const struct usmp_cast_params *p, const uint32_t *input, int32_t *output)
+{
+	int32_t i;
+
+	for (i = 0; i < p->size; i++) {
+		const uint32_t x = input[i];
+
+		output[i] = x > (uint32_t)INT32_MAX ? (int32_t)(x - 2147483648u) - INT32_MAX - 1 : (int32_t)x;
+	}
+}
+
+void usmp_cast_s32_u32(const struct usmp_cast_params *p, const int32_t *input, uint32_t *output)
+{
+	int32_t i;
+
+	for (i = 0; i < p->size; i++) {
+		output[i] = (uint32_t)input[i];
+	}
+}

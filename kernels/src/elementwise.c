@@ -108,3 +108,24 @@ void usmp_mul_f32(const struct usmp_binary_f32_params *p, const float *input1, c
 {
 	binary_f32(p, input1, input2, output, BINARY_MUL);
 }
+
+void usmp_add_s32(const struct usmp_binary_s32_params *p, const int32_t *input1, const int32_t *input2,
+		  int32_t *output)
+{
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output,
+			      usmp_clamp((int32_t)((uint32_t)x + (uint32_t)y), p->act_min, p->act_max));
+}
+
+void usmp_sub_s32(const struct usmp_binary_s32_params *p, const int32_t *input1, const int32_t *input2,
+		  int32_t *output)
+{
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output,
+			      usmp_clamp((int32_t)((uint32_t)x - (uint32_t)y), p->act_min, p->act_max));
+}
+
+void usmp_mul_s32(const struct usmp_binary_s32_params *p, const int32_t *input1, const int32_t *input2,
+		  int32_t *output)
+{
+	USMP_BROADCAST_BINARY(int32_t, p, input1, input2, output,
+			      usmp_clamp((int32_t)((uint32_t)x * (uint32_t)y), p->act_min, p->act_max));
+}

@@ -55,6 +55,55 @@ USMP_DEFINE_FILL(8)
 USMP_DEFINE_FILL(16)
 USMP_DEFINE_FILL(32)
 
+#define USMP_DEFINE_PAD_ROWS(bits)                                                                 \
+	void usmp_pad_rows_x##bits(const struct usmp_pad_rows_params *p, const void *input, void *output) \
+	{                                                                                          \
+		const uint##bits##_t value = (uint##bits##_t)p->pattern;                           \
+		const uint##bits##_t *in = (const uint##bits##_t *)input;                          \
+		uint##bits##_t *out = (uint##bits##_t *)output;                                    \
+		const int32_t row = p->out_w * p->out_ch;                                          \
+		int32_t y, x, c;                                                                   \
+                                                                                                   \
+		for (y = 0; y < p->out_h; y++) {                                                   \
+			const int32_t iy = y - p->pad_top;                                         \
+                                                                                                   \
+			for (x = 0; x < row; x++) {                                                \
+				out[x] = value;                                                    \
+			}                                                                          \
+			if (iy >= 0 && iy < p->in_h) {                                             \
+				for (x = 0; x < p->in_w; x++) {                                    \
+					uint##bits##_t *o = out + (x + p->pad_left) * p->out_ch + p->pad_front; \
+                                                                                                   \
+					for (c = 0; c < p->in_ch; c++) {                           \
+						o[c] = *in++;                                      \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+			out += row;                                                                \
+		}                                                                                  \
+	}
+
+USMP_DEFINE_PAD_ROWS(8)
+USMP_DEFINE_PAD_ROWS(32)
+
+#define USMP_DEFINE_CONCAT_ROWS(bits)                                                              \
+	void usmp_concat_rows_x##bits(const struct usmp_concat_rows_params *p, const void *input, void *output) \
+	{                                                                                          \
+		const uint##bits##_t *in = (const uint##bits##_t *)input;                          \
+		uint##bits##_t *out = (uint##bits##_t *)output + p->offset;                        \
+		int32_t i, c;                                                                      \
+                                                                                                   \
+		for (i = 0; i < p->pixels; i++) {                                                  \
+			for (c = 0; c < p->channels; c++) {                                        \
+				out[c] = *in++;                                                    \
+			}                                                                          \
+			out += p->out_channels;                                                    \
+		}                                                                                  \
+	}
+
+USMP_DEFINE_CONCAT_ROWS(8)
+USMP_DEFINE_CONCAT_ROWS(32)
+
 /*
  * An index outside [0, axis_size) makes TFLite Micro fail the invoke; there is
  * no error path per operator here, so its slot is zero-filled instead of

@@ -76,18 +76,18 @@ static int32_t svdf_wrap(int32_t x, int32_t type_max)
 USMP_SVDF_INTEGER(usmp_svdf_s8_s16, int16_t)
 USMP_SVDF_INTEGER(usmp_svdf_s8_s8, int8_t)
 
-static float svdf_activation_f32(const struct usmp_svdf_f32_params *p, float x)
+float usmp_svdf_activation_f32(int32_t activation, float x, float act_min, float act_max)
 {
 	uint32_t bits;
 
-	if (p->activation == USMP_SVDF_TANH) {
+	if (activation == USMP_SVDF_TANH) {
 		return usmp_tanhf(x);
 	}
-	if (p->activation == USMP_SVDF_SIGN_BIT) {
+	if (activation == USMP_SVDF_SIGN_BIT) {
 		memcpy(&bits, &x, sizeof(bits));
 		return (bits >> 31) ? 1.0f : 0.0f;
 	}
-	return usmp_clamp_f32(x, p->act_min, p->act_max);
+	return usmp_clamp_f32(x, act_min, act_max);
 }
 
 void usmp_svdf_f32(const struct usmp_svdf_f32_params *p, const float *input, const float *feature_weights,
@@ -127,7 +127,7 @@ void usmp_svdf_f32(const struct usmp_svdf_f32_params *p, const float *input, con
 				}
 				acc += sum;
 			}
-			*output++ = svdf_activation_f32(p, acc);
+			*output++ = usmp_svdf_activation_f32(p->activation, acc, p->act_min, p->act_max);
 		}
 	}
 }

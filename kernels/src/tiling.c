@@ -1,47 +1,294 @@
-/* Forward copies inside band buffers (see usmp_kernels/tiling.h). */
+/* Depth-first chains: the rows of each band, and reductions taken band by band (usmp_kernels/tiling.h). */
+#include <string.h>
+
 #include "usmp_kernels.h"
 
-void usmp_move_words(const struct usmp_move_params *p, const void *input, void *output)
-{
-	const uint32_t *in = (const uint32_t *)input;
-	uint32_t *out = (uint32_t *)output;
-	int32_t i;
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#elif defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include <arm_acle.h>
 
-	for (i = 0; i < p->count; i++) {
+static inline uint32_t rotate_right(uint32_t v, uint32_t n)
+{
+	return (v >> n) | (v << (32 - n));
+}
+#endif
+
+/* The first and one past the last input row that output rows [first, end) read. */
+static inline int32_t first_row_read(const struct usmp_band_edge *e, int32_t first)
+{
+	int32_t row = first * e->stride - e->pad_top;
+
+	return row < 0 ? 0 : (row > e->rows ? e->rows : row);
+}
+
+static inline int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
+{
+	int32_t row = (end - 1) * e->stride - e->pad_top + e->extent;
+
+	if (end <= 0 || row < 0) {
+		return 0;
+	}
+	return row > e->rows ? e->rows : row;
+}
+
+/* How many output rows have their whole window among the first `produced` input rows. */
+static inline int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int32_t limit)
+{
+	const int32_t reach = produced + e->pad_top - e->extent;
+
+	if (produced >= e->rows) {
+		return limit; /* every input row is there: the bottom padding too */
+	}
+	return reach < 0 ? 0 : reach / e->stride + 1;
+}
+
+/* sliding: each link computes its share of rows, as far as its inputs allow; producers go first */
+static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_state *state)
+{
+	int32_t j, e;
+
+	for (j = 0; j < chain->links; j++) {
+		const struct usmp_band_link *link = &chain->link[j];
+		int32_t end = state->done[j] + link->share;
+
+		if (end > link->rows) {
+			end = link->rows;
+		}
+		for (e = link->first_edge; e < link->first_edge + link->inputs; e++) {
+			const struct usmp_band_edge *edge = &chain->edge[e];
+
+			if (edge->producer >= 0) {
+				const int32_t ready = rows_ready(edge, state->end[edge->producer], link->rows);
+
+				end = ready < end ? ready : end;
+			}
+		}
+		state->end[j] = (int16_t)(end > state->done[j] ? end : state->done[j]);
+		state->keep[j] = link->rows;
+	}
+	/* the first row each consumer will still read: rows above it may leave the producer's band buffer */
+	for (j = 0; j < chain->links; j++) {
+		const struct usmp_band_link *link = &chain->link[j];
+
+		for (e = link->first_edge; e < link->first_edge + link->inputs; e++) {
+			const struct usmp_band_edge *edge = &chain->edge[e];
+
+			if (edge->producer >= 0) {
+				const int32_t row = first_row_read(edge, state->done[j]);
+
+				if (row < state->keep[edge->producer]) {
+					state->keep[edge->producer] = (int16_t)row;
+				}
+			}
+		}
+	}
+}
+
+/* recompute: the rows band `band` of the last link reads, link by link back to the first */
+static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
+{
+	const int32_t last = chain->links - 1;
+	int32_t j, e;
+
+	state->end[last] = (int16_t)((band + 1) * chain->band);
+	if (state->end[last] > chain->link[last].rows) {
+		state->end[last] = chain->link[last].rows;
+	}
+	state->done[last] = (int16_t)(band * chain->band);
+	for (j = 0; j < last; j++) {
+		state->end[j] = 0;
+		state->done[j] = chain->link[j].rows;
+	}
+	for (j = last; j >= 0; j--) {
+		const struct usmp_band_link *link = &chain->link[j];
+
+		if (state->end[j] <= state->done[j]) {
+			continue;
+		}
+		for (e = link->first_edge; e < link->first_edge + link->inputs; e++) {
+			const struct usmp_band_edge *edge = &chain->edge[e];
+			int32_t row;
+
+			if (edge->producer < 0) {
+				continue;
+			}
+			row = end_row_read(edge, state->end[j]);
+			if (row > state->end[edge->producer]) {
+				state->end[edge->producer] = (int16_t)row;
+			}
+			row = first_row_read(edge, state->done[j]);
+			if (row < state->done[edge->producer]) {
+				state->done[edge->producer] = (int16_t)row;
+			}
+		}
+	}
+	for (j = 0; j < last; j++) {
+		state->top[j] = state->done[j];
+	}
+}
+
+/*
+ * out[0..words) = in[0..words), four words a step (a load-multiple and a store-multiple on most cores); a
+ * forward copy: out may start below in within the same buffer, each group is read before it is written.
+ */
+static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
+{
+	int32_t i = 0;
+
+	for (; i + 4 <= words; i += 4) {
+		const uint32_t w0 = in[i], w1 = in[i + 1], w2 = in[i + 2], w3 = in[i + 3];
+
+		out[i] = w0;
+		out[i + 1] = w1;
+		out[i + 2] = w2;
+		out[i + 3] = w3;
+	}
+	for (; i < words; i++) {
 		out[i] = in[i];
 	}
 }
 
-void usmp_move_bytes(const struct usmp_move_params *p, const void *input, void *output)
+/* Rows [from, from + count) of a band buffer to its top: word by word where the rows are word aligned. */
+static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_bytes)
 {
-	const uint8_t *in = (const uint8_t *)input;
-	uint8_t *out = (uint8_t *)output;
+	const int32_t bytes = count * row_bytes;
+	const uint8_t *in = buffer + from * row_bytes;
 	int32_t i;
 
-	for (i = 0; i < p->count; i++) {
-		out[i] = in[i];
+	if ((((uintptr_t)in | (uintptr_t)buffer | (uint32_t)bytes) & 3u) == 0) {
+		copy_words((uint32_t *)(void *)buffer, (const uint32_t *)(const void *)in, bytes / 4);
+		return;
+	}
+	for (i = 0; i < bytes; i++) {
+		buffer[i] = in[i];
 	}
 }
+
+void usmp_band_params(void *params, const void *whole, int32_t bytes)
+{
+	copy_words((uint32_t *)params, (const uint32_t *)whole, bytes / 4);
+}
+
+/* Link `link`'s rows in this band (sliding: after moving the rows its consumers still read to its buffer's top). */
+static void next_band(const struct usmp_band_chain *chain, int32_t link, struct usmp_band_state *state,
+		      uint8_t *buffer, struct usmp_band *b)
+{
+	const struct usmp_band_link *l = &chain->link[link];
+	int32_t k;
+
+	if (!chain->recompute && link < chain->links - 1) {
+		const int32_t first = state->keep[link];
+
+		if (first > state->top[link]) {
+			if (state->done[link] > first) {
+				keep_rows(buffer, first - state->top[link], state->done[link] - first, l->row_bytes);
+			} else {
+				state->done[link] = (int16_t)first; /* rows no consumer reads (e.g. skipped by a stride) */
+			}
+			state->top[link] = (int16_t)first;
+		}
+	}
+	b->first = state->done[link];
+	b->count = (int16_t)(state->end[link] - b->first);
+	if (b->count <= 0) {
+		b->count = 0;
+		return;
+	}
+	b->out_row = (int16_t)(b->first - state->top[link]);
+	for (k = 0; k < l->inputs; k++) {
+		const struct usmp_band_edge *edge = &chain->edge[l->first_edge + k];
+		const int32_t in_first = first_row_read(edge, b->first);
+
+		b->in_row[k] = (int16_t)(in_first - (edge->producer < 0 ? 0 : state->top[edge->producer]));
+		if (k == 0) {
+			b->in_count = (int16_t)(end_row_read(edge, state->end[link]) - in_first);
+			b->pad_top = (int16_t)(edge->pad_top + in_first - b->first * edge->stride);
+		}
+	}
+	state->done[link] = state->end[link];
+}
+
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
+		    uint8_t *const *buffers, struct usmp_band *bands)
+{
+	int32_t j;
+
+	if (chain->recompute) {
+		plan_recompute(chain, band, state);
+	} else {
+		plan_sliding(chain, state);
+	}
+	for (j = 0; j < chain->links; j++) {
+		next_band(chain, j, state, buffers[j], &bands[j]);
+	}
+}
+
+/*
+ * The sums and maxima run channel by channel over the band's pixels, in pixel order (the order the
+ * whole-tensor kernels add in), each channel's value held in a register rather than reloaded per pixel.
+ */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Lanes of a vector of 4 int32 that hold channels c .. c + 3 of n. */
+static inline mve_pred16_t channel_lanes(int32_t n, int32_t c)
+{
+	return vctp32q(n > c ? (uint32_t)(n - c) : 0u);
+}
+#endif
 
 void usmp_band_sum_s8(const struct usmp_band_sum_params *p, const int8_t *input, int32_t *acc)
 {
 	int32_t i, c;
 
-	for (i = 0; i < p->count; i++) {
-		for (c = 0; c < p->channels; c++) {
-			acc[c] = (int32_t)((uint32_t)acc[c] + (uint32_t)(int32_t)*input++);
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	for (c = 0; c < p->channels; c += 16) { /* 16 channels at once, widened into four int32 vectors */
+		const mve_pred16_t l0 = channel_lanes(p->channels, c), l1 = channel_lanes(p->channels, c + 4);
+		const mve_pred16_t l2 = channel_lanes(p->channels, c + 8), l3 = channel_lanes(p->channels, c + 12);
+		int32x4_t s0 = vldrwq_z_s32(acc + c, l0), s1 = vldrwq_z_s32(acc + c + 4, l1);
+		int32x4_t s2 = vldrwq_z_s32(acc + c + 8, l2), s3 = vldrwq_z_s32(acc + c + 12, l3);
+		const int8_t *in = input + c;
+
+		for (i = 0; i < p->count; i++, in += p->channels) {
+			s0 = vaddq_s32(s0, vldrbq_z_s32(in, l0));
+			s1 = vaddq_s32(s1, vldrbq_z_s32(in + 4, l1));
+			s2 = vaddq_s32(s2, vldrbq_z_s32(in + 8, l2));
+			s3 = vaddq_s32(s3, vldrbq_z_s32(in + 12, l3));
 		}
+		vstrwq_p_s32(acc + c, s0, l0);
+		vstrwq_p_s32(acc + c + 4, s1, l1);
+		vstrwq_p_s32(acc + c + 8, s2, l2);
+		vstrwq_p_s32(acc + c + 12, s3, l3);
 	}
+#else
+	const int32_t step = p->channels;
+
+	for (c = 0; c < step; c++) {
+		const int8_t *in = input + c;
+		uint32_t sum = (uint32_t)acc[c]; /* wrapping, as TFLite's int32 sums */
+
+		for (i = 0; i + 4 <= p->count; i += 4, in += 4 * step) {
+			sum += (uint32_t)((int32_t)in[0] + in[step] + in[2 * step] + in[3 * step]);
+		}
+		for (; i < p->count; i++, in += step) {
+			sum += (uint32_t)(int32_t)*in;
+		}
+		acc[c] = (int32_t)sum;
+	}
+#endif
 }
 
 void usmp_band_sum_f32(const struct usmp_band_sum_params *p, const float *input, float *acc)
 {
 	int32_t i, c;
 
-	for (i = 0; i < p->count; i++) {
-		for (c = 0; c < p->channels; c++) {
-			acc[c] += *input++;
+	for (c = 0; c < p->channels; c++) {
+		const float *in = input + c;
+		float sum = acc[c];
+
+		for (i = 0; i < p->count; i++, in += p->channels) {
+			sum += *in;
 		}
+		acc[c] = sum;
 	}
 }
 
@@ -73,5 +320,189 @@ void usmp_band_divide_f32(const struct usmp_band_divide_f32_params *p, const flo
 
 	for (k = 0; k < p->count; k++) {
 		output[k] = acc[k] / p->divisor;
+	}
+}
+
+void usmp_band_max_s8(const struct usmp_band_sum_params *p, const int8_t *input, int8_t *acc)
+{
+	int32_t i, c;
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	for (c = 0; c < p->channels; c += 16) {
+		const mve_pred16_t lanes = vctp8q((uint32_t)(p->channels - c));
+		int8x16_t max = vldrbq_z_s8(acc + c, lanes);
+		const int8_t *in = input + c;
+
+		for (i = 0; i < p->count; i++, in += p->channels) {
+			max = vmaxq_s8(max, vldrbq_z_s8(in, lanes));
+		}
+		vstrbq_p_s8(acc + c, max, lanes);
+	}
+#else
+	for (c = 0; c < p->channels; c++) {
+		const int8_t *in = input + c;
+		int8_t max = acc[c];
+
+		for (i = 0; i < p->count; i++, in += p->channels) {
+			max = *in > max ? *in : max;
+		}
+		acc[c] = max;
+	}
+#endif
+}
+
+void usmp_band_max_f32(const struct usmp_band_sum_params *p, const float *input, float *acc)
+{
+	int32_t i, c;
+
+	for (c = 0; c < p->channels; c++) {
+		const float *in = input + c;
+		float max = acc[c];
+
+		for (i = 0; i < p->count; i++, in += p->channels) {
+			if (*in > max) {
+				max = *in;
+			}
+		}
+		acc[c] = max;
+	}
+}
+
+void usmp_band_clamp_s8(const struct usmp_band_clamp_s8_params *p, const int8_t *input, int8_t *output)
+{
+	int32_t k;
+
+	for (k = 0; k < p->count; k++) {
+		output[k] = (int8_t)usmp_clamp(input[k], p->act_min, p->act_max);
+	}
+}
+
+void usmp_band_clamp_f32(const struct usmp_band_clamp_f32_params *p, const float *input, float *output)
+{
+	int32_t k;
+
+	for (k = 0; k < p->count; k++) {
+		output[k] = usmp_clamp_f32(input[k], p->act_min, p->act_max);
+	}
+}
+
+/*
+ * acc[0..3] += the dot products of x with four weight rows `stride` apart, over n elements: x is loaded once
+ * for the four rows. Helium: 16 elements a step (tail-predicated); the DSP extension: 4 a step, two pairs of
+ * int16 products per SMLAD (unaligned 32-bit loads are fine on those cores); else one at a time.
+ */
+static void band_dot4_s8(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t *acc)
+{
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+	int32_t k;
+
+	for (k = 0; k < n; k += 16) {
+		const mve_pred16_t lanes = vctp8q((uint32_t)(n - k));
+		const int8x16_t v = vldrbq_z_s8(x + k, lanes);
+
+		a0 = vmladavaq_p_s8(a0, v, vldrbq_z_s8(w + k, lanes), lanes);
+		a1 = vmladavaq_p_s8(a1, v, vldrbq_z_s8(w + stride + k, lanes), lanes);
+		a2 = vmladavaq_p_s8(a2, v, vldrbq_z_s8(w + 2 * stride + k, lanes), lanes);
+		a3 = vmladavaq_p_s8(a3, v, vldrbq_z_s8(w + 3 * stride + k, lanes), lanes);
+	}
+	acc[0] = a0;
+	acc[1] = a1;
+	acc[2] = a2;
+	acc[3] = a3;
+#elif defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+	const int8_t *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
+	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+	int32_t k = 0;
+
+	for (; k + 4 <= n; k += 4) {
+		uint32_t v, q0, q1, q2, q3;
+
+		memcpy(&v, x + k, 4);
+		memcpy(&q0, w + k, 4);
+		memcpy(&q1, w1 + k, 4);
+		memcpy(&q2, w2 + k, 4);
+		memcpy(&q3, w3 + k, 4);
+		{
+			const uint32_t even = __sxtb16(v), odd = __sxtb16(rotate_right(v, 8));
+
+			a0 = __smlad(odd, __sxtb16(rotate_right(q0, 8)), __smlad(even, __sxtb16(q0), a0));
+			a1 = __smlad(odd, __sxtb16(rotate_right(q1, 8)), __smlad(even, __sxtb16(q1), a1));
+			a2 = __smlad(odd, __sxtb16(rotate_right(q2, 8)), __smlad(even, __sxtb16(q2), a2));
+			a3 = __smlad(odd, __sxtb16(rotate_right(q3, 8)), __smlad(even, __sxtb16(q3), a3));
+		}
+	}
+	acc[0] = usmp_dot_s8(x + k, w + k, n - k, a0);
+	acc[1] = usmp_dot_s8(x + k, w1 + k, n - k, a1);
+	acc[2] = usmp_dot_s8(x + k, w2 + k, n - k, a2);
+	acc[3] = usmp_dot_s8(x + k, w3 + k, n - k, a3);
+#else
+	int32_t r;
+
+	for (r = 0; r < 4; r++) {
+		acc[r] = usmp_dot_s8(x, w + r * stride, n, acc[r]);
+	}
+#endif
+}
+
+void usmp_band_fully_connected_s8(const struct usmp_band_fully_connected_params *p, const int8_t *input,
+				  const int8_t *weights, int32_t *acc)
+{
+	int32_t o = 0;
+
+	for (; o + 4 <= p->out_features; o += 4) {
+		band_dot4_s8(input, weights + o * p->in_features, p->in_features, p->count, acc + o);
+	}
+	for (; o < p->out_features; o++) {
+		acc[o] = usmp_dot_s8(input, weights + o * p->in_features, p->count, acc[o]);
+	}
+}
+
+void usmp_band_fully_connected_f32(const struct usmp_band_fully_connected_params *p, const float *input,
+				   const float *weights, float *acc)
+{
+	int32_t o, k;
+
+	for (o = 0; o < p->out_features; o++, weights += p->in_features) {
+		float sum = acc[o];
+
+		for (k = 0; k < p->count; k++) {
+			sum += input[k] * weights[k];
+		}
+		acc[o] = sum;
+	}
+}
+
+void usmp_band_copy_words(const struct usmp_band_copy_params *p, const void *input, void *output)
+{
+	const uint32_t *in = (const uint32_t *)input;
+	uint32_t *out = (uint32_t *)output;
+	int32_t k;
+
+	for (k = 0; k < p->count; k++) {
+		out[k] = in[k];
+	}
+}
+
+void usmp_band_requantize_s8(const struct usmp_band_requantize_s8_params *p, const int32_t *acc,
+			     const int32_t *multiplier, const int32_t *shift, int8_t *output)
+{
+	const int32_t step = p->per_channel ? 1 : 0;
+	int32_t o;
+
+	for (o = 0; o < p->count; o++) {
+		const int32_t v = usmp_mul_by_quantized_multiplier(acc[o], multiplier[o * step], shift[o * step]);
+
+		output[o] = (int8_t)usmp_clamp(v + p->output_offset, p->act_min, p->act_max);
+	}
+}
+
+void usmp_band_bias_clamp_f32(const struct usmp_band_clamp_f32_params *p, const float *acc, const float *bias,
+			      float *output)
+{
+	int32_t k;
+
+	for (k = 0; k < p->count; k++) {
+		output[k] = usmp_clamp_f32(acc[k] + bias[k], p->act_min, p->act_max);
 	}
 }

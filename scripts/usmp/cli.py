@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from usmp import __version__
+from usmp import __version__, progress
 from usmp.commands import all_commands
 from usmp.errors import UsmpError
 
@@ -32,16 +32,21 @@ def main(argv: list[str] | None = None, prog: str = "usmp") -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        progress.clear()
+        return status
     except UsmpError as exc:
+        progress.clear()
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        progress.clear()
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug in usmp: still one line, with a way to see more
         if os.environ.get("USMP_DEBUG"):
             raise
+        progress.clear()
         print(f"{prog}: internal error: {type(exc).__name__}: {exc} (set USMP_DEBUG=1 for details)", file=sys.stderr)
         return 1
 

@@ -1,8 +1,10 @@
 """The whole pipeline, top-down, as the USMP RFC describes it.
 
-    import -> fold constants -> lower (state, constants, scratch)
-           -> tile (depth-first bands, opt-in) -> select kernels (CMSIS-NN on DSP cores)
-           -> analyse liveness -> plan -> rewrite offsets -> emit C
+    import -> resolve shapes -> uint8 as int8 -> fold constants -> lower (state, constants, scratch)
+           -> tile (depth-first band loops, costed on the kernels the selection will choose)
+           -> select kernels (CMSIS-NN and USMP's own on DSP and Helium cores, in loops too)
+           -> one scratch buffer per loop -> analyse liveness (and bytes in use over time)
+           -> plan -> rewrite offsets -> emit C
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from usmp import progress
 from usmp.analysis import buffer_infos
 from usmp.analysis.schedule import reorder_program
 from usmp.analysis.scopes import realize_memory_scopes
@@ -24,8 +27,13 @@ from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.report.plan_json import dumps, plan_document
-from usmp.select import GENERIC, select_kernels, selects_fast_kernels
+from usmp.select import GENERIC, preview_kernels, select_kernels
+from usmp.select.cpus import cpu_extension
+from usmp.shapes import resolve_shapes
 from usmp.tiling import tile_program
+from usmp.tiling.chains import DEFAULT_BUDGET
+from usmp.tiling.scratch import share_kernel_scratch
+from usmp.uint8 import rewrite_uint8
 
 
 @dataclass
@@ -39,7 +47,8 @@ class CompileOptions:
     progress: Callable[[int, int], None] | None = None  # planner progress (best, bound), for slow plans
     reorder: bool = False  # memory-aware operator order (same results, lower peak on branching graphs)
     guards: bool = False  # canary bytes after workspace buffers, checked after each operator (codegen/guards.py)
-    tiling: str = "auto"  # depth-first chains (tiling/): auto (<= ~10 % more instructions), max, or off
+    tiling: str = "auto"  # depth-first chains (tiling/): auto (within tiling_budget), max, or off
+    tiling_budget: float = DEFAULT_BUDGET  # per cent more instructions `auto` may spend on depth-first chains
     cpu: str = GENERIC  # the core the code is for: its extensions decide the kernels (select/cpus.py)
     kernels: str = "auto"  # auto (USMP's DSP kernels, CMSIS-NN where known), portable, cmsis-nn or usmp
     cmsis_nn: str | None = None  # CMSIS-NN directory (default: $CMSIS_NN_PATH)
@@ -61,10 +70,12 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
         buffers = guarded_buffer_infos(program, buffers)
     pools = aligned_pools(model_pools(program, options), buffers)
     pool_infos = [p.info() for p in pools]
+    progress.stage(f"planning {len(buffers)} buffers")
     result = plan(buffers, pool_infos, options.algorithm, options.time_limit, options.progress)
     verify_plan(buffers, pool_infos, result.placements, f"algorithm '{options.algorithm}'")
     check_pool_limits(pools, result.pool_sizes)
     layout = make_layout(program, pools, result, options.workspace_io, options.user_pools)
+    progress.stage("writing the C code")
     files = emit_library(program, layout, source=Path(model_path).name, guards=options.guards)
     files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools))
     return Compiled(program, result, layout, files)
@@ -82,23 +93,34 @@ def aligned_pools(pools: list[PoolSpec], buffers: list[BufferInfo]) -> list[Pool
 def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Program, list[BufferInfo]]:
     """Import, lower and analyse: the program and the buffers the planner sees."""
     check_pools(options.pools)
+    progress.stage(f"reading {Path(model_path).name}")
     try:
-        program = lower_graph(fold_constants(read_tflite(model_path, options.name)))
+        graph = read_tflite(model_path, options.name)
+        progress.stage(f"folding and lowering {len(graph.operators)} operators")
+        program = lower_graph(fold_constants(rewrite_uint8(resolve_shapes(graph))))
     except ModelError as exc:
         raise with_problem_count(exc, model_path) from None
     pools = model_pools(program, options)
     program = realize_memory_scopes(program, pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
-    program, _ = tile_program(program, _tiling(options), options.workspace_io)
+    tiling = _tiling(options, program)
+    if tiling != "off":
+        progress.stage(f"tiling ({tiling}): looking for depth-first chains among {len(program.ops)} steps")
+    program, _ = tile_program(program, tiling, options.workspace_io,
+                              preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn,
+                                              options.optimize),
+                              cpu_extension(options.cpu), options.tiling_budget)
+    progress.stage("selecting kernels")
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn, options.optimize)
+    program = share_kernel_scratch(program)
+    progress.stage("analysing liveness")
     return program, buffer_infos(program, pools, options.workspace_io)
 
 
-def _tiling(options: CompileOptions) -> str:
-    """`auto` spends at most about 10 % more instructions; fused runs keep the portable kernels, which on a core
-    where CMSIS-NN's would run instead cost far more than that, so there `auto` leaves tensors whole."""
-    if options.tiling == "auto" and selects_fast_kernels(options.cpu, options.kernels, options.cmsis_nn):
+def _tiling(options: CompileOptions, program: Program) -> str:
+    """A model with IF or WHILE is not tiled (its steps are its blocks', usmp/control)."""
+    if any(op.control is not None for op in program.ops):
         return "off"
     return options.tiling
 

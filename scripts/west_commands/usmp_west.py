@@ -17,7 +17,7 @@ SCRIPTS_DIR = Path(__file__).resolve().parents[1]  # where the usmp package live
 if str(SCRIPTS_DIR) not in sys.path:
     sys.path.insert(0, str(SCRIPTS_DIR))
 
-ZEPHYR_AWARE = ("compile", "plan")
+ZEPHYR_AWARE = ("compile", "plan", "report")
 EXPLICIT_SOURCES = ("-d", "--build-dir", "--dotconfig", "--devicetree", "--pool")
 
 
@@ -48,7 +48,7 @@ class UsmpCommand(WestCommand):
 
 
 def with_default_build_dir(argv: list[str], cwd: Path) -> list[str]:
-    """For compile/plan with nothing said about pools: `-d build` when ./build is a Zephyr
+    """For compile/plan/report with nothing said about pools: `-d build` when ./build is a Zephyr
     build (sysbuild too), else `--dotconfig prj.conf` when ./prj.conf enables usmp."""
     if not argv or argv[0] not in ZEPHYR_AWARE:
         return argv

@@ -83,4 +83,24 @@ void usmp_sub_f32(const struct usmp_binary_f32_params *p, const float *input1, c
 void usmp_mul_f32(const struct usmp_binary_f32_params *p, const float *input1, const float *input2,
 		  float *output);
 
+/*
+ * int32 ADD, SUB, MUL (plain integers, as TFLite Micro's: counters in loops, the
+ * audio front end's arithmetic): wrap-around on overflow, then the activation's clamp.
+ */
+struct usmp_binary_s32_params {
+	int32_t rank;
+	int32_t shape[USMP_BROADCAST_MAX_RANK];
+	int32_t stride1[USMP_BROADCAST_MAX_RANK];
+	int32_t stride2[USMP_BROADCAST_MAX_RANK];
+	int32_t act_min;
+	int32_t act_max;
+};
+
+void usmp_add_s32(const struct usmp_binary_s32_params *p, const int32_t *input1, const int32_t *input2,
+		  int32_t *output);
+void usmp_sub_s32(const struct usmp_binary_s32_params *p, const int32_t *input1, const int32_t *input2,
+		  int32_t *output);
+void usmp_mul_s32(const struct usmp_binary_s32_params *p, const int32_t *input1, const int32_t *input2,
+		  int32_t *output);
+
 #endif /* USMP_KERNELS_ELEMENTWISE_H */

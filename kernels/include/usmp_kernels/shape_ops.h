@@ -42,6 +42,42 @@ void usmp_fill_x8(const struct usmp_fill_params *p, void *output);
 void usmp_fill_x16(const struct usmp_fill_params *p, void *output);
 void usmp_fill_x32(const struct usmp_fill_params *p, void *output);
 
+/*
+ * PAD of a batch-1 NHWC tensor over height, width and channels, a row at a time,
+ * so that a depth-first band runs it too: output rows [0, out_h) are the pad
+ * value except rows [pad_top, pad_top + in_h), which hold input rows [0, in_h)
+ * at column pad_left and channel pad_front (the rest of those rows the pad value).
+ */
+struct usmp_pad_rows_params {
+	int32_t in_h;
+	int32_t out_h;
+	int32_t pad_top;
+	int32_t in_w;
+	int32_t in_ch;
+	int32_t out_w;
+	int32_t out_ch;
+	int32_t pad_left;
+	int32_t pad_front;
+	int32_t pattern; /* the pad value's bits, as usmp_fill_params */
+};
+
+void usmp_pad_rows_x8(const struct usmp_pad_rows_params *p, const void *input, void *output);
+void usmp_pad_rows_x32(const struct usmp_pad_rows_params *p, const void *input, void *output);
+
+/*
+ * One input of a CONCATENATION along channels: `pixels` pixels of `channels`
+ * elements each go to channel `offset` of pixels `out_channels` wide.
+ */
+struct usmp_concat_rows_params {
+	int32_t pixels;
+	int32_t channels;
+	int32_t offset;
+	int32_t out_channels;
+};
+
+void usmp_concat_rows_x8(const struct usmp_concat_rows_params *p, const void *input, void *output);
+void usmp_concat_rows_x32(const struct usmp_concat_rows_params *p, const void *input, void *output);
+
 struct usmp_gather_params {
 	int32_t batch;     /* product of the batch_dims leading dimensions */
 	int32_t outer;     /* product of the dimensions between them and the axis */

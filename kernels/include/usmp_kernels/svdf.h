@@ -55,6 +55,9 @@ struct usmp_svdf_f32_params {
 #define USMP_SVDF_TANH 1
 #define USMP_SVDF_SIGN_BIT 2 /* 1.0f when the sign bit is set, else 0.0f */
 
+/* The float SVDF's output function: clamp to [act_min, act_max], TANH or SIGN_BIT. */
+float usmp_svdf_activation_f32(int32_t activation, float x, float act_min, float act_max);
+
 void usmp_svdf_f32(const struct usmp_svdf_f32_params *p, const float *input, const float *feature_weights,
 		   const float *time_weights, const float *bias, float *state, float *output);
 

@@ -1,21 +1,92 @@
-/* USMP kernels: moves inside the band buffers of depth-first chains (scripts/usmp/tiling). */
+/*
+ * USMP kernels: depth-first chains (scripts/usmp/tiling), run as a loop over bands of rows.
+ *
+ * A chain is a run of operators ("links") of which only the inputs and the
+ * last output exist whole; every other link writes a band buffer that holds a
+ * few rows of its output. Each pass of the generated loop makes the last link
+ * compute `band` more rows; usmp_band_step works out, for every link, which
+ * rows it computes in this band, where they go and which rows of each input
+ * they read, and the loop calls each link's kernel with them. The kernels
+ * themselves are the whole-tensor ones,
+ * called with a pointer to the first input row, the rows available (in_h), the
+ * rows to compute (out_h) and the padding above the first row (pad_top): the
+ * arithmetic is unchanged, only the order of work.
+ *
+ * Each band, every link computes its share of rows (the last link `band`,
+ * a producer what its consumers read of it in a band) as far as its inputs'
+ * rows allow, producers first: the first bands fill the pipeline, so no band
+ * buffer ever holds more than a band's rows beyond what its consumers read.
+ *
+ * A band buffer keeps the rows its consumers will read again at its top:
+ * before the link computes new rows below them, rows no consumer needs any
+ * more leave and the rest move up (nothing moves for 1x1 windows, which read
+ * each row once). With `recompute`, nothing is kept: each band computes every
+ * row it reads, the overlap (halo) again.
+ */
 #ifndef USMP_KERNELS_TILING_H
 #define USMP_KERNELS_TILING_H
 
 #include <stdint.h>
 
-struct usmp_move_params {
-	int32_t count; /* words for usmp_move_words, bytes for usmp_move_bytes */
+#define USMP_BAND_MAX_INPUTS 4
+
+/* A row input of a link: output row r reads input rows [r * stride - pad_top, + extent), clipped to [0, rows). */
+struct usmp_band_edge {
+	int16_t producer; /* the link whose band buffer holds the rows, or -1: a tensor that exists whole */
+	int16_t stride;
+	int16_t pad_top;
+	int16_t extent; /* (filter rows - 1) * dilation + 1 */
+	int16_t rows;   /* rows of the input tensor */
+};
+
+struct usmp_band_link {
+	int16_t rows;       /* output rows of the whole tensor */
+	int16_t share;      /* rows it computes per band, at most */
+	int16_t first_edge; /* its row inputs: edge[first_edge], ... in the kernel's argument order */
+	int16_t inputs;
+	int32_t row_bytes;  /* bytes of one output row */
+};
+
+struct usmp_band_chain {
+	int16_t links;
+	int16_t band;      /* rows of the last link per band */
+	int16_t recompute; /* 1: recompute halo rows in every band instead of keeping them */
+	const struct usmp_band_link *link;
+	const struct usmp_band_edge *edge;
+};
+
+/* Per link, in arrays of `links` elements owned by the generated function (done and top zero at the start). */
+struct usmp_band_state {
+	int16_t *done;  /* rows computed so far */
+	int16_t *end;   /* rows to have computed by the end of this band */
+	int16_t *top;   /* the row at the top of the link's band buffer */
+	int16_t *keep;  /* the first row a consumer will still read: rows above it leave the buffer */
+};
+
+/* What one link does in one band. */
+struct usmp_band {
+	int16_t first;    /* output rows [first, first + count); count 0: nothing this band */
+	int16_t count;
+	int16_t out_row;  /* row of the output buffer they go to (first - top) */
+	int16_t in_count; /* rows the first input offers from its in_row: the kernel's in_h */
+	int16_t pad_top;  /* padding above them: the kernel's pad_top */
+	int16_t in_row[USMP_BAND_MAX_INPUTS]; /* per input: buffer row of the first row read */
 };
 
 /*
- * output[0..count) = input[0..count) where output is at or below input in the
- * same buffer (the rows a sliding band buffer keeps, moved to its top): a
- * forward copy, so the two ranges may overlap. Words need both pointers word
- * aligned; the compiler picks usmp_move_words only then.
+ * Band `band` of a chain: the rows each link computes (bands[link]), the rows
+ * its inputs offer, and where they are, after moving the rows each band
+ * buffer keeps to its top. buffers[link]: the link's band buffer (NULL for
+ * the last link, which writes the chain's output whole).
  */
-void usmp_move_words(const struct usmp_move_params *p, const void *input, void *output);
-void usmp_move_bytes(const struct usmp_move_params *p, const void *input, void *output);
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
+		    uint8_t *const *buffers, struct usmp_band *bands);
+
+/*
+ * A copy of a kernel's whole-tensor parameters (`bytes`, whole words) for the loop to set its band members
+ * in: a call, so that the compiler does not rebuild the constants field by field at every call site.
+ */
+void usmp_band_params(void *params, const void *whole, int32_t bytes);
 
 /*
  * A reduction over rows and columns (global AVERAGE_POOL_2D, MEAN, SUM) that
@@ -57,5 +128,67 @@ struct usmp_band_divide_f32_params {
 };
 
 void usmp_band_divide_f32(const struct usmp_band_divide_f32_params *p, const float *acc, float *output);
+
+/*
+ * A global MAX_POOL_2D or REDUCE_MAX over rows and columns: acc[c] = max(acc[c], input[i * channels + c])
+ * over `count` pixels, acc starting at the type's lowest value (a NaN never replaces it, as in the
+ * whole-tensor kernels); a max pool's activation clamps the result after the last band.
+ */
+void usmp_band_max_s8(const struct usmp_band_sum_params *p, const int8_t *input, int8_t *acc);
+void usmp_band_max_f32(const struct usmp_band_sum_params *p, const float *input, float *acc);
+
+struct usmp_band_clamp_s8_params {
+	int32_t count;
+	int32_t act_min;
+	int32_t act_max;
+};
+
+struct usmp_band_clamp_f32_params {
+	int32_t count;
+	float act_min;
+	float act_max;
+};
+
+void usmp_band_clamp_s8(const struct usmp_band_clamp_s8_params *p, const int8_t *input, int8_t *output);
+void usmp_band_clamp_f32(const struct usmp_band_clamp_f32_params *p, const float *input, float *output);
+
+/*
+ * FULLY_CONNECTED after a chain: its input is the chain's last tensor, flattened row by row, so each band
+ * adds its rows' share of every sum: acc[o] += sum over k < count of input[k] * weights[o * in_features + k],
+ * the weights pointer at the band's first input element. The sums run in the whole-tensor kernel's order
+ * and start where it starts (int8: the bias with the input zero point folded in; float: zero, the bias
+ * added at the end), so they come out the same; the finish requantizes (int8) or adds the bias and
+ * clamps (float) as the whole-tensor kernel does.
+ */
+struct usmp_band_fully_connected_params {
+	int32_t count;       /* input elements in this band */
+	int32_t in_features; /* the weights' row stride */
+	int32_t out_features;
+};
+
+void usmp_band_fully_connected_s8(const struct usmp_band_fully_connected_params *p, const int8_t *input,
+				  const int8_t *weights, int32_t *acc);
+void usmp_band_fully_connected_f32(const struct usmp_band_fully_connected_params *p, const float *input,
+				   const float *weights, float *acc);
+
+struct usmp_band_copy_params {
+	int32_t count; /* 32-bit words */
+};
+
+/* acc = bias: the sums' start. */
+void usmp_band_copy_words(const struct usmp_band_copy_params *p, const void *input, void *output);
+
+struct usmp_band_requantize_s8_params {
+	int32_t count;
+	int32_t output_offset;
+	int32_t act_min;
+	int32_t act_max;
+	int32_t per_channel;
+};
+
+void usmp_band_requantize_s8(const struct usmp_band_requantize_s8_params *p, const int32_t *acc,
+			     const int32_t *multiplier, const int32_t *shift, int8_t *output);
+void usmp_band_bias_clamp_f32(const struct usmp_band_clamp_f32_params *p, const float *acc, const float *bias,
+			      float *output);
 
 #endif /* USMP_KERNELS_TILING_H */

@@ -1,6 +1,7 @@
 """Live intervals and conflicts of every buffer, from the schedule.
 
-Step k is the k-th lowered operator. A buffer is live from the first step
+Step k is the k-th lowered operator (an IF or WHILE counts as the steps of its
+blocks and copies, see usmp/control). A buffer is live from the first step
 that touches it to the last; an operator's inputs, outputs and scratch are
 live together at its step, so they never share memory. Model inputs are
 live from the start and outputs until the end; constants and state (kept
@@ -8,7 +9,9 @@ from one inference to the next) always.
 """
 from __future__ import annotations
 
+from usmp.analysis.profiles import byte_profiles
 from usmp.analysis.scopes import buffer_targets, candidate_pools, pool_kind
+from usmp.control.flow import expanded_steps
 from usmp.errors import PlanError
 from usmp.lower.program import Buffer, Program
 from usmp.planner.problem import BufferInfo
@@ -16,10 +19,11 @@ from usmp.pools import PoolSpec
 
 
 def live_intervals(program: Program) -> dict[str, tuple[int, int]]:
-    last_step = max(len(program.ops) - 1, 0)
+    schedule = expanded_steps(program)  # IF and WHILE unrolled into their blocks' steps (usmp/control)
+    last_step = max(len(schedule) - 1, 0)
     steps: dict[str, list[int]] = {name: [] for name in program.buffers}
-    for step, op in enumerate(program.ops):
-        for arg in op.args:
+    for step, args in enumerate(schedule):
+        for arg in args:
             steps[arg.buffer].append(step)
     intervals = {}
     for name, buffer in program.buffers.items():
@@ -34,10 +38,10 @@ def live_intervals(program: Program) -> dict[str, tuple[int, int]]:
 
 
 def planned_buffers(program: Program, workspace_io: bool) -> list[str]:
-    """Buffers that live in pools: all but model I/O, unless I/O is in the workspace."""
+    """Buffers that live in pools: all but model I/O (unless I/O is in the workspace) and buffers inside others."""
     return [
         name for name, b in program.buffers.items()
-        if workspace_io or b.kind not in ("input", "output")
+        if (workspace_io or b.kind not in ("input", "output")) and b.inside is None
     ]
 
 
@@ -57,13 +61,14 @@ def buffer_infos(program: Program, pools: list[PoolSpec], workspace_io: bool = F
                 conflicts[name].add(other)
                 conflicts[other].add(name)
         active.append(name)
+    profiles = byte_profiles(program, intervals)
     infos = []
     for name in names:
         b = program.buffers[name]
         infos.append(BufferInfo(
             name=name, size=b.size, alignment=b.alignment,
             pool_candidates=_candidates(name, b, targets[name], pools),
-            conflicts=frozenset(conflicts[name]), live=intervals[name],
+            conflicts=frozenset(conflicts[name]), live=intervals[name], profile=profiles.get(name, ()),
         ))
     return infos
 

@@ -24,6 +24,8 @@ from usmp.lower import lower_graph
 from usmp.lower.context import LowerContext
 from usmp.lower.lowering import unsupported_reason
 from usmp.lower.ops import lowering_for
+from usmp.shapes import resolve_shapes
+from usmp.uint8 import rewrite_uint8
 from usmp.state import resolve_state
 
 # Operators that run other subgraphs: usmp compiles straight-line code of one subgraph.
@@ -110,7 +112,7 @@ def check_model(path: str | Path) -> ModelReport:
         raise ModelError(f"{path}: cannot read model file: {exc.strerror or exc}") from None
     source = str(path)
     try:
-        graph, first = fold_constants(parse_tflite(data, _default_name(path), source)), None  # as compile does
+        graph, first = fold_constants(rewrite_uint8(resolve_shapes(parse_tflite(data, _default_name(path), source)))), None  # as compile does
     except ModelError as exc:
         if len(data) < 8 or data[4:8] != b"TFL3":
             raise
@@ -145,8 +147,11 @@ class _Survey:
     def note(self, message: str) -> str:
         """Record a problem once (the pipeline repeats, and may extend, what an item already said)."""
         message = message.removeprefix(f"{self.source}: ")
-        if not any(message.startswith(p) for p in self.problems):
-            self.problems.append(message)
+        for k, problem in enumerate(self.problems):
+            if message.startswith(problem):  # the same problem, perhaps said at more length: keep the longer
+                self.problems[k] = message
+                return message
+        self.problems.append(message)
         return message
 
     def report(self, graph: Graph | None, first: ModelError | None) -> ModelReport:
@@ -173,7 +178,8 @@ class _Survey:
                 lower_graph(graph)
             except ModelError as exc:
                 self.note(str(exc))
-        report.problems = self.problems
+        # An unknown custom operator is the root cause of the unusual tensors it makes: listed first.
+        report.problems = sorted(self.problems, key=lambda p: ": custom operator " not in p)
         return report
 
     def _tensor(self, report: ModelReport, s: int, t, index: int) -> Tensor | None:

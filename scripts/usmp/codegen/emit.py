@@ -16,6 +16,7 @@ import numpy as np
 
 from usmp import __version__
 from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
+from usmp.codegen.control import control_functions
 from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE, op_guards
 from usmp.codegen.guards import PATTERN as GUARD_PATTERN
 from usmp.codegen.layout import Layout, address_of, io_member_names
@@ -24,6 +25,8 @@ from usmp.errors import ModelError, UsmpError
 from usmp.ir.graph import c_type
 from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
+from usmp.codegen.band_loop import band_loop_view
+from usmp.tiling.loop import BandLoop
 
 
 @dataclass
@@ -71,6 +74,10 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
     """File name -> contents of the generated library (guards: see codegen/guards.py)."""
     name = program.name
     ops = [_op_view(program, layout, op, guards) for op in program.ops]
+    functions = []  # every function to define, in order: an IF's or WHILE's blocks come before it
+    for op, view in zip(program.ops, ops):
+        functions.extend(control_functions(program, op, lambda inner: _op_view(program, layout, inner, False))
+                         if op.control else [view])
     init_ops = [_op_view(program, layout, op, False) for op in program.init_ops]
     constant_pools = []
     for pool in layout.pools:
@@ -92,13 +99,14 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         name=name, NAME=name.upper(), version=__version__, source=source,
         inputs=io_views(program, "inputs"), outputs=io_views(program, "outputs"),
         pools=layout.pools, workspace_pools=layout.writable_pools,
-        constant_pools=constant_pools, ops=ops, init_ops=init_ops, layout=layout,
+        constant_pools=constant_pools, ops=ops, functions=functions, init_ops=init_ops, layout=layout,
         state_pools=[p for p in layout.pools if p.spec.kind == "state"], stateful=bool(program.init_ops),
         copied_pools=copied, needs_init=bool(program.init_ops or copied),
         pools_argument=layout.user_pools or layout.workspace_io,
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
         external=_external_view(program),
+        operator_count=sum(len(op.links) if isinstance(op, BandLoop) else 1 for op in program.ops),
     )
     env = _environment()
     return {
@@ -128,10 +136,12 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
         if call.params_type:
             params_name = f"{op.function_name}_params" + (f"_{k}" if len(op.calls) > 1 else "")
             params.append(dict(name=params_name, type=call.params_type,
-                               fields=[(f, _param_literal(op, f, v)) for f, v in call.params.items()]))
+                               fields=[(f, _param_literal(_call_owner(op, k), f, v)) for f, v in call.params.items()]))
         calls.append(dict(function=call.function, params=params_name, args=call.args))
     return dict(
-        function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls,
+        function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls, body=None,
+        title=f"Operator {op.op_index}: {op.opcode}" + (f" (subgraph {op.subgraph})" if op.subgraph else ""),
+        loop=band_loop_view(program, layout, op, calls) if isinstance(op, BandLoop) else None,
         parameters=[
             dict(name=a.name, decl=f"{'' if a.writable else 'const '}{program.buffers[a.buffer].c_type} *{a.name}",
                  buffer=a.buffer, address=address_of(program, layout, a.buffer, a.writable))
@@ -141,13 +151,21 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
     )
 
 
-def _param_literal(op, field: str, value) -> str:
+def _call_owner(op, k: int) -> tuple[int, str]:
+    """The model operator (index, opcode) whose kernel call k is: a depth-first loop's calls belong to its links."""
+    if isinstance(op, BandLoop) and op.links:
+        owner = next((link for link in op.links if k in link.calls), op.links[0 if k in op.before else -1])
+        return owner.op_index, owner.opcode
+    return op.op_index, op.opcode
+
+
+def _param_literal(owner: tuple[int, str], field: str, value) -> str:
     """A kernel parameter as C; values no 32-bit field holds (from absurd model options) are the model's fault."""
     values = np.ravel(np.asarray(value, dtype=object))
     for v in values:
         out_of_range = isinstance(v, (int, np.integer)) and not -(1 << 31) <= int(v) < (1 << 31)
         if out_of_range or (isinstance(v, (float, np.floating)) and not np.isfinite(np.float32(v))):
-            raise ModelError(f"operator {op.op_index} ({op.opcode}): kernel parameter {field} = {v} does not fit "
+            raise ModelError(f"operator {owner[0]} ({owner[1]}): kernel parameter {field} = {v} does not fit "
                              f"the kernel's 32-bit field; the model's shapes or options are out of range")
     return c_literal(value)
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from usmp.analysis.scopes import pool_kind
 from usmp.codegen.names import c_text
+from usmp.control.flow import control_results
 from usmp.lower.program import LoweredOp, Program
 from usmp.planner import BufferInfo
 
@@ -33,6 +34,8 @@ def op_guards(program: Program, placements: dict[str, tuple[str, int]], op: Lowe
     """Where the guards of the buffers an operator writes start: C address expression and buffer name."""
     guards, seen = [], set()
     for arg in op.args:
+        if op.control is not None and arg.buffer not in control_results(op):  # a block's buffers share memory
+            continue  # over the operator's steps (usmp/control): only its results, held throughout, are checked
         buffer = program.buffers[arg.buffer]
         if not arg.writable or arg.buffer in seen or arg.buffer not in placements or buffer.kind in ("constant", "state"):
             continue

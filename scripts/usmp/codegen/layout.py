@@ -51,6 +51,9 @@ def address_of(program: Program, layout: Layout, buffer_name: str, writable: boo
     """The C expression for a buffer's first element, typed for the kernel."""
     buffer = program.buffers[buffer_name]
     const = "" if writable else "const "
+    if buffer.inside is not None:  # at an offset into another buffer's bytes
+        pool, at = placement_of(program, layout, buffer_name)
+        return f"({const}{buffer.c_type} *)(pool_{pool} + {at})"
     if buffer_name not in layout.placements:
         side = "inputs" if buffer.kind == "input" else "outputs"
         member = io_member_names(program, side)[buffer.io_index]
@@ -60,6 +63,16 @@ def address_of(program: Program, layout: Layout, buffer_name: str, writable: boo
     if offset == 0:
         return f"({const}{buffer.c_type} *){base}"
     return f"({const}{buffer.c_type} *)({base} + {offset})"
+
+
+def placement_of(program: Program, layout: Layout, buffer_name: str) -> tuple[str, int]:
+    """Pool and offset of a buffer, following Buffer.inside to the planned buffer that holds it."""
+    offset = 0
+    while program.buffers[buffer_name].inside is not None:
+        buffer_name, at = program.buffers[buffer_name].inside
+        offset += at
+    pool, at = layout.placements[buffer_name]
+    return pool, at + offset
 
 
 def io_member_names(program: Program, side: str) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-ORDER = ["compile", "run", "check", "plan", "plan_buffers"]
+ORDER = ["compile", "run", "check", "plan", "report", "plan_buffers"]
 
 
 def all_commands() -> list:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from usmp import progress
 from usmp.check import ModelReport, check_model
 
 NAME = "check"
@@ -16,6 +17,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     report = check_model(args.model)
+    progress.clear()  # the stage line, before the command's own output
     print(json.dumps(report.as_dict(), indent=2) if args.json else "\n".join(report_lines(report)))
     return 0 if report.compiles else 2
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import argparse
 
+from usmp import progress
 from usmp.compiler import CompileOptions
 from usmp.errors import UsmpError
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
 from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, OPTIMIZE_CHOICES
 from usmp.select.cmsis_nn_sources import ENV_VARIABLE
+from usmp.tiling.chains import DEFAULT_BUDGET
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,9 +31,13 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reorder", action="store_true",
                         help="run operators in a memory-aware order (same results; lower peak on branching graphs)")
     parser.add_argument("--tiling", choices=("off", "auto", "max"), default=None,
-                        help="depth-first bands over chains of convolutions, pools and a final reduction: auto "
-                             "(default: lower peak for at most about 10 %% more instructions), max (lowest peak) "
-                             "or off (whole tensors)")
+                        help="depth-first loops over bands of rows of chains of convolutions, pools, element-wise "
+                             "operators and a final reduction or fully connected layer: auto (default: the lowest "
+                             "peak within --tiling-budget), max (the lowest peak) or off (whole tensors)")
+    parser.add_argument("--tiling-budget", type=float, default=None, metavar="PERCENT",
+                        help=f"the most instructions --tiling auto may add, in per cent of the whole-tensor "
+                             f"program's, as the cost model counts them on the chosen kernels "
+                             f"(default: {DEFAULT_BUDGET:g})")
     parser.add_argument("--workspace-io", action="store_true",
                         help="plan model inputs and outputs inside a workspace pool")
     parser.add_argument("--guards", action="store_true",
@@ -56,6 +62,9 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
 def compile_options(args: argparse.Namespace) -> CompileOptions:
     if args.time_limit is not None and not 0 <= args.time_limit < float("inf"):
         raise UsmpError(f"--time-limit {args.time_limit}: expected a non-negative number of seconds")
+    budget = getattr(args, "tiling_budget", None)
+    if budget is not None and not 0 <= budget < float("inf"):
+        raise UsmpError(f"--tiling-budget {budget}: expected a non-negative per cent")
     return CompileOptions(
         name=args.name,
         pools=[parse_pool(text) for text in args.pool] or default_pools(),
@@ -63,10 +72,11 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         time_limit=args.time_limit,
         workspace_io=args.workspace_io,
         user_pools=args.user_pools,
-        progress=TerminalProgress(),
+        progress=TerminalProgress() if progress.enabled() else None,  # quiet in pipes and CI
         reorder=getattr(args, "reorder", False),
         guards=getattr(args, "guards", False),
         tiling=getattr(args, "tiling", None) or "auto",
+        tiling_budget=DEFAULT_BUDGET if budget is None else budget,
         cpu=getattr(args, "cpu", None) or GENERIC,
         kernels=getattr(args, "kernels", None) or "auto",
         optimize=getattr(args, "optimize", None) or "balanced",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from usmp import progress
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
 from usmp.compiler import aligned_pools, analyse_model, model_pools
 from usmp.errors import PlanError
@@ -11,7 +12,7 @@ from usmp.planner import plan
 from usmp.planner.registry import COMPARED
 from usmp.report.plan_json import dumps, plan_document
 from usmp.report.svg import plan_svg
-from usmp.report.table import algorithms_table, pools_table, tiling_table
+from usmp.report.table import algorithms_table, control_flow_table, pools_table, tiling_table
 from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
 
 NAME = "plan"
@@ -34,12 +35,13 @@ def run(args) -> int:
     pools = [p.info() for p in specs]
     result = plan(buffers, pools, options.algorithm, options.time_limit, options.progress)
     document = plan_document(program, buffers, result, specs)
+    progress.clear()  # the stage line, before the command's own output
     if args.svg:
         Path(args.svg).write_text(plan_svg(document))
     if args.json:
         print(dumps(document), end="")
         return 0
-    print(f"{program.name}: {len(buffers)} buffers over {len(program.ops)} steps; "
+    print(f"{program.name}: {len(buffers)} buffers over {document['steps']} steps; "
           f"algorithm {result.algorithm}: workspace {document['workspace_bytes']} B "
           f"(lower bound {document['lower_bound_bytes']} B), constants {document['constant_bytes']} B"
           + (f", state {document['state_bytes']} B" if document["state_bytes"] else "")
@@ -49,6 +51,9 @@ def run(args) -> int:
     if document["tiling"]:
         print()
         print(tiling_table(document))
+    if document["control_flow"]:
+        print()
+        print(control_flow_table(document))
     if not args.no_compare:
         print()
         print(algorithms_table(compare(buffers, pools, options)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from usmp import progress
 from usmp.codegen.emit import write_files
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
 from usmp.compiler import compile_model
@@ -43,5 +44,6 @@ def run(args) -> int:
     vectors = ReferenceVectors(inputs, reference_outputs(args.model, inputs, len(compiled.program.graph.outputs)))
     files = reference_files(compiled, vectors, args.check)
     write_files(files, Path(args.output_dir))
+    progress.clear()  # the stage line, before the command's own output
     print(f"usmp: wrote reference vectors of '{compiled.program.name}' to {args.output_dir}")
     return 0

@@ -12,9 +12,11 @@ import json
 import sys
 from pathlib import Path
 
+from usmp import progress
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
 from usmp.compiler import compile_model
 from usmp.errors import UsmpError
+from usmp.report.operators import format_profile, profile_rows
 from usmp.runner.io_files import load_inputs, save_outputs
 
 NAME = "run"
@@ -40,8 +42,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--sanitize", action="store_true", help="host only: build with AddressSanitizer and UBSan")
     parser.add_argument("--stats", action="store_true",
                         help="Cortex-M only: print flash and RAM by part, stack and instructions per inference")
+    parser.add_argument("--profile", action="store_true",
+                        help="per operator, in execution order: kernel, MACs, bytes and, on a Cortex-M target, "
+                             "the instructions it executes (its share of the inference, per MAC)")
     parser.add_argument("--json", action="store_true",
-                        help="Cortex-M only: print the measurements as one JSON object on stdout")
+                        help="print the measurements (Cortex-M) and the profile (--profile) as one JSON object "
+                             "on stdout")
     add_planning_arguments(parser)
 
 
@@ -49,8 +55,9 @@ def run(args) -> int:
     if args.target not in TARGETS:
         raise UsmpError(f"unknown target '{args.target}' (known: {', '.join(TARGETS)})")
     on_cortex_m = args.target in CORTEX_M_TARGETS
-    if (args.stats or args.json) and not on_cortex_m:
-        raise UsmpError(f"--stats and --json need a Cortex-M target ({', '.join(CORTEX_M_TARGETS)})")
+    if (args.stats or (args.json and not args.profile)) and not on_cortex_m:
+        raise UsmpError(f"--stats and --json need a Cortex-M target ({', '.join(CORTEX_M_TARGETS)}); "
+                        f"--profile works on the host too")
     if args.sanitize and on_cortex_m:
         raise UsmpError("--sanitize works only with --target host")
     if args.steps is not None and args.steps < 1:
@@ -66,18 +73,26 @@ def run(args) -> int:
     if on_cortex_m:
         from usmp.runner.cortex_m import run_cortex_m
 
-        result = run_cortex_m(compiled, inputs, args.target, count=args.stats or args.json, steps=args.steps)
+        result = run_cortex_m(compiled, inputs, args.target, count=args.stats or args.json, steps=args.steps,
+                              profile=args.profile)
         outputs, report = result.outputs, result.report
     else:
         from usmp.runner.host import run_host
 
         outputs = run_host(compiled, inputs, sanitize=args.sanitize, steps=args.steps)
     # With --json, stdout carries the JSON object only.
-    progress = sys.stderr if args.json else sys.stdout
+    out = sys.stderr if args.json else sys.stdout
+    progress.clear()  # the stage line, before the command's own output
     for path in save_outputs(outputs, Path(args.output_dir)):
-        print(f"usmp: wrote {path}", file=progress)
+        print(f"usmp: wrote {path}", file=out)
     if args.stats:
-        print(format_stats(compiled.program.name, report), file=progress)
+        print(format_stats(compiled.program.name, report), file=out)
+    if args.profile:
+        report = report or {"target": args.target}
+        rows = profile_rows(json.loads(compiled.files[f"{compiled.program.name}_plan.json"]),
+                            report.pop("step_instructions", None), report.get("instructions"))
+        print(format_profile(rows, report.get("instructions"), report.pop("outside_steps", None)), file=out)
+        report["operators"] = rows
     if args.json:
         print(json.dumps(report, sort_keys=True))
     return 0

@@ -249,6 +249,14 @@ def _minimum(op, inputs, outputs):
     return [np.minimum(a, b)]
 
 
+@evaluator("BROADCAST_ARGS")
+def _broadcast_args(op, inputs, outputs):
+    shapes = [tuple(_ints(t)) for t in inputs]
+    if len(shapes) != 2 or any(d < 0 for s in shapes for d in s):
+        raise CannotFold()
+    return [np.array(np.broadcast_shapes(*shapes), dtype=np.int64)]
+
+
 @evaluator("RANGE")
 def _range(op, inputs, outputs):
     start, limit, delta = (_ints(t) for t in inputs)

@@ -15,18 +15,19 @@ MAX_GROWTH_BYTES = 4096
 
 def fold_constants(graph: Graph) -> Graph:
     tensors = list(graph.tensors)
-    kept = []
+    kept, folded = [], []
     model_io = set(graph.inputs) | set(graph.outputs)  # the user's arrays: always written by a kernel
     for op in graph.operators:
         results = None if model_io.intersection(op.outputs) else evaluate(op, tensors)
         if results is None:
             kept.append(op)
             continue
+        folded.append((op, "constant inputs"))
         for index, array in zip(op.outputs, results):
             tensors[index] = replace(tensors[index], data=array)
     if len(kept) == len(graph.operators):
         return graph
-    return replace(graph, tensors=tensors, operators=kept)
+    return replace(graph, tensors=tensors, operators=kept, folded=graph.folded + folded)
 
 
 def evaluate(op, tensors) -> list[np.ndarray] | None:

@@ -17,17 +17,18 @@ from usmp.ir.graph import Graph
 def fold_float16_weights(graph: Graph) -> Graph:
     """The graph with each DEQUANTIZE of a float16 constant replaced by its float32 result."""
     tensors = list(graph.tensors)
-    kept = []
+    kept, folded = [], []
     for op in graph.operators:
         if _foldable(graph, op):
             source, target = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
             values = source.data.astype(np.float32).reshape(target.shape)  # exact: float32 holds every float16
             tensors[target.index] = replace(target, data=values)
+            folded.append((op, "float16 weights expanded to float32"))
         else:
             kept.append(op)
     if len(kept) == len(graph.operators):
         return graph
-    return replace(graph, tensors=tensors, operators=kept)
+    return replace(graph, tensors=tensors, operators=kept, folded=graph.folded + folded)
 
 
 def _foldable(graph: Graph, op) -> bool:

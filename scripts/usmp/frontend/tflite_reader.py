@@ -21,7 +21,8 @@ from usmp.ir.graph import Graph, Operator, Quantization, Tensor, element_size, n
 
 _TENSOR_TYPES = {
     getattr(tflite.TensorType, name): name.lower()
-    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL", "RESOURCE")
+    for name in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64", "UINT32", "UINT64", "BOOL",
+                 "RESOURCE")
 }
 # Types read only as constant data (float16 weights: see frontend/float16.py).
 CONSTANT_ONLY_TYPES = {"float16"}
@@ -104,13 +105,17 @@ class _Reader:
 
     def _checked_subgraph(self, number: int, opcodes: list[str]) -> Graph:
         graph = self._subgraph(number, opcodes)
-        self._check_io(graph.tensors, graph.operators, graph.inputs, graph.outputs)
+        self._check_io(graph.tensors, graph.operators, graph.inputs, graph.outputs, subgraph=number)
         self._check_empty(graph.tensors, graph.operators, graph.inputs + graph.outputs)
         return graph
 
     def _subgraph(self, number: int, opcodes: list[str]) -> Graph:
         subgraph = self.model.Subgraphs(number)
-        tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
+        try:
+            tensors = [self._tensor(subgraph.Tensors(i), i) for i in range(subgraph.TensorsLength())]
+        except ModelError:
+            self._unknown_custom_first(subgraph, number, opcodes)
+            raise
         operators = [
             self._operator(subgraph.Operators(i), i, opcodes, len(tensors))
             for i in range(subgraph.OperatorsLength())
@@ -119,17 +124,30 @@ class _Reader:
         outputs = self._tensor_list(subgraph.OutputsAsNumpy(), subgraph.OutputsLength(), len(tensors), "model outputs")
         return Graph(self.name, tensors, operators, inputs, outputs)
 
-    def _check_io(self, tensors, operators, inputs, outputs) -> None:
+    def _unknown_custom_first(self, subgraph, number: int, opcodes: list[str]) -> None:
+        """A custom operator no lowering knows is the root cause of the unusual tensor types it produces or
+        reads: named before them."""
+        from usmp.lower.ops import lowering_for
+
+        for i in range(subgraph.OperatorsLength()):
+            code = subgraph.Operators(i).OpcodeIndex()
+            opcode = opcodes[code] if 0 <= code < len(opcodes) else ""
+            if opcode.startswith("CUSTOM:") and lowering_for(opcode) is None:
+                where = f"subgraph {number} operator {i}" if number else f"operator {i}"
+                raise self.fail(f"{where}: custom operator {opcode.removeprefix('CUSTOM:')} is not supported")
+
+    def _check_io(self, tensors, operators, inputs, outputs, subgraph: int = 0) -> None:
         """Inputs and outputs are distinct buffers the caller owns (no repeats, no overlap, no writes to inputs);
-        every other tensor has at most one producer."""
+        every other tensor has at most one producer. A subgraph IF or WHILE runs may pass an input straight
+        through to an output, or return a constant (its operator copies them)."""
         for what, indices in (("inputs", inputs), ("outputs", outputs)):
             repeated = sorted({i for i in indices if indices.count(i) > 1})
             if repeated:
                 raise self.fail(f"model {what} list tensor {repeated[0]} more than once")
-        for index in outputs:
+        for index in outputs if not subgraph else ():
             if tensors[index].is_constant:  # the generated code never copies a constant into the caller's output
                 raise self.fail(f"model output tensor {index} '{tensors[index].name}' is a constant")
-        both = sorted(set(inputs) & set(outputs))
+        both = sorted(set(inputs) & set(outputs)) if not subgraph else []
         if both:
             raise self.fail(f"tensor {both[0]} '{tensors[both[0]].name}' is both a model input and a model output")
         producer: dict[int, int] = {}
@@ -182,8 +200,10 @@ class _Reader:
         dtype = _TENSOR_TYPES[type_code]
         shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else shape
-        if any(d < 0 for d in shape) or any(d < 0 for d in signature[1:]) or len(signature) != len(shape):
-            raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes are supported")
+        if any(d < 0 for d in shape) or len(signature) != len(shape):
+            raise self.fail(f"{where} has a dynamic shape {list(signature) or list(shape)}; only static shapes "
+                            f"and shapes the input shapes fix are supported")
+        dynamic = signature if any(d < 0 for d in signature) else None  # resolved by usmp/shapes
         if len(shape) > MAX_RANK:
             raise self.fail(f"{where} has {len(shape)} dimensions; at most {MAX_RANK} are supported (as in TFLite Micro)")
         nbytes = element_size(dtype)
@@ -195,7 +215,8 @@ class _Reader:
         if dtype in CONSTANT_ONLY_TYPES and data is None:
             raise self.fail(f"{where} has type {dtype.upper()} and is not a constant; {dtype} is supported only "
                             f"for constant weights that DEQUANTIZE expands, not for activations")
-        return Tensor(index, name, shape, dtype, self._quantization(t), data, is_variable=bool(t.IsVariable()))
+        return Tensor(index, name, shape, dtype, self._quantization(t), data, is_variable=bool(t.IsVariable()),
+                      signature=dynamic if data is None else None)
 
     def _quantization(self, t) -> Quantization | None:
         """Taken as written: only the kernel that uses a scale or zero point knows what it needs.
@@ -248,11 +269,23 @@ class _Reader:
         looped = sorted(set(inputs) & set(outputs))
         if looped:
             raise self.fail(f"operator {index} ({opcode}) reads tensor {looped[0]}, which it also writes")
-        options = self._options(op)
+        options = self._custom_options(op, index, opcode) if opcode.startswith("CUSTOM:") else self._options(op)
         for key, value in options.items():
             if isinstance(value, float) and not math.isfinite(value):
                 raise self.fail(f"operator {index} ({opcode}) has option {key} = {value}, not a finite number")
         return Operator(index, opcode, [None if v < 0 else v for v in inputs], outputs, options)
+
+    def _custom_options(self, op, index: int, opcode: str) -> dict:
+        """A custom operator's options: a FlexBuffer map (TFLite Micro's signal library writes one)."""
+        if not op.CustomOptionsLength():
+            return {}
+        from flatbuffers import flexbuffers
+
+        try:
+            values = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes())
+        except Exception:  # any damage in the bytes
+            raise self.fail(f"operator {index} ({opcode}) has custom options that are not a FlexBuffer map") from None
+        return dict(values) if isinstance(values, dict) else {}
 
     def _options(self, op) -> dict:
         type_code = op.BuiltinOptionsType()

@@ -19,6 +19,8 @@ DTYPES = {
     "int16": (np.int16, "int16_t", 2),
     "int32": (np.int32, "int32_t", 4),
     "int64": (np.int64, "int64_t", 8),
+    "uint32": (np.uint32, "uint32_t", 4),  # TFLite Micro's signal library (energies, filter bank outputs)
+    "uint64": (np.uint64, "uint64_t", 8),
     "bool": (np.bool_, "uint8_t", 1),
     "resource": (np.int32, "int32_t", 4),  # a resource variable's handle (VAR_HANDLE); never a buffer
 }
@@ -66,6 +68,9 @@ class Tensor:
     quant: Quantization | None = None
     data: np.ndarray | None = None  # set for constant tensors, already shaped
     is_variable: bool = False  # state kept across inferences (SVDF, LSTM), see usmp/state
+    # The converter's shape signature where it has unknown (-1) dimensions, else None: `shape` then holds the
+    # converter's guess, which usmp/shapes replaces with the shape the fixed input shapes imply.
+    signature: tuple[int, ...] | None = None
 
     @property
     def is_constant(self) -> bool:
@@ -98,6 +103,11 @@ class Graph:
     outputs: list[int]
     # Subgraphs CALL_ONCE runs before the first inference (tf.Variable initialisers), by subgraph index.
     init_graphs: dict[int, "Graph"] = field(default_factory=dict)
+    # Operators computed at compile time, with why (fold/, frontend/float16.py): for the reports only.
+    folded: list[tuple[Operator, str]] = field(default_factory=list)
+    # Subgraphs IF and WHILE run (branches, loop conditions and bodies), by subgraph index; each keeps its own
+    # tensors. Shared by the main graph and every subgraph of one model.
+    subgraphs: dict[int, "Graph"] = field(default_factory=dict)
 
     def tensor(self, index: int) -> Tensor:
         return self.tensors[index]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from usmp.errors import ModelError
-from usmp.ir.graph import Graph, Operator, Tensor, c_type
+from usmp.ir.graph import Graph, Operator, Tensor, c_type, element_size
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, KernelCall, LoweredOp
 from usmp.state import StatePlan
 from usmp.state.variables import variable_tensor_image
@@ -32,6 +32,8 @@ _C_TYPES = {
     np.dtype(np.uint16): "uint16_t",
     np.dtype(np.int32): "int32_t",
     np.dtype(np.int64): "int64_t",
+    np.dtype(np.uint32): "uint32_t",
+    np.dtype(np.uint64): "uint64_t",
     np.dtype(np.float32): "float",
 }
 
@@ -56,10 +58,25 @@ class LowerContext:
         self._current: Operator | None = None
         self._calls: list[KernelCall] = []
         self._args: list[Arg] = []
+        self._control = None  # an IF or WHILE's blocks (usmp/control), set by its lowering
+        # A subgraph's context (see nested()): its buffer names start with prefix, its inputs and outputs are
+        # ordinary tensors, and protected buffers (a loop's carried values) are never written over in place.
+        self.prefix = ""
+        self.subgraph = 0
+        self.copy = 1  # the k-th context of this subgraph (see usmp/control)
+        self.protected: set[str] = set()
+        self.parent: LowerContext | None = None
         for tensor_index, variable in self.state_plan.shared.items():  # views of and values computed into state
             name = self._variable_buffer(variable)
             self.tensor_buffers[tensor_index] = name
             self.buffers[name].tensors.append(tensor_index)
+
+    def nested(self, graph: Graph, subgraph: int, prefix: str) -> "LowerContext":
+        """A context for a subgraph IF or WHILE runs: the same buffers and constants, its own tensors."""
+        child = LowerContext(graph)
+        child.buffers, child._constant_by_content = self.buffers, self._constant_by_content
+        child.prefix, child.subgraph, child.parent = prefix, subgraph, self
+        return child
 
     # -- what the operator is ------------------------------------------------
     def tensor(self, index: int) -> Tensor:
@@ -67,10 +84,19 @@ class LowerContext:
 
     def where(self, op: Operator | None = None) -> str:
         op = op or self._current
-        return f"operator {op.index} ({op.opcode})"
+        return f"{f'subgraph {self.subgraph} ' if self.subgraph else ''}operator {op.index} ({op.opcode})"
 
     def fail(self, message: str) -> ModelError:
-        return ModelError(f"{self.where()}: {message}")
+        return ModelError(f"{self.where()}{self._hybrid_note()}: {message}")
+
+    def _hybrid_note(self) -> str:
+        """A refused operator with float activations and int8 constant weights is named as hybrid first."""
+        op = self._current
+        operands = [self.tensor(i) for i in (op.inputs if op is not None else []) if i is not None]
+        weights = [t for t in operands if t.is_constant and t.dtype == "int8"]
+        if not weights or not any(not t.is_constant and t.dtype == "float32" for t in operands):
+            return ""
+        return f", a hybrid operator (int8 weights '{weights[0].name}', float activations)"
 
     # -- buffers ---------------------------------------------------------------
     def read(self, tensor_index: int) -> Ref:
@@ -110,9 +136,19 @@ class LowerContext:
         if key in self._constant_by_content:
             return Ref(self._constant_by_content[key], writable=False)
         name = self._unique(f"op{self._current.index}_{what}")
-        self.buffers[name] = Buffer(name, "constant", max(len(data), 1), max(alignment, MIN_ALIGNMENT), ctype, data=data)
+        self.buffers[name] = Buffer(name, "constant", max(len(data), 1), max(alignment, MIN_ALIGNMENT, array.itemsize),
+                                    ctype, data=data)
         self._constant_by_content[key] = name
         return Ref(name, writable=False)
+
+    def persistent(self, what: str, initial: np.ndarray) -> Ref:
+        """State an operator keeps from one run to the next (a noise estimate, a delay line): a state buffer
+        with the given initial contents, which init() and reset() restore (see usmp/state)."""
+        initial = np.ascontiguousarray(initial)
+        name = self._unique(f"op{self._current.index}_{what}")
+        self.buffers[name] = Buffer(name, "state", max(initial.nbytes, 1), max(MIN_ALIGNMENT, initial.itemsize),
+                                    _C_TYPES[initial.dtype], data=initial.tobytes())
+        return Ref(name, writable=True)
 
     def scratch(self, what: str, nbytes: int, c_type_name: str = "int8_t", alignment: int = MIN_ALIGNMENT) -> Ref:
         """Working memory of one kernel call, planned like any other buffer."""
@@ -127,7 +163,7 @@ class LowerContext:
         """
         in_name = self._tensor_buffer(input_index)
         source = self.buffers[in_name]
-        is_output = output_index in self.graph.outputs
+        is_output = output_index in self.graph.outputs and not self.subgraph
         if is_output and source.kind in ("input", "output", "constant", "state"):
             return False
         if output_index in self.tensor_buffers:
@@ -163,6 +199,8 @@ class LowerContext:
             return False
         if source.is_constant or input_index in self.graph.inputs:
             return False
+        if self.tensor_buffers.get(input_index) in self.protected:
+            return False
         if out.dtype != source.dtype or out.nbytes != source.nbytes:
             return False
         name = self._tensor_buffer(input_index)
@@ -185,10 +223,12 @@ class LowerContext:
             kind, data = "state", variable_tensor_image(tensor)
         elif tensor.is_constant:
             kind, data = "constant", tensor.data.tobytes()
-        elif index in self.graph.inputs:
+        elif index in self.graph.inputs and not self.subgraph:
             kind, data = "input", None
-        elif index in self.graph.outputs:
+        elif index in self.graph.outputs and not self.subgraph:
             kind, data = "output", None
+        elif index in self.graph.inputs:  # a subgraph's input: filled by its IF or WHILE
+            kind, data = "tensor", None
         else:
             kind, data = "tensor", None
             if self.graph.producer(index) is None:
@@ -200,7 +240,7 @@ class LowerContext:
         elif kind == "output":
             io_index = self.graph.outputs.index(index)
         self.buffers[name] = Buffer(
-            name, kind, max(tensor.nbytes, 1), MIN_ALIGNMENT, c_type(tensor.dtype),
+            name, kind, max(tensor.nbytes, 1), max(MIN_ALIGNMENT, element_size(tensor.dtype)), c_type(tensor.dtype),
             data=data, tensors=[index], io_index=io_index,
         )
         self.tensor_buffers[index] = name
@@ -216,6 +256,7 @@ class LowerContext:
         return self._variable_buffers[variable]
 
     def _unique(self, base: str) -> str:
+        base = self.prefix + base
         name, n = base, 1
         while name in self.buffers:
             n += 1
@@ -243,12 +284,20 @@ class LowerContext:
         self._args.append(Arg(unique, ref.buffer, ref.writable))
         return unique
 
+    def control(self, control, **args: Ref) -> None:
+        """The operator is an IF or WHILE: its blocks and copies (usmp/control); args as call()'s, plus every
+        buffer its blocks touch, which the generated function receives."""
+        for arg_name, ref in args.items():
+            self._arg(arg_name, ref)
+        self._control = control
+
     def begin(self, op: Operator) -> None:
-        self._current, self._calls, self._args = op, [], []
+        self._current, self._calls, self._args, self._control = op, [], [], None
 
     def end(self) -> None:
-        if self._calls:
-            self.ops.append(LoweredOp(self._current.index, self._current.opcode, self._args, self._calls))
+        if self._calls or self._control is not None:
+            self.ops.append(LoweredOp(self._current.index, self._current.opcode, self._args, self._calls,
+                                      subgraph=self.subgraph, control=self._control, copy=self.copy))
         self._current = None
 
 

@@ -9,6 +9,7 @@ from usmp.lower.program import Program
 from usmp.state import resolve_state
 from usmp.state.init_code import lower_init
 from usmp.state.variables import VARIABLE_OPCODES
+from usmp.uint8 import unsupported_uint8
 
 
 def check_supported(graph: Graph) -> None:
@@ -24,6 +25,9 @@ def unsupported_reason(op: Operator) -> str | None:
     if lowering_for(op.opcode) is None:
         kind = "custom operator" if op.opcode.startswith("CUSTOM:") else "operator"
         return f"operator {op.index}: {kind} {op.opcode.removeprefix('CUSTOM:')} is not supported"
+    uint8 = unsupported_uint8(op)
+    if uint8 is not None:
+        return uint8
     if op.opcode in VARIABLE_OPCODES:  # checked by the state stage
         return None
     if op.inputs[:1] in ([], [None]) or not op.outputs:  # every supported operator reads and writes a tensor
@@ -32,16 +36,25 @@ def unsupported_reason(op: Operator) -> str | None:
     return None
 
 
+def lower_operators(ctx: LowerContext, graph: Graph) -> None:
+    """Every operator of graph (the main one, or a subgraph IF or WHILE runs) into ctx, in order."""
+    for op in graph.operators:
+        reason = unsupported_reason(op)
+        if reason is not None:
+            raise ModelError(f"subgraph {ctx.subgraph} {reason}" if ctx.subgraph else reason)
+    for op in graph.operators:
+        ctx.begin(op)
+        lowering_for(op.opcode)(op, ctx)
+        ctx.end()
+
+
 def lower_graph(graph: Graph) -> Program:
     check_supported(graph)
     ctx = LowerContext(graph, resolve_state(graph))
     # Model I/O buffers exist even if no operator touches them (e.g. an unused input).
     for index in graph.inputs:
         ctx.read(index)
-    for op in graph.operators:
-        ctx.begin(op)
-        lowering_for(op.opcode)(op, ctx)
-        ctx.end()
+    lower_operators(ctx, graph)
     for index in graph.outputs:
         if index not in ctx.tensor_buffers:
             tensor = graph.tensors[index]

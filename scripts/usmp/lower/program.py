@@ -6,6 +6,7 @@ alignment, and the operator steps that read or write it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,10 @@ class Buffer:
     data: bytes | None = None  # contents of a constant buffer; initial contents of a state buffer
     tensors: list[int] = field(default_factory=list)  # graph tensors stored here (views share one)
     io_index: int | None = None  # position among model inputs/outputs
+    # (buffer, byte offset): lives inside another buffer's bytes that nothing else uses while it does (the
+    # kernels' scratch of a depth-first loop, sharing one buffer); not planned on its own
+    inside: tuple[str, int] | None = None
+    per_call: bool = False  # scratch whose contents one kernel call uses and leaves (CMSIS-NN's im2col buffers)
 
     @property
     def is_constant(self) -> bool:
@@ -61,10 +66,18 @@ class LoweredOp:
     opcode: str
     args: list[Arg]
     calls: list[KernelCall]
+    # Keyword-only, so subclasses' positional fields stay where they were.
+    subgraph: int = field(default=0, kw_only=True)  # the subgraph the operator belongs to (0: the main one)
+    control: Any = field(default=None, kw_only=True)  # IF and WHILE: their blocks (usmp/control.ControlFlow)
+    copy: int = field(default=1, kw_only=True)  # which block of its subgraph (several operators may run one)
 
     @property
     def function_name(self) -> str:
-        return f"op_{self.op_index}_{self.opcode.lower()}"
+        prefix = f"sg{self.subgraph}_" + (f"{self.copy}_" if self.copy > 1 else "") if self.subgraph else ""
+        name = self.opcode
+        if name.startswith("CUSTOM:"):  # CUSTOM:SignalWindow -> signal_window
+            name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.removeprefix("CUSTOM:"))
+        return f"{prefix}op_{self.op_index}_{re.sub(r'[^0-9a-z_]', '_', name.lower())}"
 
     def buffers_read(self) -> list[str]:
         return [a.buffer for a in self.args if not a.writable]

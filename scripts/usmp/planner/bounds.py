@@ -82,6 +82,8 @@ def greedy_cliques(prob: Indexed, members: list[int]) -> list[list[int]]:
 
 
 def clique_bound(prob: Indexed, members: list[int]) -> int:
+    if any(prob.profiles[i] for i in members) and all(prob.live[i] is not None for i in members):
+        return profile_bound(prob, members)
     best = max((prob.sizes[i] for i in members), default=0)
     for clique in cliques(prob, members):
         best = max(best, sum(prob.sizes[i] for i in clique))
@@ -95,3 +97,17 @@ def pool_lower_bounds(prob: Indexed) -> list[int]:
         if len(candidates) == 1:
             pinned[candidates[0]].append(i)
     return [clique_bound(prob, members) for members in pinned]
+
+
+def profile_bound(prob: Indexed, members: list[int]) -> int:
+    """Most bytes in use at one step, counting each buffer's bytes at that step (BufferInfo.profile)."""
+    steps = sorted({prob.live[i][0] for i in members} | {a for i in members for a, _, _ in prob.profiles[i]})
+    best = 0
+    for t in steps:
+        used = 0
+        for i in members:
+            first, last = prob.live[i]
+            if first <= t <= last:
+                used += next((n for a, b, n in prob.profiles[i] if a <= t <= b), prob.sizes[i])
+        best = max(best, used)
+    return best

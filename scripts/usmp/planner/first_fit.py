@@ -16,6 +16,8 @@ def lowest_offset(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets:
     """The lowest aligned offset in `pool` where buffer i overlaps none of its placed conflicts."""
     size, align = prob.sizes[i], prob.aligns[i]
     sizes = prob.sizes
+    if prob.profiled:
+        return _lowest_offset_profiled(prob, i, pool, pool_of, offsets)
     spans = sorted([(offsets[j], offsets[j] + sizes[j]) for j in prob.conflicts[i] if pool_of[j] == pool])
     offset = 0
     for start, end in spans:
@@ -24,6 +26,18 @@ def lowest_offset(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets:
         if end > offset:
             offset = round_up(end, align)
     return offset
+
+
+def _lowest_offset_profiled(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets: list[int]) -> int:
+    """The same when bytes vary over time: each pair of conflicting buffers avoids only the bytes both use while
+    they both live, so the extents differ per pair; the lowest offset is 0 or the end of a placed conflict."""
+    align = prob.aligns[i]
+    spans = [(offsets[j], offsets[j] + prob.extent(j, i), prob.extent(i, j))
+             for j in prob.conflicts[i] if pool_of[j] == pool]
+    for offset in sorted({0, *(round_up(end, align) for _, end, _ in spans)}):
+        if all(offset + mine <= start or end <= offset for start, end, mine in spans):
+            return offset
+    return 0  # unreachable: above every span nothing overlaps
 
 
 def first_fit(prob: Indexed, order: list[int]) -> tuple[list[int], list[int]]:

@@ -25,10 +25,25 @@ class Indexed:
     pool_names: list[str]
     limits: list[int | None]
     live: list[tuple[int, int] | None]
+    profiles: list[tuple[tuple[int, int, int], ...]]  # BufferInfo.profile
 
     @property
     def n(self) -> int:
         return len(self.names)
+
+    @property
+    def profiled(self) -> bool:
+        """Whether some buffer's bytes vary over time (then conflicting buffers have pairwise extents)."""
+        return any(self.profiles)
+
+    def extent(self, i: int, j: int) -> int:
+        """Bytes of buffer i that buffer j must avoid: those i uses while both live."""
+        profile = self.profiles[i]
+        if not profile or self.live[i] is None or self.live[j] is None:
+            return self.sizes[i]
+        first, last = max(self.live[i][0], self.live[j][0]), min(self.live[i][1], self.live[j][1])
+        used = [n for a, b, n in profile if a <= last and first <= b]
+        return max(used) if used else self.sizes[i]
 
     def placements(self, pools: list[int], offsets: list[int]) -> dict[str, tuple[str, int]]:
         return {name: (self.pool_names[p], o) for name, p, o in zip(self.names, pools, offsets)}
@@ -82,6 +97,7 @@ def _index(buffers: Sequence[BufferInfo], pools: Sequence[PoolInfo]) -> Indexed:
         pool_names=[p.name for p in pools],
         limits=[p.size_limit for p in pools],
         live=[b.live for b in buffers],
+        profiles=[b.profile if b.live is not None else () for b in buffers],
     )
 
 

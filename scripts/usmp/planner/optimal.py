@@ -88,7 +88,8 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid
     overflow = limit is not None and (current > limit or not valid)
     if overflow:
         current = limit + 1  # the starting plan does not fit: anything within the limit is better
-    if current <= bound or len(placed) > MAX_EXACT_BUFFERS:
+    profiled = any(prob.profiles[g] for g in placed)  # the exact search knows only whole sizes: it cannot prove
+    if current <= bound or len(placed) > MAX_EXACT_BUFFERS or profiled:
         if overflow:
             raise PlanError(f"pool '{prob.pool_names[pool]}' needs at least {bound} B (limit {limit} B)")
         return current, bound, current <= bound

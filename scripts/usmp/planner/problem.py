@@ -26,6 +26,10 @@ class BufferInfo:
     # First and last step of the live interval (inclusive), when the buffer
     # comes from a schedule; algorithms may use it, the conflicts are the truth.
     live: tuple[int, int] | None = None
+    # Bytes used over time, from the buffer's start, when they vary: (first step, last step, bytes) segments
+    # covering `live` (a buffer holding an input and then a smaller output written over it). `size` is the
+    # most; a conflicting buffer only has to avoid what is used while both live. Empty: always `size`.
+    profile: tuple[tuple[int, int, int], ...] = ()
 
 
 Placement = dict  # buffer name -> (pool name, offset)

@@ -59,7 +59,11 @@ def plan_problems(buffers, pools, placements) -> list[str]:
         pool, start, end = mine
         for other_name in buffer.conflicts:
             theirs = extent.get(other_name)
-            if theirs is not None and theirs[0] == pool and start < theirs[2] and theirs[1] < end:
+            if theirs is None or theirs[0] != pool:
+                continue
+            other = by_name[other_name]
+            a_end, b_end = start + _used_while_both(buffer, other), theirs[1] + _used_while_both(other, buffer)
+            if start < b_end and theirs[1] < a_end:
                 overlapping.add((buffer.name, other_name) if buffer.name < other_name else (other_name, buffer.name))
     for first, second in sorted(overlapping):
         pool, a = placements[first]
@@ -67,6 +71,15 @@ def plan_problems(buffers, pools, placements) -> list[str]:
         problems.append(f"conflicting buffers '{first}' [{a}, {a + by_name[first].size}) and '{second}' "
                         f"[{b}, {b + by_name[second].size}) overlap in pool '{pool}'")
     return problems
+
+
+def _used_while_both(buffer, other) -> int:
+    """The bytes of `buffer` in use while `other` lives too (all of them, unless its profile says less)."""
+    if not buffer.profile or buffer.live is None or other.live is None:
+        return buffer.size
+    first, last = max(buffer.live[0], other.live[0]), min(buffer.live[1], other.live[1])
+    used = [n for a, b, n in buffer.profile if a <= last and first <= b]
+    return max(used) if used else buffer.size
 
 
 def verify_plan(buffers, pools, placements, algorithm: str = "the planner") -> None:

@@ -1,1 +1,2 @@
-"""Showing a plan: JSON documents, SVG pictures and terminal tables."""
+"""Showing a plan and what a model costs: JSON documents, terminal tables, SVG charts, MACs per operator,
+the per-operator profile table and the report page (page/)."""

@@ -36,9 +36,25 @@ def format_rows(rows: list[tuple[str, ...]]) -> str:
 
 
 def tiling_table(document: dict) -> str:
-    """The depth-first chains: which operators, band height, schedule, intermediate bytes whole and in bands."""
-    rows = [("chain (operators)", "band rows", "schedule", "whole B", "bands B", "recomputed rows")]
+    """The depth-first chains: which operators, band height, bytes saved and the instructions the cost model says
+    each adds (per cent of the whole-tensor program's estimate)."""
+    rows = [("chain (operators)", "band rows", "bands", "schedule", "whole B", "bands B", "saved B", "+instructions")]
     for t in document["tiling"]:
-        rows.append((" ".join(str(i) for i in t["operators"]), str(t["band_rows"]), t["strategy"],
-                     str(t["whole_bytes"]), str(t["band_bytes"]), f"{t['recomputed_rows']} of {t['rows']}"))
+        whole = t.get("whole_instructions") or 0
+        extra = t.get("extra_instructions") or 0
+        share = f" ({100 * extra / whole:.1f} %)" if whole else ""
+        rows.append((" ".join(str(i) for i in t["operators"]), str(t["band_rows"]), str(t["bands"]), t["strategy"],
+                     str(t["whole_bytes"]), str(t["band_bytes"]), str(t["whole_bytes"] - t["band_bytes"]),
+                     f"{extra}{share}"))
+    return format_rows(rows)
+
+
+def control_flow_table(document: dict) -> str:
+    """IF and WHILE operators: each block (subgraph) and the steps of the plan it spans."""
+    rows = [("operator", "block", "subgraph", "steps")]
+    for region in document.get("control_flow", []):
+        where = f"{region['operator']} {region['opcode']}" + (f" (subgraph {region['subgraph']})"
+                                                              if region["subgraph"] else "")
+        for block in region["blocks"]:
+            rows.append((where, block["role"], str(block["subgraph"]), f"{block['first_step']}-{block['last_step']}"))
     return format_rows(rows)

@@ -16,11 +16,12 @@ import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from usmp import progress
 from usmp.codegen.emit import _environment
 from usmp.compiler import Compiled
 from usmp.errors import ToolError, UsmpError
@@ -28,6 +29,7 @@ from usmp.paths import KERNELS_INCLUDE_DIR, TEMPLATES_DIR
 from usmp.runner.elf_stats import ImageUsage, read_image_usage
 from usmp.runner.host import cache_root, harness_source, kernel_sources
 from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
+from usmp.runner.profile import profile_inference
 from usmp.runner.qemu import count_instructions, executed_blocks, instructions_per_call, run_qemu
 
 CC = "arm-none-eabi-gcc"
@@ -92,7 +94,8 @@ class CortexMBuild:
     usage: ImageUsage
     pools: dict[str, int]  # workspace pool -> bytes in the image
     markers: tuple[int, int]  # addresses of the inference begin/end marker functions
-    functions: dict[str, tuple[int, int]] | None = None  # function symbol -> (address, size)
+    symbols: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (address, size): the profile's map
+    functions: dict[str, tuple[int, int]] = field(default_factory=dict)  # function symbol -> (address, size)
     generated: tuple[str, ...] = ()  # the functions of the generated code (run() and the operators)
 
 
@@ -150,12 +153,15 @@ def _external_units(compiled: Compiled) -> list[Unit]:
 
 
 def _model_units(compiled: Compiled) -> list[Unit]:
+    """The generated files; the code with debug information (which changes no instruction), from which
+    the profile learns which operator each instruction of run() belongs to once GCC has inlined them."""
     name = compiled.program.name
     units = []
     for file_name, text in compiled.files.items():
         if file_name.endswith(".c"):
             part = "constants" if file_name == f"{name}_constants.c" else "generated_code"
-            units.append((part, file_name, None, text, STRICT_FLAGS + _external_includes(compiled)))
+            debug = ["-g"] if part == "generated_code" else []
+            units.append((part, file_name, None, text, STRICT_FLAGS + debug + _external_includes(compiled)))
     hooks = ["-include", str(BAREMETAL_DIR / "harness_hooks.h")]
     units.append(("harness", "harness_main.c", None, harness_source(compiled), STRICT_FLAGS + hooks))
     return units
@@ -199,6 +205,7 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     library_units = _library_units()
     library_dir = cache_root() / target.name / f"lib-{_digest(target, library_units, AR)}"
     if not library_dir.exists():
+        progress.stage(f"cross-compiling the kernel library for {target.name}")
         _in_staging(library_dir, lambda staging: _build_library(target, library_units, staging))
     library_objects = sorted(str(p) for p in (library_dir / "harness").glob("*.o"))
     library_objects.append(str(library_dir / "kernels" / "libusmp_kernels.a"))
@@ -206,6 +213,7 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     if external_units:  # built once per target and set of sources, like the kernel library
         external_dir = cache_root() / target.name / f"ext-{_digest(target, external_units)}"
         if not external_dir.exists():
+            progress.stage(f"cross-compiling {len(external_units)} CMSIS-NN sources for {target.name}")
             _in_staging(external_dir, lambda staging: _compile(target, external_units, staging, staging))
         library_objects += sorted(str(p) for p in external_dir.rglob("*.o"))
     model_units = _model_units(compiled)
@@ -214,6 +222,7 @@ def build_cortex_m(compiled: Compiled, target: CortexMTarget) -> CortexMBuild:
     build_dir = cache_root() / target.name / _digest(
         target, model_units, *LINK_LIBRARIES, script, *library_objects, *headers.values())
     if not (build_dir / "model.elf").exists():
+        progress.stage(f"cross-compiling and linking the model for {target.name}")
         _in_staging(build_dir, lambda staging: _link(target, model_units, headers, library_objects, script, staging))
     return _inspect(compiled, target, build_dir)
 
@@ -296,8 +305,8 @@ def _inspect(compiled: Compiled, target: CortexMTarget, build_dir: Path) -> Cort
         symbol = symbols.get(pool.c_symbol) or symbols.get(f"harness_pool_{pool.spec.name}")
         pools[pool.spec.name] = symbol[1] if symbol else pool.size
     markers = tuple(symbols[m][0] & ~1 for m in ("usmp_bm_inference_begin", "usmp_bm_inference_end"))
-    return CortexMBuild(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers, functions,
-                        tuple(generated))
+    return CortexMBuild(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers, symbols,
+                        functions, tuple(generated))
 
 
 def check_fits(build: CortexMBuild, model_name: str) -> None:
@@ -323,15 +332,18 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
                  count: bool = False, timeout: float = 600, steps: int | None = None,
                  reset_before: int | None = None, profile: bool = False) -> CortexMRun:
     """Run one inference on the emulated board; count=True also counts its instructions, profile=True
-    also those of each kernel call the generated code makes (report["calls"], in order).
+    also per step (the report's "step_instructions", and "outside_steps" for run()'s own code) and per kernel
+    call the generated code makes (report["calls"], in the order it makes them).
 
     With steps, a sequence as in run_host; the report measures the first inference.
     """
+    count = count or profile
     if steps is not None and not compiled.program.init_ops:
         reports = []
 
         def one(step_inputs):
-            run = run_cortex_m(compiled, step_inputs, target_name, count and not reports, timeout)
+            run = run_cortex_m(compiled, step_inputs, target_name, count and not reports, timeout,
+                               profile=profile and not reports)
             reports.append(run.report)
             return run.outputs
 
@@ -342,8 +354,8 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
     with tempfile.TemporaryDirectory(prefix="usmp-qemu-") as work:
         work_dir = Path(work)
         write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
-        count = count or profile
         trace = work_dir / "qemu-trace.log" if count else None
+        progress.stage(f"emulating {target.name} (qemu -M {target.machine})" + (", tracing" if count else ""))
         done = run_qemu(target.machine, build.elf, work_dir, timeout, trace)
         messages = [l for l in done.stdout.splitlines() if l.strip() and not l.startswith("usmp-stats:")]
         if done.returncode != 0:
@@ -357,11 +369,17 @@ def run_cortex_m(compiled: Compiled, inputs: list[np.ndarray], target_name: str 
             raise UsmpError(f"the inference overflowed the stack on {target.name}: it used all {stack} bytes "
                             f"left between the heap and main's stack frame")
         outputs = read_harness_outputs(compiled.program, steps, work_dir)
-        instructions = count_instructions(trace, *build.markers) if count else None
-        calls = per_call(build, trace) if profile else None
+        if count:
+            progress.stage(f"counting instructions in the trace ({trace.stat().st_size >> 20} MB)")
+        instructions = count_instructions(trace, *build.markers) if count and not profile else None
+        if profile:
+            steps_count, outside = profile_inference(compiled.program, build.elf, build.symbols,
+                                                     executed_blocks(trace, *build.markers))
+            instructions = sum(steps_count) + outside
+            calls = per_call(build, trace)
     report = make_report(build, stack, heap, instructions)
-    if calls is not None:
-        report["calls"] = calls
+    if profile:
+        report.update(step_instructions=steps_count, outside_steps=outside, calls=calls)
     return CortexMRun(outputs, report)
 
 

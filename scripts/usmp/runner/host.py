@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from usmp import progress
 from usmp.codegen.emit import _environment, io_views
 from usmp.compiler import Compiled
 from usmp.errors import ToolError, UsmpError
@@ -145,10 +146,12 @@ def run_host(compiled: Compiled, inputs: list[np.ndarray], sanitize: bool = Fals
     """
     if steps is not None and not compiled.program.init_ops:
         return step_by_step(lambda one: run_host(compiled, one, sanitize, timeout), inputs, steps)
+    progress.stage("compiling for the host")
     executable = build_host(compiled, sanitize=sanitize)
     with tempfile.TemporaryDirectory(prefix="usmp-run-") as work:
         work_dir = Path(work)
         write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
+        progress.stage("running on the host")
         try:
             done = subprocess.run([str(executable)], cwd=work_dir, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from usmp.errors import ToolError
 
@@ -57,35 +58,33 @@ def thumb_instructions(halfwords: list[int]) -> int:
     not know some Helium instructions (VMLADAV, VMOV of two lanes, ...) and prints each as two lines, a
     ".byte" and its second half misread as a 16-bit instruction.
     """
-    count = index = 0
+    return len(_instruction_offsets(halfwords))
+
+
+def _instruction_offsets(halfwords: list[int]) -> list[int]:
+    """Byte offset of each Thumb instruction in a run of code halfwords (see thumb_instructions)."""
+    offsets, index = [], 0
     while index < len(halfwords):
-        count += 1
+        offsets.append(2 * index)
         index += 2 if halfwords[index] >> 11 >= 0b11101 else 1
-    return count
+    return offsets
 
 
-def count_instructions(trace_log: Path, begin: int, end: int) -> int:
-    """Instructions executed strictly between the TB at address begin and the TB at address end.
-
-    The markers must be executed once each; see executed_blocks.
-    """
-    return sum(size for _, size in executed_blocks(trace_log, begin, end))
-
-
-def executed_blocks(trace_log: Path, begin: int, end: int):
-    """(guest pc, instructions) of every TB executed strictly between the markers begin and end, in order.
+def executed_blocks(trace_log: Path, begin: int, end: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """(guest pc, addresses of its instructions) of each TB executed strictly between the TB at address
+    begin and the TB at address end, in execution order.
 
     The markers must be executed once each; a TB is identified by its host
-    code address and guest pc, and takes the size of the latest translation
-    logged for that pc (a translation is always logged just before its first
-    execution, so a re-translation after a cache flush is picked up too).
-    A line whose bytes the log does not show counts as one instruction.
+    code address and guest pc, and takes the instructions of the latest
+    translation logged for that pc (a translation is always logged just before
+    its first execution, so a re-translation after a cache flush is picked up
+    too). A line whose bytes the log does not show counts as one instruction.
     """
-    latest_translation: dict[int, int] = {}  # guest pc -> instructions, not yet executed
-    tb_size: dict[tuple[str, int], int] = {}
+    latest_translation: dict[int, tuple[int, ...]] = {}  # guest pc -> instruction addresses, not yet executed
+    tb_addresses: dict[tuple[str, int], tuple[int, ...]] = {}
     counting = seen_begin = False
     in_block = False
-    block_pc, halfwords, unreadable = -1, [], 0
+    block_pc, halfwords, unreadable = -1, [], []
     with open(trace_log, "r", errors="replace") as log:
         for line in log:
             if in_block:
@@ -96,14 +95,15 @@ def executed_blocks(trace_log: Path, begin: int, end: int):
                     if instruction.group(2):
                         halfwords += [int(word, 16) for word in instruction.group(2).split()]
                     else:
-                        unreadable += 1
+                        unreadable.append(int(instruction.group(1), 16))
                     continue
                 if not line.strip():
-                    latest_translation[block_pc] = thumb_instructions(halfwords) + unreadable
+                    latest_translation[block_pc] = tuple(
+                        [block_pc + offset for offset in _instruction_offsets(halfwords)] + unreadable)
                     in_block = False
                 continue
             if line.startswith(_TB_START):
-                in_block, block_pc, halfwords, unreadable = True, -1, [], 0
+                in_block, block_pc, halfwords, unreadable = True, -1, [], []
                 continue
             match = _TRACE.match(line)
             if not match:
@@ -111,7 +111,7 @@ def executed_blocks(trace_log: Path, begin: int, end: int):
             pc = int(match.group(2), 16)
             key = (match.group(1), pc)
             if pc in latest_translation:
-                tb_size[key] = latest_translation.pop(pc)
+                tb_addresses[key] = latest_translation.pop(pc)
             if pc == begin:
                 if seen_begin:
                     raise ToolError("the inference-begin marker ran twice; cannot count one inference")
@@ -120,10 +120,15 @@ def executed_blocks(trace_log: Path, begin: int, end: int):
             if pc == end and counting:
                 return
             if counting:
-                if key not in tb_size:
+                if key not in tb_addresses:
                     raise ToolError(f"QEMU trace: executed block at 0x{pc:08x} was never translated in the log")
-                yield pc, tb_size[key]
+                yield pc, tb_addresses[key]
     raise ToolError("QEMU trace: the inference markers were not both executed")
+
+
+def count_instructions(trace_log: Path, begin: int, end: int) -> int:
+    """Instructions executed strictly between the TB at address begin and the TB at address end."""
+    return sum(len(addresses) for _, addresses in executed_blocks(trace_log, begin, end))
 
 
 def instructions_per_call(blocks, caller: list[tuple[int, int]], entries: set[int]) -> list[int]:
@@ -134,7 +139,8 @@ def instructions_per_call(blocks, caller: list[tuple[int, int]], entries: set[in
     starts = [start for start, _ in ranges]
     counts: list[int] = []
     pending, inside = 0, False
-    for pc, size in blocks:
+    for pc, addresses in blocks:
+        size = len(addresses)
         k = bisect.bisect_right(starts, pc) - 1
         here = k >= 0 and pc < ranges[k][1]
         if here:

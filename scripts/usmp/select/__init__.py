@@ -7,7 +7,8 @@ per call and shape) into calls of small glue functions, adds the constants
 and scratch they need as ordinary buffers for the planner, drops the
 buffers only the portable calls used, and records which CMSIS-NN sources a
 build must compile (Program.external_kernels). Everything it cannot do stays
-portable; fused depth-first steps (tiling) stay portable as a whole.
+portable. The links of a depth-first chain (tiling) get the kernel their
+operator would get whole, when that kernel can run a band.
 
 On DSP cores USMP's own kernels (kernels/dsp/, dsp.py decides) take the calls
 they compute faster, with `--kernels auto` (CMSIS-NN, if known, for the rest)
@@ -22,14 +23,17 @@ import numpy as np
 from usmp.errors import UsmpError
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, ExternalKernels, KernelCall, LoweredOp, Program
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import REWRITES, NewBuffer, Rewrite, portable_calls
+from usmp.select.cmsis_nn import REWRITES, NewBuffer, Rewrite, Site, portable_calls
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
 from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
-from usmp.select.dsp import DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICES, select_dsp_kernels
+from usmp.select.dsp import CANDIDATES, DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICES, select_dsp_kernels
+from usmp.tiling.band_fields import runs_bands
+from usmp.tiling.loop import BandLoop
 
 GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
 
-__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "select_kernels", "selects_fast_kernels"]
+__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "preview_kernels", "select_kernels",
+           "selects_fast_kernels"]
 
 
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
@@ -37,32 +41,55 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
     """The program with USMP's DSP kernels and CMSIS-NN calls where `kernels` and the CPU allow them (in place,
     and returned)."""
     extension = cpu_extension(cpu)
+    root = _root(kernels, optimize, cmsis_nn)
+    if kernels == "portable":
+        return program
+    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
+    if (root is None or extension is None) and not own:  # plain cores run the portable kernels faster
+        return program
+    by_family: dict[str, set[tuple[int, int]]] = {"own": set(), "cmsis-nn": set()}  # (position, op index)
+    called: set[str] = set()
+    for site, rewrite in own.items():
+        by_family["own"].add(_place(program, site, rewrite))
+    for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
+        rewrite = rewrite_fn(call)
+        if rewrite is None or (site.link is not None and not runs_bands(rewrite.params_type)):
+            continue
+        by_family["cmsis-nn"].add(_place(program, site, rewrite, call.names))
+        called.update(rewrite.cmsis_functions)
+    for loop in program.ops:
+        if isinstance(loop, BandLoop):
+            used = {a for call in loop.calls for a in call.args}
+            loop.args = [a for a in loop.args if a.name in used]
+    rewritten, mine = len(by_family["cmsis-nn"]), len(by_family["own"])
+    if rewritten or mine:  # also when only USMP's own kernels were chosen
+        _drop_unused(program)
+        program.external_kernels = _external(cpu, root if rewritten else None, called, rewritten, mine)
+    return program
+
+
+def _root(kernels: str, optimize: str, cmsis_nn: str | os.PathLike | None):
+    """CMSIS-NN's directory where `kernels` may call it (None: not known, or not asked for)."""
     if kernels not in KERNEL_CHOICES:
         raise UsmpError(f"unknown --kernels '{kernels}' (known: {', '.join(KERNEL_CHOICES)})")
     if optimize not in OPTIMIZE_CHOICES:
         raise UsmpError(f"unknown --optimize '{optimize}' (known: {', '.join(OPTIMIZE_CHOICES)})")
-    if kernels == "portable":
-        return program
-    root = None
-    if kernels != "usmp":
-        root = cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
-    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
-    if (root is None or extension is None) and not own:  # plain cores run the portable kernels faster
-        return program
-    called: set[str] = set()
-    rewritten = 0
-    for position, rewrite in own.items():
-        program.ops[position] = _apply(program, program.ops[position], rewrite)
-    for position, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
-        rewrite = rewrite_fn(call)
-        if rewrite is not None:
-            program.ops[position] = _apply(program, call.op, rewrite)
-            called.update(rewrite.cmsis_functions)
-            rewritten += 1
-    if rewritten or own:  # also when only USMP's own kernels in the glue were chosen
-        _drop_unused(program)
-        program.external_kernels = _external(cpu, root if rewritten else None, called, rewritten, len(own))
-    return program
+    if kernels in ("portable", "usmp"):
+        return None
+    return cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
+
+
+def _place(program: Program, site: Site, rewrite: Rewrite, names: list[str] | None = None) -> tuple[int, int]:
+    """Put the rewritten call where the portable one was; (position, operator index) of the operator it runs."""
+    op = program.ops[site.position]
+    if site.link is None:
+        program.ops[site.position] = _apply(program, op, rewrite)
+        return site.position, op.op_index
+    call = op.calls[site.call]
+    link = op.links[site.link]
+    names = names or list(REWRITES[call.function][0] if call.function in REWRITES else CANDIDATES[call.function][0])
+    op.calls[site.call] = _apply_in_loop(program, op, site.link, link.op_index, call, tuple(names), rewrite)
+    return site.position, link.op_index
 
 
 def _external(cpu: str, root, called: set[str], rewritten: int, own: int) -> ExternalKernels:
@@ -73,6 +100,55 @@ def _external(cpu: str, root, called: set[str], rewritten: int, own: int) -> Ext
         return ExternalKernels("usmp-dsp", cpu, [], [], glue, 0, DSP_HEADER, own)
     return ExternalKernels("cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), glue, rewritten,
                            own_operators=own)
+
+
+def _apply_in_loop(program: Program, loop: BandLoop, link: int, op_index: int, call: KernelCall,
+                   names: tuple[str, ...], rewrite: Rewrite) -> KernelCall:
+    """The chosen call inside the loop: an argument keeps its name where its buffer is the one the portable call
+    had in that role (the loop offsets row inputs and outputs by name); new buffers get new arguments."""
+    old = dict(zip(names, call.args))
+    buffer_of = {a.name: a.buffer for a in loop.args}
+    args = []
+    for role, buffer, writable in rewrite.args:
+        if isinstance(buffer, NewBuffer):
+            buffer = _add_buffer(program, op_index, buffer)
+        if role in old and buffer_of[old[role]] == buffer:
+            args.append(old[role])
+            continue
+        name, n = f"l{link}_{role}", 1
+        while name in buffer_of:
+            n += 1
+            name = f"l{link}_{role}{n}"
+        loop.args.append(Arg(name, buffer, writable))
+        buffer_of[name] = buffer
+        args.append(name)
+    return KernelCall(rewrite.function, rewrite.params_type, rewrite.params, args)
+
+
+def preview_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
+                    cmsis_nn: str | os.PathLike | None = None, optimize: str = "balanced") -> dict[int, KernelCall]:
+    """The call each single-call operator would get, by operator index, without changing the program: what the
+    tiling pass costs its chains with (a kernel that cannot run a band is not taken in a chain's loop)."""
+    extension = cpu_extension(cpu)
+    if not selects_fast_kernels(cpu, kernels, cmsis_nn) or extension is None:
+        return {}
+    root = _root(kernels, optimize, cmsis_nn)
+    chosen = {}
+    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
+    for site, rewrite in own.items():
+        chosen[program.ops[site.position].op_index] = _preview(rewrite)
+    for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
+        if call.op_index not in chosen:
+            rewrite = rewrite_fn(call)
+            if rewrite is not None:
+                chosen[call.op_index] = _preview(rewrite)
+    return chosen
+
+
+def _preview(rewrite: Rewrite) -> KernelCall:
+    """The call with its scratch bytes among the params (the tiling pass sizes a loop's shared scratch)."""
+    scratch = sum(b.size for _, b, _ in rewrite.args if isinstance(b, NewBuffer) and b.data is None)
+    return KernelCall(rewrite.function, rewrite.params_type, dict(rewrite.params, scratch=scratch), [])
 
 
 def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: str | os.PathLike | None = None) -> bool:
@@ -90,7 +166,7 @@ def _apply(program: Program, op: LoweredOp, rewrite: Rewrite) -> LoweredOp:
     names: list[str] = []
     for name, buffer, writable in rewrite.args:
         if isinstance(buffer, NewBuffer):
-            buffer = _add_buffer(program, op, buffer)
+            buffer = _add_buffer(program, op.op_index, buffer)
         existing = next((a for a in args if a.buffer == buffer), None)
         if existing is not None:  # in place: one pointer for input and output, as the lowering had it
             existing.writable = existing.writable or writable
@@ -102,13 +178,14 @@ def _apply(program: Program, op: LoweredOp, rewrite: Rewrite) -> LoweredOp:
     return LoweredOp(op.op_index, op.opcode, args, [call])
 
 
-def _add_buffer(program: Program, op: LoweredOp, new: NewBuffer) -> str:
-    name, n = f"op{op.op_index}_{new.what}", 1
+def _add_buffer(program: Program, op_index: int, new: NewBuffer) -> str:
+    name, n = f"op{op_index}_{new.what}", 1
     while name in program.buffers:
         n += 1
-        name = f"op{op.op_index}_{new.what}#{n}"
+        name = f"op{op_index}_{new.what}#{n}"
     kind = "scratch" if new.data is None else "constant"
-    program.buffers[name] = Buffer(name, kind, max(new.size, 1), MIN_ALIGNMENT, new.c_type, data=new.data)
+    program.buffers[name] = Buffer(name, kind, max(new.size, 1), MIN_ALIGNMENT, new.c_type, data=new.data,
+                                   per_call=new.data is None)
     return name
 
 

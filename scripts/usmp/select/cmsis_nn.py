@@ -21,8 +21,9 @@ from typing import Callable
 
 import numpy as np
 
-from usmp.lower.program import KernelCall, LoweredOp, Program
+from usmp.lower.program import KernelCall, Program
 from usmp.select import cmsis_nn_sizes as sizes
+from usmp.tiling.loop import BandLoop
 
 FAST = ("dsp", "mve")  # the extensions whose CMSIS-NN paths beat the portable kernels
 UINT16_MAX = 0xFFFF  # CMSIS-NN keeps several sizes in uint16_t locals
@@ -53,7 +54,7 @@ class Rewrite:
 class Call:
     """A portable call with its buffers by parameter name."""
 
-    op: LoweredOp
+    op_index: int  # the graph operator the call computes
     call: KernelCall
     buffers: dict[str, str]
     program: Program
@@ -65,21 +66,36 @@ class Call:
         return self.call.params
 
     def graph_op(self):
-        return next(o for o in self.program.graph.operators if o.index == self.op.op_index)
+        return next(o for o in self.program.graph.operators if o.index == self.op_index)
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a portable call sits: program.ops[position], and in a depth-first loop its link and its place in
+    the loop's calls (None for an operator's one call)."""
+
+    position: int
+    link: int | None = None
+    call: int | None = None
 
 
 def portable_calls(program: Program, table: dict, extension: str | None):
-    """(position, Call, handler) for each operator whose one portable call `table` knows (kernel name ->
-    (its parameter names in order, handler)), with its buffers by parameter name."""
+    """(Site, Call, handler) for each portable call `table` knows (kernel name -> (its parameter names in
+    order, handler)), with its buffers by parameter name: an operator's one call, and every call of a
+    depth-first loop's links (the loop runs the kernel chosen for it a band at a time)."""
     for position, op in enumerate(program.ops):
-        if len(op.calls) != 1 or op.calls[0].function not in table:
-            continue
-        names, handler = table[op.calls[0].function]
-        if len(names) != len(op.calls[0].args):
-            continue
         by_arg = {a.name: a.buffer for a in op.args}
-        yield position, Call(op, op.calls[0], {n: by_arg[a] for n, a in zip(names, op.calls[0].args)}, program,
-                             extension), handler
+        if isinstance(op, BandLoop):
+            sites = [(Site(position, j, k), link.op_index, op.calls[k]) for j, link in enumerate(op.links)
+                     for k in link.calls]
+        else:
+            sites = [(Site(position), op.op_index, op.calls[0])] if len(op.calls) == 1 else []
+        for site, op_index, call in sites:
+            if call.function not in table or len(table[call.function][0]) != len(call.args):
+                continue
+            names, handler = table[call.function]
+            yield site, Call(op_index, call, {n: by_arg[a] for n, a in zip(names, call.args)}, program,
+                             extension, list(names)), handler
 
 
 def _dims(n: int, h: int, w: int, c: int) -> list[int]:

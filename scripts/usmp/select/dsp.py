@@ -23,7 +23,8 @@ import numpy as np
 
 from usmp.lower.program import Program
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite, portable_calls
+from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite, Site, portable_calls
+from usmp.tiling.band_fields import runs_bands
 
 DSP_SOURCES = tuple(sorted((KERNELS_DIR / "dsp").glob("*.c")))  # built only for programs that call them
 DSP_HEADER = "usmp_kernels/dsp.h"
@@ -40,7 +41,7 @@ LOOP_COST = {False: 1.0, True: 0.75}
 class Candidate:
     """A call the DSP kernels can take: how to rewrite it with int8 or with wide filters."""
 
-    position: int
+    site: Site
     macs: int
     filter_bytes: int  # the int8 filter as laid out for the kernel; wide doubles it
     make: object  # callable(wide: bool) -> Rewrite
@@ -54,32 +55,36 @@ class Candidate:
 
 
 def select_dsp_kernels(program: Program, extension: str | None, optimize: str = "balanced",
-                       cmsis_nn: bool = False) -> dict[int, Rewrite]:
-    """position in program.ops -> the rewrite of that call into a DSP kernel (empty if the core has no DSP).
-    With CMSIS-NN at hand (`cmsis_nn`), the shapes its kernels run faster are left to it."""
+                       cmsis_nn: bool = False) -> dict[Site, Rewrite]:
+    """Where a portable call is (cmsis_nn.Site) -> its rewrite into a DSP kernel (empty if the core has no
+    DSP). With CMSIS-NN at hand (`cmsis_nn`), the shapes its kernels run faster are left to it. The calls
+    of depth-first loops are taken as their operators would be whole: the window kernels run bands."""
     if extension != "dsp":
         return {}
     candidates = []
-    for position, call, find in portable_calls(program, CANDIDATES, extension):
-        candidate = find(call, position)
-        if candidate is not None and not (cmsis_nn and candidate.cmsis_nn_faster):
-            candidates.append(candidate)
+    for site, call, find in portable_calls(program, CANDIDATES, extension):
+        candidate = find(call, site)
+        if candidate is None or (cmsis_nn and candidate.cmsis_nn_faster):
+            continue
+        if site.link is not None and not runs_bands(candidate.make(False).params_type):
+            continue
+        candidates.append(candidate)
     wide = _widened(candidates, optimize)
-    return {c.position: c.make(c.position in wide) for c in candidates}
+    return {c.site: c.make(c.site in wide) for c in candidates}
 
 
-def _widened(candidates: list[Candidate], optimize: str) -> set[int]:
-    """The positions whose filters are widened: all (speed), none (size), or within the budget."""
+def _widened(candidates: list[Candidate], optimize: str) -> set[Site]:
+    """The calls whose filters are widened: all (speed), none (size), or within the budget."""
     if optimize == "speed":
-        return {c.position for c in candidates}
+        return {c.site for c in candidates}
     if optimize == "size":
         return set()
     allowance = (WIDE_BUDGET - 1.0) * sum(c.constant_bytes(False) for c in candidates)
-    chosen: set[int] = set()
+    chosen: set[Site] = set()
     gain = LOOP_COST[False] - LOOP_COST[True]
     for c in sorted(candidates, key=lambda c: -gain * c.macs / max(c.filter_bytes, 1)):
         if c.filter_bytes <= allowance:
-            chosen.add(c.position)
+            chosen.add(c.site)
             allowance -= c.filter_bytes
     return chosen
 
@@ -136,7 +141,7 @@ def weights_stream(weights: np.ndarray, fields: np.ndarray, wide: bool) -> tuple
     return stream.astype(np.uint32).tobytes(), quads
 
 
-def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dict, input_offset: int,
+def _matrix_candidate(c: Call, site: Site, weights: np.ndarray, geometry: dict, input_offset: int,
                       bias: np.ndarray) -> Candidate | None:
     """A convolution (or fully connected layer) as the DSP matrix kernel, if its requantization is exact."""
     p = c.p
@@ -165,7 +170,7 @@ def _matrix_candidate(c: Call, position: int, weights: np.ndarray, geometry: dic
         function = "usmp_dsp_conv_wide_s8" if wide else "usmp_dsp_conv_s8"
         return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
 
-    return Candidate(position, out_ch * depth * geometry["out_h"] * geometry["out_w"] * geometry["batches"],
+    return Candidate(site, out_ch * depth * geometry["out_h"] * geometry["out_w"] * geometry["batches"],
                      -(-out_ch // 2) * 2 * quads * 4, make)
 
 
@@ -175,30 +180,30 @@ def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
     return dict({k: p[k] for k in keys}, in_ch=in_ch, out_ch=out_ch)
 
 
-def conv_candidate(c: Call, position: int) -> Candidate | None:
+def conv_candidate(c: Call, site: Site) -> Candidate | None:
     p = c.p
     if p["filter_in_ch"] != p["in_ch"]:  # groups
         return None
     weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
     weights = weights[:p["out_ch"] * p["filter_h"] * p["filter_w"] * p["in_ch"]].reshape(p["out_ch"], -1)
-    return _matrix_candidate(c, position, weights, _geometry(p, p["in_ch"], p["out_ch"]), p["input_offset"],
+    return _matrix_candidate(c, site, weights, _geometry(p, p["in_ch"], p["out_ch"]), p["input_offset"],
                              _channel_values(c, "bias", p["out_ch"]))
 
 
-def depthwise_candidate(c: Call, position: int) -> Candidate | None:
+def depthwise_candidate(c: Call, site: Site) -> Candidate | None:
     """One input channel: a convolution whose [out_ch, H, W, 1] filter is the lowering's channel-major one.
     Else, with multiplier 1, width 3 and no dilation: the DSP depthwise kernel."""
     p = c.p
     if p["in_ch"] != 1:
-        return _depthwise_3_wide(c, position)
+        return _depthwise_3_wide(c, site)
     out_ch = p["depth_multiplier"]
     weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
     weights = weights[:out_ch * p["filter_h"] * p["filter_w"]].reshape(out_ch, -1)
-    return _matrix_candidate(c, position, weights, _geometry(p, 1, out_ch), p["input_offset"],
+    return _matrix_candidate(c, site, weights, _geometry(p, 1, out_ch), p["input_offset"],
                              _channel_values(c, "bias", out_ch))
 
 
-def fully_connected_candidate(c: Call, position: int) -> Candidate | None:
+def fully_connected_candidate(c: Call, site: Site) -> Candidate | None:
     """Each batch row is one pixel of a 1 x batches image; the lowering's bias holds the input zero point's
     term, so the input is taken as it is (offset 0)."""
     p = c.p
@@ -207,13 +212,13 @@ def fully_connected_candidate(c: Call, position: int) -> Candidate | None:
     geometry = dict(batches=1, in_h=1, in_w=p["batches"], in_ch=depth, out_h=1, out_w=p["batches"], out_ch=rows,
                     filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_top=0,
                     pad_left=0)
-    candidate = _matrix_candidate(c, position, weights, geometry, 0, _channel_values(c, "bias", rows))
+    candidate = _matrix_candidate(c, site, weights, geometry, 0, _channel_values(c, "bias", rows))
     if candidate is not None:  # two output channels: one pair, whose loop costs CMSIS-NN's whole product
         candidate.cmsis_nn_faster = rows <= 2
     return candidate
 
 
-def _depthwise_3_wide(c: Call, position: int) -> Candidate | None:
+def _depthwise_3_wide(c: Call, site: Site) -> Candidate | None:
     """usmp_dsp_depthwise_s8: per channel and filter row the tap pairs (w0, w1), (w1, w2), and per channel the
     bias, multiplier and rounding shift (struct usmp_dsp_channel_requant)."""
     p = c.p
@@ -256,7 +261,7 @@ def _depthwise_3_wide(c: Call, position: int) -> Candidate | None:
     # Per channel and output row the kernel spends about 70 instructions besides the outputs' own; at three
     # output columns and fewer CMSIS-NN's 3x3 kernel is as fast (MobileNet's last two depthwise layers:
     # benchmarks/dsp_kernels.py --layers).
-    return Candidate(position, macs, channels * rows * 4, make,
+    return Candidate(site, macs, channels * rows * 4, make,
                      cmsis_nn_faster=p["out_w"] <= 3)
 
 

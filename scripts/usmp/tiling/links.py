@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from usmp.lower.program import KernelCall, LoweredOp, Program
-from usmp.lower.ops.nd_copy import collapse, pad_dims
-from usmp.tiling.geometry import Rows, band_params, row_elements
+from usmp.tiling.band_rows import Edge
+from usmp.tiling.geometry import row_elements
 from usmp.tiling.reductions import Tail, reduction_tail
 
 WINDOW_KERNELS = {
@@ -58,20 +58,29 @@ class Link:
         """Elements in one row of an input ("in") or of the output ("out")."""
         return row_elements(self.params, side)
 
-    def band_calls(self, sources: list[str], names: dict[str, str], target: str, out: Rows,
-                   rows_in: Rows) -> list[KernelCall]:
-        """The kernel calls for one band; `names` renames the call's other arguments (weights, tables, scratch)."""
+    def row_in(self, k: int) -> int:
+        """Elements in one row of row input k (a concatenation's inputs differ in channels)."""
+        if self.kind == "concat":
+            return self.params["in_w"] * self.params["input_channels"][k]
+        return self.row("in")
+
+    def edge(self, k: int, producer: int | None) -> Edge:
+        """Row input k as the loop reads it (band_rows.Edge)."""
+        p = self.params
+        extent = (p["filter_h"] - 1) * p.get("dilation_h", 1) + 1
+        return Edge(producer, p["stride_h"], p["pad_top"], extent, p["in_h"])
+
+    def loop_calls(self, sources: list[str], target: str, names: dict[str, str]) -> list[KernelCall]:
+        """The whole-tensor calls the loop runs a band at a time: row inputs from `sources`, the output to
+        `target`, every other argument renamed by `names` (by position: an in-place call names its input and
+        output alike, but in a chain they are different buffers)."""
         if self.kind == "pad":
-            return _pad_band(self, sources[0], target, out, rows_in)
+            return [_pad_rows_call(self, sources[0], target)]
+        if self.kind == "concat":
+            return _concat_calls(self, sources, target)
         call = self.call
         middle = [names[a] for a in call.args[len(self.inputs):-1]]
-        if self.kind == "window":
-            params = band_params(call.params, out, rows_in)
-        elif "shape" in call.params:  # a binary walk, flat
-            params = dict(call.params, shape=[out.count * self.row("out"), *call.params["shape"][1:]])
-        else:
-            params = dict(call.params, size=out.count * self.row("out"))
-        return [KernelCall(call.function, call.params_type, params, [*sources, *middle, target])]
+        return [KernelCall(call.function, call.params_type, call.params, [*sources, *middle, target])]
 
 
 def window_call(op: LoweredOp) -> KernelCall | None:
@@ -85,6 +94,8 @@ def link_of(program: Program, op: LoweredOp) -> Link | None:
     """The operator as a window, element-wise or pad link, or None."""
     if op.opcode in ("PAD", "PADV2"):
         return _pad_link(program, op)
+    if op.opcode == "CONCATENATION":
+        return _concat_link(program, op)
     if len(op.calls) != 1:
         return None
     call = op.calls[0]
@@ -158,18 +169,42 @@ def _pad_link(program: Program, op: LoweredOp) -> Link | None:
     return Link(op, "pad", [copy.args[0]], params)
 
 
-def _pad_band(link: Link, source: str, target: str, out: Rows, rows_in: Rows) -> list[KernelCall]:
-    """Fill the band's rows with the pad value, then copy the input rows that fall inside it."""
+def _pad_rows_call(link: Link, source: str, target: str) -> KernelCall:
+    """The PAD as one row-wise kernel (usmp_pad_rows): a band fills its rows and copies the input rows inside."""
     p, bits = link.params, 8 if link.call.function.endswith("x8") else 32
-    calls = []
-    if p["pattern"] is not None:
-        calls.append(KernelCall(f"usmp_fill_x{bits}", "usmp_fill_params",
-                                dict(count=out.count * link.row("out"), pattern=p["pattern"]), [target]))
-    if rows_in.count:
-        counts, (ins, outs) = collapse([rows_in.count, p["in_w"], p["in_ch"]], [p["in_w"] * p["in_ch"], p["in_ch"], 1],
-                                       [p["out_w"] * p["out_ch"], p["out_ch"], 1])
-        first = (rows_in.first + p["pad_top"] - out.first) * link.row("out") + p["pad_left"] * p["out_ch"] + p["pad_front"]
-        calls.append(KernelCall(f"usmp_copy_nd_x{bits}", "usmp_copy_nd_params",
-                                dict(count=pad_dims(counts, 1), in_step=pad_dims(ins, 0), out_step=pad_dims(outs, 0),
-                                     in_offset=0, out_offset=first), [source, target]))
+    pattern = p["pattern"] if p["pattern"] is not None else 0
+    params = dict(in_h=p["in_h"], out_h=p["out_h"], pad_top=p["pad_top"], in_w=p["in_w"], in_ch=p["in_ch"],
+                  out_w=p["out_w"], out_ch=p["out_ch"], pad_left=p["pad_left"], pad_front=p["pad_front"],
+                  pattern=pattern)
+    return KernelCall(f"usmp_pad_rows_x{bits}", "usmp_pad_rows_params", params, [source, target])
+
+
+def _concat_link(program: Program, op: LoweredOp) -> Link | None:
+    """CONCATENATION of batch-1 NHWC tensors along channels: output row r is input row r of each, side by side."""
+    if not op.calls or any(c.function not in ("usmp_copy_nd_x8", "usmp_copy_nd_x32") for c in op.calls):
+        return None
+    output = op.calls[0].args[-1]
+    if _arg_type(op, program, output) not in ELEMENT_BYTES or any(c.args[-1] != output for c in op.calls):
+        return None
+    shape_out = _nhwc(program, op, output)
+    shapes = [_nhwc(program, op, c.args[0]) for c in op.calls]
+    if not shape_out or shape_out[0] != 1 or any(not s or s[:3] != shape_out[:3] for s in shapes):
+        return None
+    if sum(s[3] for s in shapes) != shape_out[3] or len({c.args[0] for c in op.calls}) != len(op.calls):
+        return None  # along another axis, or one tensor concatenated with itself
+    _, h, w, c = shape_out
+    params = dict(in_h=h, out_h=h, in_w=w, out_w=w, channels=c, filter_h=1, filter_w=1, stride_h=1, pad_top=0,
+                  input_channels=[s[3] for s in shapes])
+    return Link(op, "concat", [call.args[0] for call in op.calls], params)
+
+
+def _concat_calls(link: Link, sources: list[str], target: str) -> list[KernelCall]:
+    """One row copy per input into its channels of the output; the loop sets the pixels of each band."""
+    p, bits = link.params, 8 if link.call.function.endswith("x8") else 32
+    calls, offset = [], 0
+    for source, channels in zip(sources, p["input_channels"]):
+        calls.append(KernelCall(f"usmp_concat_rows_x{bits}", "usmp_concat_rows_params",
+                                dict(pixels=p["in_h"] * p["in_w"], channels=channels, offset=offset,
+                                     out_channels=p["channels"]), [source, target]))
+        offset += channels
     return calls

@@ -1,11 +1,11 @@
-"""With --workspace-io, a depth-first run's output may overwrite the rows of the model input it has consumed.
+"""A depth-first run's output may overwrite the rows of a whole input it has consumed.
 
-A model input in the workspace is read once, top to bottom, by the run that
-starts from it; rows it will never read again are free. When every row of the
-run's output is written only over input bytes no later band reads, the output
-can live inside the input's buffer, as an in-place operator's does, and the
-planner needs no separate place for it. (With --workspace-io the application
-writes the input before every run anyway: the inference may overwrite it.)
+A tensor the run alone reads is read top to bottom, band by band; rows it
+will never read again are free. When every row of the run's output is written
+only over input bytes no later band reads, the output can live inside the
+input's buffer, as an in-place operator's does, and the planner needs no
+separate place for it. A model input qualifies when it lives in the workspace
+(--workspace-io: the application writes it before every run anyway).
 """
 from __future__ import annotations
 
@@ -13,51 +13,68 @@ from dataclasses import replace
 
 from usmp.lower.program import Arg, LoweredOp, Program
 from usmp.tiling.links import ELEMENT_BYTES
+from usmp.tiling.band_rows import BandRows
+from usmp.tiling.loop import BandLoop
 from usmp.tiling.region import Region, buffer_users
-from usmp.tiling.schedule import Compute, Move
 
 
-def overlay_output(program: Program, region: Region, steps: list[Compute | Move], fused_at: int) -> Program:
+def overlay_output(program: Program, region: Region, loop: BandLoop, fused_at: int, workspace_io: bool) -> Program:
     """`program` (with the region fused at position `fused_at`) with the run's output inside the input it consumes,
     when that is safe; otherwise unchanged."""
+    source = overlay_source(program, region, loop.rows, buffer_users(program), {fused_at}, workspace_io)
+    if source is None:
+        return program
+    return _merge(program, region.buffer(len(region.links) - 1, region.links[-1].output), source)
+
+
+def overlay_source(program: Program, region: Region, rows: BandRows, users: dict[str, list[int]],
+                   region_steps: set[int], workspace_io: bool) -> str | None:
+    """The whole input of the region whose consumed rows can hold its output, or None.
+
+    It must be read by the region alone (`region_steps` are its positions),
+    be a tensor of the same element type (a model input only when it lives in
+    the workspace), and every output row must land behind the last read of
+    the input bytes under it."""
     last = len(region.links) - 1
     if region.links[last].tail:
-        return program  # a reduction's output is a few bytes, written after the last band
-    sources = {region.buffer(i, a) for i, link in enumerate(region.links)
-               for a, p in zip(link.inputs, region.producers[i]) if p is None}
-    inputs = [name for name in sources if program.buffers[name].kind == "input"]
+        return None  # a reduction's output is a few bytes, written after the last band
     output = region.buffer(last, region.links[last].output)
-    if len(inputs) != 1 or program.buffers[output].kind != "tensor":
-        return program
-    if program.buffers[inputs[0]].c_type != program.buffers[output].c_type:
-        return program
-    source = inputs[0]
-    users = buffer_users(program)
-    if any(k != fused_at for k in users.get(source, [])) or len(program.buffers[output].tensors) > 1:
-        return program  # someone else reads the input, or the output is a view shared with other tensors
-    if not _writes_behind_reads(region, steps, source, output, program):
-        return program
-    return _merge(program, output, source)
+    if program.buffers[output].kind != "tensor" or len(program.buffers[output].tensors) > 1:
+        return None  # a model output, or a view shared with other tensors
+    kinds = ("tensor", "input") if workspace_io else ("tensor",)
+    sources = sorted({region.buffer(i, a) for i, link in enumerate(region.links)
+                      for a, p in zip(link.inputs, region.producers[i]) if p is None})
+    for source in sources:
+        buffer = program.buffers[source]
+        if buffer.kind not in kinds or buffer.c_type != program.buffers[output].c_type or source == output:
+            continue
+        if any(k > max(region_steps) for k in users.get(source, [])):
+            continue  # read after the region too
+        if _writes_behind_reads(region, rows, source, program):
+            return source
+    return None
 
 
-def _writes_behind_reads(region: Region, steps: list[Compute | Move], source: str, output: str,
-                         program: Program) -> bool:
+def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: Program) -> bool:
     """Every output byte is written after the last read of the input bytes under it."""
     last = len(region.links) - 1
     in_bytes = ELEMENT_BYTES[program.buffers[source].c_type]
     out_row = region.links[last].row("out") * region.element_bytes[last]
-    reads = []  # (step, first input byte still read there)
-    for k, step in enumerate(steps):
-        if isinstance(step, Compute):
-            link = region.links[step.link]
-            for a, p, (rows, _) in zip(link.inputs, region.producers[step.link], step.reads):
-                if p is None and region.buffer(step.link, a) == source:
-                    reads.append((k, rows.first * link.row("in") * in_bytes))
-    for k, step in enumerate(steps):
-        if isinstance(step, Compute) and step.link == last:
-            later = [first for j, first in reads if j >= k]
-            if later and step.out.end * out_row > min(later):
-                return False
+    events = []  # in the order the loop runs: ("read", first byte still read) or ("write", end byte)
+    for band in rows.steps():
+        for j, step in enumerate(band):
+            if step is None:
+                continue
+            link = region.links[j]
+            if j == last:  # a kernel reads its inputs while it writes: its own reads count as later
+                events.append(("write", (step.first + step.count) * out_row))
+            for k, (a, p, first) in enumerate(zip(link.inputs, region.producers[j], step.in_firsts)):
+                if p is None and region.buffer(j, a) == source:
+                    events.append(("read", first * link.row_in(k) * in_bytes))
+    for k, (kind, at) in enumerate(events):
+        later = [first for what, first in events[k:] if what == "read"]
+        if kind == "write" and later and at > min(later):
+            return False
     return True
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from usmp.lower.program import LoweredOp, Program
+from usmp.tiling.band_rows import BandRows
 from usmp.tiling.links import ELEMENT_BYTES, Link, link_of, reduction_link
 
 
@@ -30,6 +31,12 @@ class Region:
     def buffer(self, i: int, name: str) -> str:
         """The program buffer behind argument `name` of link i."""
         return next(a.buffer for a in self.links[i].op.args if a.name == name)
+
+    def band_rows(self, band: int, strategy: str = "sliding") -> BandRows:
+        """The rows the loop computes for this region, `band` rows of the last link at a time."""
+        links = [(link.params["out_h"], [link.edge(k, p) for k, p in enumerate(self.producers[j])])
+                 for j, link in enumerate(self.links)]
+        return BandRows(links, band, strategy == "recompute")
 
     @property
     def is_plain_chain(self) -> bool:

@@ -48,6 +48,7 @@ class UsmpSettings:
     guard_words: int
     model: str  # CONFIG_USMP_MODEL (the Kconfig-only path), "" when unused
     tiling: str = "auto"  # CONFIG_USMP_TILING_{OFF,AUTO,MAX}
+    tiling_budget: float | None = None  # CONFIG_USMP_TILING_BUDGET (per cent), None when unset
     cpu: str = "generic"  # the --cpu of CONFIG_CPU_CORTEX_M*, which picks the kernels (usmp/select)
     kernels: str = "auto"  # CONFIG_USMP_KERNELS_{AUTO,PORTABLE,CMSIS_NN,USMP}
     optimize: str = "balanced"  # CONFIG_USMP_OPTIMIZE_{BALANCED,SPEED,SIZE}
@@ -65,11 +66,21 @@ def settings_from_config(config: KconfigValues) -> UsmpSettings:
         guard_words=config.integer("CONFIG_USMP_GUARD_WORDS", 0),
         model=config.string("CONFIG_USMP_MODEL"),
         tiling=next((m for m in ("off", "max") if config.flag(f"CONFIG_USMP_TILING_{m.upper()}")), "auto"),
+        tiling_budget=_tiling_budget(config),
         cpu=_cpu(config),
         kernels=next((k for k in ("portable", "cmsis-nn", "usmp")
                       if config.flag(f"CONFIG_USMP_KERNELS_{k.upper().replace('-', '_')}")), "auto"),
         optimize=next((m for m in ("speed", "size") if config.flag(f"CONFIG_USMP_OPTIMIZE_{m.upper()}")), "balanced"),
     )
+
+
+def _tiling_budget(config: KconfigValues) -> float | None:
+    if "CONFIG_USMP_TILING_BUDGET" not in config:
+        return None
+    value = config.integer("CONFIG_USMP_TILING_BUDGET", 0)
+    if value < 0:
+        raise UsmpError(f"{config.source}: CONFIG_USMP_TILING_BUDGET={value}: expected a non-negative per cent")
+    return float(value)
 
 
 # Zephyr's core symbols -> usmp --cpu. A Cortex-M33 built without CONFIG_ARMV8_M_DSP

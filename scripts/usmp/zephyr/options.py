@@ -65,6 +65,8 @@ def zephyr_compile_options(args: argparse.Namespace, options: CompileOptions) ->
         changes["workspace_io"] = True
     if getattr(args, "tiling", None) is None:  # not on the command line: the build's Kconfig choice
         changes["tiling"] = settings.tiling
+    if getattr(args, "tiling_budget", None) is None and settings.tiling_budget is not None:
+        changes["tiling_budget"] = settings.tiling_budget
     if getattr(args, "cpu", None) is None:
         changes["cpu"] = settings.cpu
     if getattr(args, "kernels", None) is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from usmp.lower.fixed_point import INT16_MAX, INT16_MIN
-from usmp.lower.ops import lowering
+from usmp.lower.ops import hybrid, lowering
 from usmp.lower.ops.common import per_channel_requantization, require_dtype, require_quantized
 from usmp.lower.ops.elementwise import broadcast_walk
 
@@ -52,6 +52,9 @@ def lower_batch_matmul(op, ctx):
     if len(op.inputs) != 2 or any(i is None for i in op.inputs):
         raise ctx.fail("needs exactly two inputs")
     lhs, rhs, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.inputs[1]), ctx.tensor(op.outputs[0])
+    if hybrid.is_hybrid(ctx, op):  # float lhs, int8 constant rhs
+        hybrid.lower_batch_matmul(op, ctx)
+        return
     dtype = require_dtype(ctx, lhs, "int8", "int16", "float32")
     require_dtype(ctx, rhs, dtype)
     require_dtype(ctx, out, dtype)

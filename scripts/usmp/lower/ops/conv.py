@@ -18,7 +18,7 @@ import numpy as np
 
 from usmp.ir.graph import Operator, Tensor
 from usmp.lower.context import LowerContext, Ref
-from usmp.lower.ops import lowering
+from usmp.lower.ops import asymmetric, hybrid, lowering
 from usmp.lower.ops.common import (
     float_activation, int8_activation, int16_clamp, optional_input, per_channel_requantization, require_constant,
     require_dtype, require_quantized,
@@ -44,6 +44,11 @@ def lower_conv_2d(op, ctx):
     if out_ch % groups:
         raise ctx.fail(f"{out_ch} output channels cannot be split into {groups} groups")
     params = dict(window.params(), filter_in_ch=filter_in_ch, filters_per_group=out_ch // groups)
+    if hybrid.is_hybrid(ctx, op):  # int8 weights, float activations
+        if groups != 1:
+            raise ctx.fail("a hybrid CONV_2D with groups is not supported")
+        hybrid.lower_conv(op, ctx, window.params(), weights)
+        return
     dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     require_dtype(ctx, out, dtype)
     require_dtype(ctx, weights, "int8" if dtype == "int16" else dtype)
@@ -58,6 +63,11 @@ def lower_conv_2d(op, ctx):
         ctx.call("usmp_conv_s16", "usmp_conv_s16_params", dict(params, **quant),
                  input=ctx.read(op.inputs[0]), filter=ctx.read(op.inputs[1]), **refs,
                  output=ctx.write(op.outputs[0]))
+        return
+    if asymmetric.is_uint8(op):  # a uint8 model's: weights with a zero point
+        if groups != 1:
+            raise ctx.fail("a uint8 CONV_2D with groups is not supported")
+        asymmetric.lower_conv(op, ctx, window.params(), weights, depthwise=False)
         return
     filter_sums = weights.data.astype(np.int64).reshape(out_ch, -1).sum(axis=1)
     quant, refs = int8_conv_constants(ctx, op, inp, out, weights, out_ch, 0, filter_sums)

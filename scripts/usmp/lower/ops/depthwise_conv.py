@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from usmp.lower.ops import lowering
+from usmp.lower.ops import asymmetric, hybrid, lowering
 from usmp.lower.ops.common import float_activation, require_constant, require_dtype
 from usmp.lower.ops.conv import float_bias, int8_conv_constants, int16_conv_constants, require_options
 from usmp.lower.ops.window import sliding_window
@@ -38,6 +38,9 @@ def lower_depthwise_conv_2d(op, ctx):
     params = window.params()
     del params["out_ch"]
     params["depth_multiplier"] = multiplier
+    if hybrid.is_hybrid(ctx, op):  # int8 weights, float activations
+        hybrid.lower_conv(op, ctx, window.params(), weights, depth_multiplier=multiplier)
+        return
     dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     require_dtype(ctx, out, dtype)
     require_dtype(ctx, weights, "int8" if dtype == "int16" else dtype)
@@ -53,6 +56,9 @@ def lower_depthwise_conv_2d(op, ctx):
         ctx.call("usmp_depthwise_conv_s16", "usmp_depthwise_conv_s16_params", dict(params, **quant),
                  input=ctx.read(op.inputs[0]), filter=ctx.constant("filter", channel_major), **refs,
                  output=ctx.write(op.outputs[0]))
+        return
+    if asymmetric.is_uint8(op):  # a uint8 model's: weights with a zero point
+        asymmetric.lower_conv(op, ctx, window.params(), weights, depthwise=True, depth_multiplier=multiplier)
         return
     filter_sums = channel_major.astype(np.int64).reshape(out_ch, -1).sum(axis=1)
     quant, refs = int8_conv_constants(ctx, op, inp, out, weights, out_ch, 3, filter_sums)

@@ -14,7 +14,8 @@ double, which tests/test_ops_elementwise.py checks on scales where they differ.)
 int16 ADD/SUB ("16x8") take the same path with 15 bits of headroom: TFLite
 Micro never takes TFLite's power-of-two shortcut for them, whatever the
 scales, and allows any zero points ((x - zero point) * 2^15 still fits int32).
-int16 MUL is int8's with zero points 0 (TFLite Micro refuses others).
+int16 MUL is int8's with zero points 0 (TFLite Micro refuses others). int32
+(unquantized, as TFLite Micro's) adds, subtracts and multiplies with wrap-around.
 """
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def _operands(op, ctx):
     if len(op.inputs) != 2 or any(i is None for i in op.inputs):
         raise ctx.fail("needs exactly two inputs")
     a, b, out = ctx.tensor(op.inputs[0]), ctx.tensor(op.inputs[1]), ctx.tensor(op.outputs[0])
-    dtype = require_dtype(ctx, out, "int8", "int16", "float32")
+    dtype = require_dtype(ctx, out, "int8", "int16", "int32", "float32")
     require_dtype(ctx, a, dtype)
     require_dtype(ctx, b, dtype)
     return a, b, out, dtype
@@ -89,6 +90,18 @@ def _refs(op, ctx) -> dict:
         if ctx.can_write_in_place(op.outputs[0], op.inputs[position]):
             return dict(refs, output=ctx.write_in_place(op.outputs[0], op.inputs[position]))
     return dict(refs, output=ctx.write(op.outputs[0]))
+
+
+def _int32_binary(op, ctx, walk: dict) -> bool:
+    """Plain int32 ADD/SUB/MUL (no quantization, as TFLite Micro's): True when it was one."""
+    if ctx.tensor(op.outputs[0]).dtype != "int32":
+        return False
+    from usmp.lower.ops.arith_binary import int32_activation
+
+    lo, hi = int32_activation(ctx, op)
+    ctx.call(f"usmp_{op.opcode.lower()}_s32", "usmp_binary_s32_params", dict(walk, act_min=lo, act_max=hi),
+             **_refs(op, ctx))
+    return True
 
 
 def _float_binary(op, ctx, function: str, walk: dict) -> None:
@@ -111,6 +124,8 @@ def lower_add_sub(op, ctx):
     a, b, out, dtype = _operands(op, ctx)
     walk = broadcast_walk(ctx, a.shape, b.shape, out.shape)
     name = op.opcode.lower()
+    if _int32_binary(op, ctx, walk):
+        return
     if dtype == "float32":
         _float_binary(op, ctx, f"usmp_{name}_f32", walk)
         return
@@ -134,6 +149,8 @@ def lower_add_sub(op, ctx):
 def lower_mul(op, ctx):
     a, b, out, dtype = _operands(op, ctx)
     walk = broadcast_walk(ctx, a.shape, b.shape, out.shape)
+    if _int32_binary(op, ctx, walk):
+        return
     if dtype == "float32":
         _float_binary(op, ctx, "usmp_mul_f32", walk)
         return

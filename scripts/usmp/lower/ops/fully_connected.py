@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from usmp.lower.ops import lowering
+from usmp.lower.ops import asymmetric, hybrid, lowering
 from usmp.lower.ops.common import (
     float_activation, int8_activation, int16_clamp, optional_input, per_channel_requantization, require_constant,
     require_dtype, require_quantized,
@@ -38,9 +38,12 @@ def lower_fully_connected(op, ctx):
         raise ctx.fail("a non-constant bias is not supported")
     if bias is not None and bias.num_elements != out_features:  # the kernel reads one per output feature
         raise ctx.fail(f"bias '{bias.name}' has {bias.num_elements} elements, not {out_features}")
+    shape = dict(batches=batches, in_features=in_features, out_features=out_features)
+    if hybrid.is_hybrid(ctx, op):  # int8 weights, float activations
+        hybrid.lower_fully_connected(op, ctx, shape)
+        return
     dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     require_dtype(ctx, out, dtype)
-    shape = dict(batches=batches, in_features=in_features, out_features=out_features)
     if dtype == "float32":
         require_dtype(ctx, weights, "float32")
         if bias is not None:
@@ -53,6 +56,9 @@ def lower_fully_connected(op, ctx):
                  output=ctx.write(op.outputs[0]))
         return
     require_dtype(ctx, weights, "int8")
+    if asymmetric.is_uint8(op):  # a uint8 model's: weights with a zero point
+        asymmetric.lower_fully_connected(op, ctx, shape)
+        return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
     q_w = require_quantized(ctx, weights, per_tensor=False)
     if np.any(q_w.zero_points != 0):

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from usmp.lower.fixed_point import quantize_multiplier
-from usmp.lower.ops import lowering
+from usmp.lower.ops import hybrid, lowering
 from usmp.lower.ops.common import require_dtype, require_quantized
 
 INPUT, HIDDEN, CELL = 0, 18, 19
@@ -96,6 +96,9 @@ def lower_lstm(op, ctx):
     cell_clip = float(np.float32(op.options.get("cell_clip", 0.0)))
     shape = dict(batches=batches, time_steps=steps, input_size=input_size, state_size=units,
                  time_major=int(time_major))
+    if inp.dtype == "float32" and ctx.tensor(inputs[GATES[0][0]]).dtype == "int8":  # int8 weights, float rest
+        hybrid.lower_lstm(op, ctx, inputs, weights, shape, max(cell_clip, 0.0))
+        return
     dtype = require_dtype(ctx, inp, "int8", "int16", "float32")
     if dtype == "float32":
         for tensor in [hidden, cell, out] + [t for gate in weights for t in gate]:

@@ -112,6 +112,57 @@ def elu_table(ctx, q_in, q_out) -> np.ndarray:
         return _table(one(v) for v in EVERY_INT8)
 
 
+def _float_table(q_in, q_out, transform) -> np.ndarray:
+    """LiteRT's LUTPopulate: dequantize in float, transform (float32, correctly rounded), times 1 / output scale,
+    rounded half away from zero, plus the zero point in float, converted to int32 and clamped. A value no int32
+    holds (an infinity, NaN) converts to INT32_MIN, as on the x86 host LiteRT runs on, so it clamps to -128."""
+    scale, inverse = np.float32(q_in.scale), np.float32(1.0) / np.float32(q_out.scale)
+
+    def one(value: int) -> int:
+        real = float(scale * np.float32(value - q_in.zero_point))
+        result = np.float32(transform(real))
+        rescaled = np.float32(round_half_away(float(result * inverse))) if np.isfinite(result * inverse) \
+            else result * inverse
+        total = float(np.float32(rescaled + np.float32(q_out.zero_point)))
+        if not math.isfinite(total) or not -2.0 ** 31 <= total < 2.0 ** 31:
+            return INT8_MIN
+        return _clamp(int(total))
+
+    with np.errstate(all="ignore"):
+        return _table(one(v) for v in EVERY_INT8)
+
+
+def _exp(x: float) -> float:
+    return math.exp(x) if x < 709.0 else math.inf
+
+
+def exp_table(ctx, q_in, q_out) -> np.ndarray:
+    """LiteRT's int8 EXP (TFLite Micro has none): a table of exp, filled as _float_table says."""
+    return _float_table(q_in, q_out, _exp)
+
+
+def log_table(ctx, q_in, q_out) -> np.ndarray:
+    """LiteRT's int8 LOG: log of the dequantized input; zero and below give the output's lowest value."""
+    lowest = float(np.float32(np.float32(INT8_MIN - q_out.zero_point) * np.float32(q_out.scale)))
+    return _float_table(q_in, q_out, lambda x: math.log(x) if x > 0.0 else lowest)
+
+
+def sqrt_table(ctx, q_in, q_out) -> np.ndarray:
+    """LiteRT's int8 SQRT: sqrt(dequantized) / output scale in float, truncated toward zero, plus the zero point.
+    LiteRT stops with an error below the input zero point; here those inputs give sqrt(0)."""
+    scale, out_scale = np.float32(q_in.scale), np.float32(q_out.scale)
+
+    def one(value: int) -> int:
+        real = max(scale * np.float32(value - q_in.zero_point), np.float32(0.0))
+        quotient = float(np.float32(np.sqrt(np.float32(real)) / out_scale))
+        if not math.isfinite(quotient) or abs(quotient) >= 2.0 ** 31:
+            return INT8_MAX if quotient > 0 else INT8_MIN
+        return _clamp(int(quotient) + q_out.zero_point)
+
+    with np.errstate(all="ignore"):
+        return _table(one(v) for v in EVERY_INT8)
+
+
 def _int16(x: int) -> int:
     return (x + (1 << 15)) % (1 << 16) - (1 << 15)
 

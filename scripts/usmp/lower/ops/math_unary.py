@@ -2,7 +2,8 @@
 SQUARE, EXP, LOG, SIN, COS, ELU, HARD_SWISH, LOGICAL_NOT, ZEROS_LIKE.
 
 The types are TFLite Micro's: float32 for all the math; int8 also for ABS,
-RSQRT, ELU and HARD_SWISH (tables, see lut_unary.py); int16 for ABS (quantized
+RSQRT, ELU and HARD_SWISH (tables, see lut_unary.py), and for EXP, LOG and SQRT,
+which TFLite Micro does not run, as LiteRT computes them (tables too); int16 for ABS (quantized
 with zero points 0, or plain integers) and RSQRT (quantized, zero points 0);
 bool for LOGICAL_NOT; int8, int32, int64 and float32 for ZEROS_LIKE. The float
 kernels use the kernel library's own float_math.c, not libm.
@@ -13,11 +14,13 @@ from usmp.lower.ops import lowering
 from usmp.lower.ops.activations import unary_operands, unary_refs
 from usmp.lower.ops.common import require_quantized
 from usmp.lower.ops.lut_unary import (
-    abs_multiplier, abs_table, elu_table, hard_swish_table, rsqrt_multiplier, rsqrt_table,
+    abs_multiplier, abs_table, elu_table, exp_table, hard_swish_table, log_table, rsqrt_multiplier, rsqrt_table,
+    sqrt_table,
 )
 
-FLOAT_ONLY = ("NEG", "CEIL", "FLOOR", "ROUND", "SQRT", "SQUARE", "EXP", "LOG", "SIN", "COS")
-INT8_TABLES = {"ABS": abs_table, "RSQRT": rsqrt_table, "ELU": elu_table, "HARD_SWISH": hard_swish_table}
+FLOAT_ONLY = ("NEG", "CEIL", "FLOOR", "ROUND", "SQUARE", "SIN", "COS")
+INT8_TABLES = {"ABS": abs_table, "RSQRT": rsqrt_table, "ELU": elu_table, "HARD_SWISH": hard_swish_table,
+               "EXP": exp_table, "LOG": log_table, "SQRT": sqrt_table}  # the last three: LiteRT's, see lut_unary.py
 INT16_OPS = ("ABS", "RSQRT")
 
 

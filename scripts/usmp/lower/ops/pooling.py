@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from usmp.lower.ops import lowering
+from usmp.lower.ops import asymmetric, lowering
 from usmp.lower.ops.common import float_activation, int8_activation, int16_clamp, require_dtype, require_quantized
 from usmp.lower.ops.window import sliding_window
 
@@ -42,6 +42,9 @@ def lower_pool_2d(op, ctx):
                        f"{q_in.scale:g}/{q_in.zero_point} and {q_out.scale:g}/{q_out.zero_point}")
     if dtype == "int8":
         lo, hi = int8_activation(ctx, op, out)
+        if op.opcode == "AVERAGE_POOL_2D" and asymmetric.is_uint8(op):  # LiteRT rounds uint8 sums half up
+            asymmetric.lower_average_pool(op, ctx, dict(params, act_min=lo, act_max=hi))
+            return
     else:
         lo, hi = int16_clamp(ctx, op.options.get("fused_activation_function", 0), q_out)
     ctx.call(f"usmp_{kernel}_{_SUFFIXES[dtype]}", "usmp_pool_s8_params", dict(params, act_min=lo, act_max=hi),

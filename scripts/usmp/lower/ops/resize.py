@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from usmp.lower.fixed_point import round_half_away
-from usmp.lower.ops import lowering
+from usmp.lower.ops import asymmetric, lowering
 from usmp.lower.ops.common import require_constant, require_dtype, require_quantized
 
 ONE_10 = 1 << 10  # 1.0 in the int8 bilinear fixed point
@@ -138,13 +138,19 @@ def lower_resize_bilinear(op, ctx):
         raise ctx.fail("align_corners and half_pixel_centers cannot both be set")
     steps = (params["in_w"] * params["depth"], params["depth"])
     sizes = ((params["in_h"], params["out_h"]), (params["in_w"], params["out_w"]))
-    if dtype == "float32":
+    if dtype == "float32" or asymmetric.is_uint8(op):  # a uint8 model's: LiteRT interpolates in float
+        if asymmetric.is_uint8(op) and not align and half and params["depth"] % 8 == 0 \
+                and params["out_h"] >= 8 and params["out_w"] >= 8 \
+                and (params["in_h"] * 8, params["in_w"] * 8) == (params["out_h"], params["out_w"]):
+            raise ctx.fail("a uint8 8x upsampling with half_pixel_centers is not supported (LiteRT has its own "
+                           "kernel for it)")
         offsets, weights = [], []
         for (in_size, out_size), step in zip(sizes, steps):
             for lower, upper, w0, w1 in bilinear_f32(in_size, out_size, align, half):
                 offsets += [lower * step, upper * step]
                 weights += [w0, w1]
-        ctx.call("usmp_resize_bilinear_f32", "usmp_resize_params", params, input=ctx.read(op.inputs[0]),
+        function = "usmp_resize_bilinear_asym_s8" if dtype != "float32" else "usmp_resize_bilinear_f32"
+        ctx.call(function, "usmp_resize_params", params, input=ctx.read(op.inputs[0]),
                  offsets=ctx.constant("offsets", np.array(offsets, np.int32)),
                  weights=ctx.constant("weights", np.array(weights, np.float32)), output=ctx.write(op.outputs[0]))
         return

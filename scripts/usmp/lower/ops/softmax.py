@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from usmp.lower.fixed_point import INT8_MIN, INT16_MIN, quantize_multiplier
-from usmp.lower.ops import lowering
+from usmp.lower.ops import asymmetric, lowering
 from usmp.lower.ops.activations import unary_operands, unary_refs
 from usmp.lower.ops.common import require_quantized
 from usmp.lower.ops.int16_tables import require_zero_point_0, softmax_tables
@@ -41,6 +41,9 @@ def lower_softmax(op, ctx):
     if dtype == "float32":
         ctx.call("usmp_softmax_f32", "usmp_softmax_f32_params", dict(rows=rows, depth=depth, beta=beta),
                  **unary_refs(op, ctx))
+        return
+    if asymmetric.is_uint8(op) and not widening:  # LiteRT's uint8 softmax: a float table
+        asymmetric.lower_softmax(op, ctx, rows, depth, beta)
         return
     q_in, q_out = require_quantized(ctx, inp), require_quantized(ctx, out)
     if dtype == "int16":

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from usmp.lower.fixed_point import f32, quantize_multiplier
-from usmp.lower.ops import lowering
+from usmp.lower.ops import hybrid, lowering
 from usmp.lower.ops.common import float_activation, optional_input, require_constant, require_dtype, \
     require_quantized
 
@@ -51,16 +51,16 @@ def lower_svdf(op, ctx):
     if bias is not None and (not bias.is_constant or bias.num_elements != units):
         raise ctx.fail(f"bias '{bias.name}' must be a constant of {units} elements")
     shape = dict(batches=batches, input_size=input_size, filters=filters, rank=rank, memory=memory)
+    if inp.dtype == "float32" and features.dtype == "int8":  # hybrid: int8 weights, float activations
+        hybrid.lower_svdf(op, ctx, shape, _float_output(ctx, op, units))
+        return
     dtype = require_dtype(ctx, inp, "int8", "float32")
     require_dtype(ctx, out, dtype)
     if dtype == "float32":
         for tensor in (features, times, state) + ((bias,) if bias is not None else ()):
             require_dtype(ctx, tensor, "float32")
-        activation = op.options.get("fused_activation_function", 0)
-        kind = _FLOAT_FUNCTIONS.get(activation, 0)
-        lo, hi = float_activation(ctx, op) if not kind else (0.0, 0.0)
-        bias_ref = ctx.read(bias_index) if bias is not None else ctx.constant("bias", np.zeros(units, np.float32))
-        ctx.call("usmp_svdf_f32", "usmp_svdf_f32_params", dict(shape, activation=kind, act_min=lo, act_max=hi),
+        function, bias_ref = _float_output(ctx, op, units)
+        ctx.call("usmp_svdf_f32", "usmp_svdf_f32_params", dict(shape, **function),
                  input=ctx.read(op.inputs[0]), feature_weights=ctx.read(op.inputs[1]),
                  time_weights=ctx.read(op.inputs[2]), bias=bias_ref, state=ctx.state(op.inputs[4]),
                  output=ctx.write(op.outputs[0]))
@@ -89,6 +89,18 @@ def lower_svdf(op, ctx):
              feature_bias=ctx.constant("feature_bias", _wrap32(feature_bias)),
              time_weights=ctx.read(op.inputs[2]), bias=ctx.constant("bias", _wrap32(folded)),
              state=ctx.state(op.inputs[4]), output=ctx.write(op.outputs[0]))
+
+
+def _float_output(ctx, op, units: int):
+    """The float SVDF's output function (activation, act_min, act_max) and its bias (zeros when omitted)."""
+    activation = op.options.get("fused_activation_function", 0)
+    kind = _FLOAT_FUNCTIONS.get(activation, 0)
+    lo, hi = float_activation(ctx, op) if not kind else (0.0, 0.0)
+    bias_index = optional_input(op, 3)
+    if bias_index is not None:
+        require_dtype(ctx, ctx.tensor(bias_index), "float32")
+    bias_ref = ctx.read(bias_index) if bias_index is not None else ctx.constant("bias", np.zeros(units, np.float32))
+    return dict(activation=kind, act_min=lo, act_max=hi), bias_ref
 
 
 def _wrap32(values: np.ndarray) -> np.ndarray:

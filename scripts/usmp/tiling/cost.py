@@ -1,0 +1,140 @@
+"""What a band loop costs in instructions, on the kernels the selection pass will give its links.
+
+A loop computes the same outputs as whole-tensor calls; what it adds is
+- per band, usmp_band_step's work for each link, and per link and band a copy
+  of the kernel's parameters;
+- each kernel call's own set-up, paid once per band instead of once: some
+  kernels loop over their filters or channel blocks before touching a pixel
+  (CMSIS-NN's DSP matrix kernel sums every filter row, USMP's Helium 1x1
+  loads each block's constants);
+- pixels a kernel cannot take in its usual group (CMSIS-NN's matrix kernels
+  take 2 pixels at once on DSP cores, 4 on Helium): a band whose pixels are
+  no multiple of the group leaves some to a slower path, once per band;
+- rows kept in band buffers, moved to the top (about 0.7 instructions a byte);
+- with `recompute`, the rows computed twice.
+The figures are QEMU instruction counts measured on the Cortex-M targets
+(benchmarks/band_costs.py prints estimate against measurement); the portable
+kernels' are the Cortex-M0's, whose per-MAC cost the others scale.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from usmp.lower.program import KernelCall
+
+# instructions per multiply-accumulate of the convolution kernels, by CMSIS-NN extension (None: portable C)
+PER_MAC = {None: 11.0, "dsp": 2.8, "mve": 0.5}
+# instructions per element of an element-wise or pooling kernel
+PER_ELEMENT = {None: 12.0, "dsp": 6.0, "mve": 2.0}
+# CMSIS-NN convolutions gather each output pixel's window first (im2col): per filter row copied
+IM2COL_ROW = {"dsp": 20.0, "mve": 20.0}
+IM2COL_KERNELS = ("usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_cmsis_nn_convolve_s8")
+LOOP = 1500  # per loop: its function's set-up, a reduction's start and finish, the tables' first reads
+PLAN_PER_LINK = 100  # usmp_band_step's plan, per link and band
+NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
+PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params), per 32-bit word
+MOVE_PER_BYTE = 0.7
+
+
+@dataclass(frozen=True)
+class KernelCost:
+    call: int = 100  # set-up per call
+    per_block: int = 0  # per group of 4 output channels and call
+    per_weight: float = 0.0  # per filter weight and call
+    granule: int = 1  # pixels the kernel takes together
+    leftover: float = 0.0  # extra work of a pixel outside a group, as a share of its MACs
+
+
+KERNELS = {
+    # CMSIS-NN's DSP matrix kernel sums every filter row again in each call, for the input offset's term
+    ("usmp_cmsis_nn_convolve_1x1_s8_fast", "dsp"): KernelCost(call=200, per_weight=3.5, granule=2, leftover=1.5),
+    ("usmp_cmsis_nn_convolve_1x1_s8", "dsp"): KernelCost(call=200, per_weight=3.5, granule=2, leftover=1.5),
+    ("usmp_cmsis_nn_convolve_rows_s8", "dsp"): KernelCost(call=300, granule=2, leftover=1.0),
+    ("usmp_cmsis_nn_convolve_s8", "dsp"): KernelCost(call=300, granule=2, leftover=1.0),
+    ("usmp_cmsis_nn_convolve_1x1_s8_fast", "mve"): KernelCost(call=200, per_weight=0.25, granule=4, leftover=0.7),
+    ("usmp_cmsis_nn_convolve_1x1_s8", "mve"): KernelCost(call=200, per_weight=0.25, granule=4, leftover=0.7),
+    ("usmp_cmsis_nn_convolve_rows_nt_s8", "mve"): KernelCost(call=300, granule=4, leftover=0.7),
+    ("usmp_cmsis_nn_convolve_s8", "mve"): KernelCost(call=300, granule=4, leftover=0.7),
+    ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=100, per_block=50),
+    ("usmp_cmsis_nn_depthwise_conv_helium_s8", "mve"): KernelCost(call=80),
+    ("usmp_cmsis_nn_depthwise_conv_s8_opt", "dsp"): KernelCost(call=300),
+    ("usmp_cmsis_nn_depthwise_conv_s8_opt", "mve"): KernelCost(call=300),
+}
+PORTABLE = KernelCost(call=100)
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """What the cost model reads of a link's kernel call."""
+
+    function: str
+    params_words: int  # 32-bit words of its parameter struct
+    pixels_per_row: int  # output columns
+    macs_per_pixel: int  # multiply-accumulates per output pixel (0 for element-wise kernels)
+    elements_per_row: int  # output elements per row
+    out_ch: int
+    weights: int  # filter weights
+    window_rows: int = 1  # filter rows an output pixel reads
+
+
+def call_shape(call: KernelCall, params: dict) -> CallShape:
+    """From the whole-tensor call (its kernel) and the link's row geometry (the portable params)."""
+    out_w = params["out_w"]
+    out_ch = params.get("out_ch") or params.get("channels") or params["in_ch"] * params.get("depth_multiplier", 1)
+    taps = params.get("filter_h", 1) * params.get("filter_w", 1)
+    macs = 0
+    weights = 0
+    if "filter_in_ch" in params or "depth_multiplier" in params:  # a convolution
+        depth = params.get("filter_in_ch", 1)
+        macs = out_ch * taps * depth
+        weights = macs
+    return CallShape(call.function, _words(call.params), out_w, macs, out_w * out_ch, out_ch, weights,
+                     params.get("filter_h", 1))
+
+
+def _words(value) -> int:
+    """32-bit words of a parameter struct written as a dict of numbers and lists of them."""
+    if isinstance(value, dict):
+        return sum(_words(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_words(v) for v in value)
+    return 1
+
+
+def row_work(shape: CallShape, extension: str | None) -> float:
+    """Instructions of one output row."""
+    if shape.macs_per_pixel:
+        gather = IM2COL_ROW[extension] * shape.window_rows if shape.function in IM2COL_KERNELS else 0.0
+        return shape.pixels_per_row * (shape.macs_per_pixel * PER_MAC[extension] + gather)
+    return shape.elements_per_row * PER_ELEMENT[extension]
+
+
+def call_overhead(shape: CallShape, extension: str | None) -> float:
+    """A kernel call's own set-up (the loop's copy of its parameters is counted apart: every band pays it)."""
+    k = KERNELS.get((shape.function, extension), PORTABLE)
+    return k.call + k.per_block * -(-shape.out_ch // 4) + k.per_weight * shape.weights
+
+
+# A chain ending in a reduction or a fully connected layer (reductions.py) runs it as a band kernel of USMP's own in
+# place of the whole-tensor kernel: instructions per input element (sums, maxima) or per MAC (fully connected),
+# of the band kernel and of the whole-tensor one, by extension (whole: CMSIS-NN's where it takes the operator).
+BAND_REDUCE = {None: 6.0, "dsp": 4.8, "mve": 2.0}
+WHOLE_REDUCE = {None: 8.0, "dsp": 6.3, "mve": 1.6}
+BAND_FULLY_CONNECTED = {None: 5.0, "dsp": 3.0, "mve": 0.65}
+WHOLE_FULLY_CONNECTED = {None: 5.0, "dsp": 1.9, "mve": 0.48}
+
+
+def tail_change(elements: int, macs: int, extension: str | None, whole_selected: bool) -> float:
+    """Instructions the band kernel of a chain's last, reading link takes beyond the whole-tensor kernel's."""
+    whole = extension if whole_selected else None
+    if macs:
+        return macs * (BAND_FULLY_CONNECTED[extension] - WHOLE_FULLY_CONNECTED[whole])
+    return elements * (BAND_REDUCE[extension] - WHOLE_REDUCE[whole])
+
+
+def leftover_work(shape: CallShape, extension: str | None, rows: int) -> float:
+    """The extra instructions of the pixels of `rows` rows that fall outside the kernel's groups."""
+    k = KERNELS.get((shape.function, extension), PORTABLE)
+    if k.granule == 1 or not shape.macs_per_pixel:
+        return 0.0
+    return (rows * shape.pixels_per_row % k.granule) * shape.macs_per_pixel * PER_MAC[extension] * k.leftover

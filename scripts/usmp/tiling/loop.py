@@ -1,0 +1,86 @@
+"""A depth-first chain as the generated code runs it: one loop over bands, each link's kernel called once a band.
+
+The fused operator keeps, per link, the whole-tensor kernel calls the lowering
+made (or the kernel selection put in their place): the generated loop copies a
+call's parameters, sets the members that describe a band (band_fields.py) and
+offsets the pointers of its row inputs and output by the band's rows. Which
+rows those are, usmp_band_step works out at run time from the links' row
+geometry (band_rows.py is its twin), so the code is the same for every band:
+the first and last bands differ only in the numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from usmp.lower.program import LoweredOp
+from usmp.tiling.band_rows import BandRows, Edge
+
+
+@dataclass(frozen=True)
+class RowPointer:
+    """A call argument that points at the band's rows: the buffer row `row` times `elements` per row."""
+
+    row: str  # "in_row[k]" (the k-th row input), "out_row" (the link's output) or "first" (a row-indexed constant)
+    elements: int
+
+
+@dataclass
+class BandLink:
+    """One operator of the chain."""
+
+    op_index: int
+    opcode: str
+    edges: list[Edge]  # its row inputs, in the kernel's argument order
+    rows: int  # output rows of the whole tensor
+    share: int  # rows it computes per band, at most
+    row_bytes: int  # bytes of one output row
+    width: int  # output columns (a kernel may count pixels rather than rows)
+    row_elements: int  # elements of one output row
+    buffer: str | None  # argument name of its band buffer; None for the last link
+    calls: list[int]  # positions in BandLoop.calls run each band
+    pointers: dict[str, RowPointer] = field(default_factory=dict)  # argument name -> its row offset
+
+
+@dataclass
+class TilingChoice:
+    """One fused chain: its operators, band height and the bytes it saves (for reports)."""
+
+    op_indices: list[int]
+    band: int  # output rows of the chain's last operator per band
+    whole_bytes: int  # intermediate tensors, whole
+    band_bytes: int  # their band buffers
+    extra_rows: int  # output rows computed more than once (recompute cost)
+    total_rows: int  # output rows of the chain's operators untiled
+    strategy: str = "sliding"  # or "recompute": halo rows computed again in every band
+    bands: int = 1  # times the loop runs
+    band_buffers: list[str] = field(default_factory=list)
+    extra_instructions: int = 0  # the cost model's estimate of what the loop adds
+    whole_instructions: int = 0  # the cost model's estimate of the operators untiled
+
+
+@dataclass
+class BandLoop(LoweredOp):
+    """A fused chain: `before` runs once, then every link once per band, then `after` (reductions' set-up and
+    finish). `calls` holds every kernel call; links, before and after refer to them by position."""
+
+    links: list[BandLink] = field(default_factory=list)
+    band: int = 1
+    recompute: bool = False
+    before: list[int] = field(default_factory=list)
+    after: list[int] = field(default_factory=list)
+    choice: TilingChoice | None = None
+
+    @property
+    def rows(self) -> BandRows:
+        return BandRows([(link.rows, link.edges) for link in self.links], self.band, self.recompute)
+
+    @property
+    def bands(self) -> int:
+        return self.rows.bands
+
+    def report(self) -> dict:
+        c = self.choice
+        return {"operators": c.op_indices, "band_rows": c.band, "whole_bytes": c.whole_bytes,
+                "band_bytes": c.band_bytes, "recomputed_rows": c.extra_rows, "rows": c.total_rows,
+                "strategy": c.strategy, "bands": c.bands, "band_buffers": c.band_buffers,
+                "extra_instructions": c.extra_instructions, "whole_instructions": c.whole_instructions}

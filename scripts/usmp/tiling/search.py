@@ -1,0 +1,252 @@
+"""Which chains to fuse and how tall their bands are: the lowest workspace peak within an instruction budget.
+
+The search works on the program as lowered. A candidate is a region of
+consecutive links, a band height and a strategy; its value is what the live
+workspace bytes per step become when its steps collapse into one (the
+buffers live across it, its band buffers, its kernels' scratch), its price
+the instructions the cost model (cost.py) says the loop adds on the kernels
+the selection pass will choose. Greedily, the candidate that lowers the
+profile most (the peak first, then the steps below it) for the fewest
+instructions is taken, while the budget lasts; a candidate may swallow chains
+taken before, so a first short chain does not block a longer one. Only
+regions covering a step at the peak are tried: others cannot lower it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from usmp.analysis.liveness import live_intervals
+from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
+from usmp.tiling.band_rows import STRATEGIES, LinkSummary
+from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_ELEMENT, PER_MAC, PLAN_PER_LINK,
+                              call_overhead, call_shape, leftover_work, row_work, tail_change)
+from usmp.tiling.band_fields import runs_bands
+from usmp.tiling.links import link_of
+from usmp.tiling.overlay import overlay_source
+from usmp.tiling.region import Region, buffer_users, region_at
+
+MAX_LINKS = {"sliding": 16, "recompute": 4}  # recomputing longer chains repeats too much work to pay
+SMALL_BANDS = (1, 2, 3, 4, 6, 8)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    positions: tuple[int, ...]  # in the lowered program's ops
+    band: int
+    strategy: str
+    cost: float  # instructions the loop adds
+    fused: int  # live workspace bytes while it runs
+
+
+class ChainSearch:
+    def __init__(self, program: Program, kernels: dict[int, KernelCall], extension: str | None,
+                 workspace_io: bool = False):
+        self.program = program
+        self.workspace_io = workspace_io
+        self.kernels = kernels  # op index -> the kernel selection's call, where it replaces the portable one
+        self.extension = extension
+        kinds = ("tensor", "scratch", "input", "output") if workspace_io else ("tensor", "scratch")
+        self.intervals = {n: i for n, i in live_intervals(program).items() if program.buffers[n].kind in kinds}
+        self.users = buffer_users(program)
+        self.scratch = [self._scratch(op) for op in program.ops]
+        self.profile = [sum(program.buffers[n].size for n, (a, b) in self.intervals.items()
+                            if a <= step <= b and program.buffers[n].kind != "scratch") + self.scratch[step]
+                        for step in range(len(program.ops))]
+        self.runs = link_runs(program, self.users)
+        self._regions: dict[tuple[int, ...], Region | None] = {}
+        self._candidates: dict[tuple, Candidate | None] = {}
+
+    def whole_work(self) -> float:
+        """The cost model's instructions for the whole program untiled: what the budget is a share of."""
+        return sum(_op_work(op, self.kernels.get(op.op_index), self.extension) for op in self.program.ops)
+
+    def choose(self, budget: float) -> list[Candidate]:
+        """The chains to fuse (in program order) giving the lowest peak the budget allows, and at that peak the
+        fewest instructions: the lowest threshold some choice stays under, found by bisection, each threshold
+        checked by dynamic programming over the operators (a chain or a plain step at a time)."""
+        options = self._options()
+        values = sorted({*self.profile, *(c.fused for cs in options.values() for c in cs)})
+        best = self._under(values[-1], options, budget)
+        lo, hi = 0, len(values) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            found = self._under(values[mid], options, budget)
+            if found is None:
+                lo = mid + 1
+            else:
+                best, hi = found, mid
+        return best or []
+
+    def _under(self, limit: int, options: dict[int, list[Candidate]], budget: float) -> list[Candidate] | None:
+        """The cheapest choice of chains within `budget` under which no step has more than `limit` bytes live,
+        or None: best[k] is the cheapest way to cover the first k operators."""
+        n = len(self.profile)
+        best: list[tuple[float, list[Candidate]] | None] = [None] * (n + 1)
+        best[0] = (0.0, [])
+        for k in range(n):
+            if best[k] is None:
+                continue
+            cost, chosen = best[k]
+            steps = [(k + 1, self.profile[k], 0.0, None)]
+            steps += [(c.positions[-1] + 1, c.fused, c.cost, c) for c in options.get(k, [])]
+            for end, value, price, candidate in steps:
+                if value > limit or cost + price > budget:
+                    continue
+                if best[end] is None or cost + price < best[end][0]:
+                    best[end] = (cost + price, chosen + [candidate] if candidate else chosen)
+        return best[n][1] if best[n] is not None else None
+
+    def _options(self) -> dict[int, list[Candidate]]:
+        """Every region's candidates not beaten on both bytes and instructions by another of the same region,
+        by the position it starts at."""
+        options: dict[int, list[Candidate]] = {}
+        for run in self.runs:
+            for i in range(len(run)):
+                for j in range(i + 2, min(len(run), i + MAX_LINKS["sliding"]) + 1):
+                    positions = tuple(run[i:j])
+                    region = self.region(positions)
+                    if region is None:
+                        continue
+                    found = []
+                    for strategy in STRATEGIES:
+                        if len(positions) > MAX_LINKS[strategy]:
+                            continue
+                        found += [self.candidate(positions, band, strategy)
+                                  for band in _band_heights(region.params[-1]["out_h"])]
+                    options.setdefault(positions[0], []).extend(_pareto(found))
+        return options
+
+    def region(self, positions: tuple[int, ...]) -> Region | None:
+        if positions not in self._regions:
+            self._regions[positions] = region_at(self.program, list(positions), self.users)
+        return self._regions[positions]
+
+    def candidate(self, positions: tuple[int, ...], band: int, strategy: str) -> Candidate | None:
+        key = (positions, band, strategy)
+        if key not in self._candidates:
+            self._candidates[key] = self._evaluate(positions, band, strategy)
+        return self._candidates[key]
+
+    def _evaluate(self, positions: tuple[int, ...], band: int, strategy: str) -> Candidate:
+        region = self.region(positions)
+        rows = region.band_rows(band, strategy)
+        summary = rows.summary()
+        cost = LOOP + PLAN_PER_LINK * len(region.links) * rows.bands
+        band_bytes = 0
+        for j, link in enumerate(region.links):
+            whole = self.kernels.get(link.op.op_index)
+            in_loop = whole if whole is not None and runs_bands(whole.params_type) else None
+            shape = call_shape(in_loop or link.call, link.params)
+            row_bytes = link.row("out") * region.element_bytes[j]
+            cost += _link_cost(summary[j], shape, self.extension if in_loop else None, link.params["out_h"],
+                               row_bytes)
+            if whole is not None and in_loop is None and link.tail is None:  # the loop keeps the portable kernel
+                cost += link.params["out_h"] * (row_work(shape, None) - row_work(call_shape(whole, link.params),
+                                                                                  self.extension))
+            if link.tail is not None:
+                elements = link.params["out_h"] * link.row("out")
+                macs = elements * link.tail.call.params["out_features"] if "out_features" in link.tail.call.params else 0
+                cost += tail_change(elements, macs, self.extension, link.op.op_index in self.kernels)
+            if j < len(region.links) - 1:
+                band_bytes += _aligned(summary[j].held * row_bytes)
+            elif link.tail is not None:
+                band_bytes += link.tail.scratch_bytes
+        fused = self._fused_bytes(region, positions)
+        source = overlay_source(self.program, region, rows, self.users, set(positions), self.workspace_io)
+        if source is not None:  # the output goes over the input it consumes: one buffer, as big as the larger
+            output = region.buffer(len(region.links) - 1, region.links[-1].output)
+            fused -= min(self.program.buffers[source].size, self.program.buffers[output].size)
+        return Candidate(positions, band, strategy, cost, fused + band_bytes)
+
+    def _fused_bytes(self, region: Region, positions: tuple[int, ...]) -> int:
+        """Bytes live while the fused step runs, band buffers aside: every buffer live across the region but
+        its intermediate tensors and its operators' scratch, plus the scratch of all its kernels at once."""
+        first, last = positions[0], positions[-1]
+        whole_inputs = {region.buffer(j, a) for j, link in enumerate(region.links)
+                        for a, p in zip(link.inputs, region.producers[j]) if p is None}
+        output = region.buffer(len(region.links) - 1, region.links[-1].output)
+        internal = {region.buffer(i, link.output) for i, link in enumerate(region.links[:-1])} - whole_inputs - {output}
+        total = 0
+        for name, (a, b) in self.intervals.items():
+            if b < first or a > last or name in internal or self.program.buffers[name].kind == "scratch":
+                continue
+            total += self.program.buffers[name].size
+        return total + self._loop_scratch(positions)
+
+    def _loop_scratch(self, positions: tuple[int, ...]) -> int:
+        """The kernels' scratch of a loop: the selected kernels' share one buffer (reuse.py), the portable
+        kernels' each have theirs."""
+        selected = [self.scratch[k] for k in positions if self.program.ops[k].op_index in self.kernels]
+        return max(selected, default=0) + sum(self.scratch[k] for k in positions
+                                               if self.program.ops[k].op_index not in self.kernels)
+
+    def _scratch(self, op: LoweredOp) -> int:
+        chosen = self.kernels.get(op.op_index)
+        if chosen is not None:
+            return chosen.params.get("scratch", 0)
+        return sum(self.program.buffers[a.buffer].size for a in op.args
+                   if self.program.buffers[a.buffer].kind == "scratch")
+
+
+def _pareto(candidates: list[Candidate]) -> list[Candidate]:
+    """Those no other candidate matches or beats in bytes and instructions."""
+    kept = []
+    for c in sorted(candidates, key=lambda c: (c.fused, c.cost)):
+        if not any(k.cost <= c.cost for k in kept):
+            kept.append(c)
+    return kept
+
+
+def _link_cost(s: LinkSummary, shape, extension: str | None, rows: int, row_bytes: int) -> float:
+    cost = s.calls * (NEXT + PARAMS_PER_WORD * shape.params_words) + max(s.calls - 1, 0) * call_overhead(shape, extension)
+    cost += (s.computed - rows) * row_work(shape, extension)
+    cost += sum(times * leftover_work(shape, extension, count) for count, times in s.counts.items())
+    cost -= leftover_work(shape, extension, rows)
+    return cost + s.moved * row_bytes * MOVE_PER_BYTE
+
+
+def _op_work(op: LoweredOp, chosen: KernelCall | None, extension: str | None) -> float:
+    """Instructions of one whole-tensor operator, roughly: its MACs or its elements at the kernels' rates."""
+    total = 0.0
+    for call in op.calls:
+        p = call.params
+        if "in_features" in p:
+            total += p.get("batches", 1) * p["in_features"] * p["out_features"] * PER_MAC[extension]
+        elif "out_h" in p and "out_w" in p and ("filter_in_ch" in p or "depth_multiplier" in p):
+            shape = call_shape(chosen or call, p)
+            total += p.get("batches", 1) * p["out_h"] * row_work(shape, extension)
+        else:
+            elements = p.get("size") or (p["shape"][0] if "shape" in p and p.get("rank") == 1 else 0)
+            total += (elements or 64) * PER_ELEMENT[extension]
+    return total
+
+
+def link_runs(program: Program, users: dict[str, list[int]]) -> list[list[int]]:
+    """Maximal runs of consecutive operators that are links; a reduction may end one."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for k, op in enumerate(program.ops):
+        if link_of(program, op) is not None:
+            current.append(k)
+            continue
+        if current and region_at(program, current[-1:] + [k], users) is not None:
+            current.append(k)  # a reduction of the last link's output ends the run
+        if len(current) >= 2:
+            runs.append(current)
+        current = []
+    if len(current) >= 2:
+        runs.append(current)
+    return runs
+
+
+def _band_heights(out_h: int) -> list[int]:
+    heights = [b for b in SMALL_BANDS if b < out_h]
+    h = 16
+    while h < out_h:
+        heights.append(h)
+        h *= 2
+    return heights
+
+
+def _aligned(n: int) -> int:
+    return (n + MIN_ALIGNMENT - 1) // MIN_ALIGNMENT * MIN_ALIGNMENT

@@ -1,0 +1,160 @@
+"""The rows of every band: the generated loop's C helpers (kernels/src/tiling.c) and their Python twin
+(scripts/usmp/tiling/band_rows.py) agree step for step, on random chains, and the twin's quick summary
+agrees with walking every band."""
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from usmp.paths import KERNELS_DIR, KERNELS_INCLUDE_DIR
+from usmp.tiling.band_rows import BandRows, Edge, calls, computed_rows, held_rows, moved_rows
+
+CC = shutil.which("cc") or shutil.which("gcc")
+
+
+def random_chain(rng: random.Random) -> list[tuple[int, list[Edge]]]:
+    """A chain of window links (strides 1-2, extents 1-5, paddings), sometimes with a residual join."""
+    links: list[tuple[int, list[Edge]]] = []
+    rows = rng.randint(1, 48)
+    for j in range(rng.randint(2, 7)):
+        stride, extent = rng.choice([1, 1, 1, 2]), rng.choice([1, 1, 3, 3, 5])
+        pad = rng.randint(0, extent // 2)
+        out = max((rows + 2 * pad - extent) // stride + 1, 1)
+        edges = [Edge(j - 1 if j else None, stride, pad, extent, rows)]
+        join = [k for k in range(j - 1) if links[k][0] == out]
+        if (stride, extent) == (1, 1) and join and rng.random() < 0.5:
+            edges.append(Edge(rng.choice(join), 1, 0, 1, out))  # an element-wise join of an earlier output
+        links.append((out, edges))
+        rows = out
+    return links
+
+
+def _c_program(links: list[tuple[int, list[Edge]]], rows: BandRows) -> str:
+    edges = [e for _, es in links for e in es]
+    link_rows, first = [], 0
+    for (out, es), share in zip(links, rows.shares):
+        link_rows.append(f"{{ .rows = {out}, .share = {share}, .first_edge = {first}, .inputs = {len(es)}, "
+                         f".row_bytes = 4 }}")
+        first += len(es)
+    edge_rows = [f"{{ .producer = {-1 if e.producer is None else e.producer}, .stride = {e.stride}, "
+                 f".pad_top = {e.pad_top}, .extent = {e.extent}, .rows = {e.rows} }}" for e in edges]
+    n = len(links)
+    return f"""
+#include <stdio.h>
+#include "usmp_kernels.h"
+static const struct usmp_band_link links[] = {{ {", ".join(link_rows)} }};
+static const struct usmp_band_edge edges[] = {{ {", ".join(edge_rows)} }};
+static const struct usmp_band_chain chain = {{ .links = {n}, .band = {rows.band}, .recompute = {int(rows.recompute)},
+	.link = links, .edge = edges }};
+static uint32_t buffers[{n}][64];
+int main(void)
+{{
+	int16_t done[{n}] = {{0}}, end[{n}], top[{n}] = {{0}}, keep[{n}];
+	struct usmp_band_state state = {{ done, end, top, keep }};
+	uint8_t *band_buffers[{n}];
+	struct usmp_band b[{n}];
+	int32_t band, j, k;
+
+	for (j = 0; j < {n}; j++)
+		band_buffers[j] = j < {n - 1} ? (uint8_t *)buffers[j] : NULL;
+	for (band = 0; band < {rows.bands}; band++) {{
+		usmp_band_step(&chain, band, &state, band_buffers, b);
+		for (j = 0; j < {n}; j++) {{
+			if (b[j].count == 0) {{
+				printf("-\\n");
+				continue;
+			}}
+			printf("%d %d %d %d %d", (int)b[j].first, (int)b[j].count, (int)b[j].out_row, (int)b[j].in_count,
+			       (int)b[j].pad_top);
+			for (k = 0; k < links[j].inputs; k++)
+				printf(" %d", (int)b[j].in_row[k]);
+			printf("\\n");
+		}}
+	}}
+	return 0;
+}}
+"""
+
+
+def _python_lines(rows: BandRows) -> list[str]:
+    lines = []
+    for band in rows.steps():
+        for step in band:
+            if step is None:
+                lines.append("-")
+                continue
+            fields = [step.first, step.count, step.out_row, step.in_count, step.pad_top, *step.in_rows]
+            lines.append(" ".join(str(v) for v in fields))
+    return lines
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+def test_c_helpers_and_python_twin_agree(tmp_path: Path):
+    rng = random.Random(19)
+    objects = []
+    for source in sorted((KERNELS_DIR / "src").glob("*.c")):  # the kernel library, once
+        objects.append(tmp_path / f"{source.stem}.o")
+        subprocess.run([CC, "-std=c99", "-O1", "-I", str(KERNELS_INCLUDE_DIR), "-c", str(source), "-o",
+                        str(objects[-1])], check=True, capture_output=True)
+    library = tmp_path / "libkernels.a"
+    subprocess.run(["ar", "rcs", str(library), *map(str, objects)], check=True)
+    tried = 0
+    for trial in range(40):
+        links = random_chain(rng)
+        for recompute in (False, True):
+            rows = BandRows(links, rng.randint(1, 4), recompute)
+            program = tmp_path / f"chain{trial}_{int(recompute)}.c"
+            program.write_text(_c_program(links, rows))
+            binary = tmp_path / f"chain{trial}_{int(recompute)}"
+            subprocess.run([CC, "-std=c99", "-Wall", "-Werror", "-I", str(KERNELS_INCLUDE_DIR), str(program),
+                            str(library), "-lm", "-o", str(binary)], check=True, capture_output=True)
+            got = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout.split("\n")[:-1]
+            assert got == _python_lines(rows), f"chain {links}, band {rows.band}, recompute {recompute}"
+            tried += 1
+    assert tried == 80
+
+
+def test_summary_agrees_with_every_band():
+    rng = random.Random(7)
+    for _ in range(1500):
+        links = random_chain(rng)
+        for recompute in (False, True):
+            rows = BandRows(links, rng.randint(1, 5), recompute)
+            steps, moves = rows.run()
+            summary = rows.summary()
+            for j in range(len(links)):
+                expected = (calls(steps, j), computed_rows(steps, j), held_rows(steps, j), moved_rows(moves, j))
+                assert (summary[j].calls, summary[j].computed, summary[j].held, summary[j].moved) == expected
+
+
+def test_every_row_is_computed_once_when_sliding_and_inputs_are_there_in_time():
+    """Sliding: each link computes each of its rows at most once, in order, skipping only rows no consumer reads
+    (a stride longer than the window), and only once the rows its window reads exist; the last link all rows."""
+    rng = random.Random(3)
+    for _ in range(500):
+        links = random_chain(rng)
+        rows = BandRows(links, rng.randint(1, 4))
+        produced = [0] * len(links)
+        for band in rows.steps():
+            for j, step in enumerate(band):
+                if step is None:
+                    continue
+                assert step.first >= produced[j]
+                produced[j] = step.first + step.count
+                for edge in links[j][1]:
+                    if edge.producer is not None:
+                        assert edge.end_read(step.first + step.count) <= produced[edge.producer]
+        assert produced[-1] == links[-1][0]
+
+
+def test_band_buffers_stay_small_on_a_long_chain():
+    """Sliding fills the pipeline band by band: five 3x3 layers on 64 rows, one row a band, hold at most
+    3 rows each (their consumer's window), never the halo of the whole chain at once."""
+    links = [(64, [Edge(j - 1 if j else None, 1, 1, 3, 64)]) for j in range(6)]
+    summary = BandRows(links, 1).summary()
+    assert [s.held for s in summary[:-1]] == [3] * 5
+    assert all(s.calls == 64 and s.computed == 64 for s in summary)
