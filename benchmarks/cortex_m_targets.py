@@ -6,9 +6,11 @@ The targets are the Cortex-M cores and the RISC-V ones (riscv32, riscv32imac; be
 compares those with TFLite Micro's reference kernels). Per model and target: the instructions of one inference (QEMU's trace, the same on every run) and
 per multiply-accumulate, the code without weights (generated code + kernels), the pools (workspace
 in RAM, constants in flash), the stack of one inference and whether the outputs equal
-tflite-micro's. Where the model is one of the published TFLM + CMSIS-NN measurements (QEMU
-instruction counts, GCC 12.2), their count and ours/theirs. Default models: micro_speech
-(tests/models/tflm) and the benchmark models (benchmarks/models/, tests/models/make_benchmark_models.py).
+tflite-micro's. TFLite Micro + CMSIS-NN's count of the same inference (benchmarks/tflm_benchmark.py: same
+QEMU, GCC 12.2, linker script, start-up and count) and ours/theirs; the Cortex-M4's count is the reference
+for the M7 and M33 too (TFLite Micro runs no float in Invoke, so its code is the same for the three). Default
+models: micro_speech and person_detect (tests/models/tflm) and the benchmark models (benchmarks/models/,
+tests/models/make_benchmark_models.py).
 A model that does not fit a board (the micro:bit's 256 KB flash / 16 KB RAM) is listed as such.
 
 --kernels is passed to the compiler (CompileOptions.kernels, with CompileOptions.cpu set to each
@@ -34,19 +36,28 @@ from usmp.report.macs import multiply_accumulates  # noqa: E402
 from usmp.runner.baremetal import TARGETS, run_on_target, target_named  # noqa: E402
 
 DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",
-                  *sorted((ROOT / "benchmarks" / "models").glob("*.tflite"))]
-# Instructions of one inference with TFLM + CMSIS-NN under QEMU (GCC 12.2), from issue 13.
+                  *sorted((ROOT / "benchmarks" / "models").glob("*.tflite")),
+                  EXAMPLE_MODELS / "person_detect.tflite"]
+# Instructions of one inference with TFLM + CMSIS-NN under QEMU (GCC 12.2, each TB counted from its bytes),
+# measured by benchmarks/tflm_benchmark.py (TFLite Micro 90b983c2b, CMSIS-NN of ../shared/third_party,
+# release build). Issue 13's figures were within 1.3 % of these (micro_speech 1,476,031 on the M4).
 TFLM_CMSIS_NN = {
-    "micro_speech_quantized": {"cortex-m4": 1_476_031, "cortex-m55": 1_008_172},
-    "ds_cnn_kws": {"cortex-m4": 7_580_242, "cortex-m55": 1_816_826},
-    "mobilenet_v1_025_96": {"cortex-m4": 23_775_928, "cortex-m55": 6_558_004},
+    "micro_speech_quantized": {"cortex-m4": 1_476_083, "cortex-m55": 1_018_393},
+    "ds_cnn_kws": {"cortex-m4": 7_582_149, "cortex-m55": 1_817_888},
+    "mobilenet_v1_025_96": {"cortex-m4": 24_076_679, "cortex-m55": 6_867_248},
+    "resnet8_32": {"cortex-m4": 29_778_827, "cortex-m55": 4_914_143},
+    "person_detect": {"cortex-m4": 22_573_001, "cortex-m55": 6_508_112},
 }
-TFLM_CMSIS_NN_CODE = {("micro_speech_quantized", "cortex-m4"): 58.5 * 1024}  # TFLM + CMSIS-NN code and kernels
+# The cores whose TFLM + CMSIS-NN reference is another core's count (the same code runs on both).
+TFLM_REFERENCE_CORE = {"cortex-m7": "cortex-m4", "cortex-m33": "cortex-m4"}
+# TFLM + CMSIS-NN code and kernels (runtime and kernels, benchmarks/tflm_benchmark.py: 14,459 + 42,153 B)
+TFLM_CMSIS_NN_CODE = {("micro_speech_quantized", "cortex-m4"): 56_612}
 COLUMNS = ("model", "target", "MACs", "instructions", "instr/MAC", "code+kernels B", "workspace B",
            "constants B", "stack B", "bit-exact", "TFLM+CMSIS-NN instr", "USMP/TFLM")
 
 
-def compile_options(target: str, kernels: str | None, cmsis_nn: str | None = None) -> CompileOptions:
+def compile_options(target: str, kernels: str | None, cmsis_nn: str | None = None,
+                    optimize: str | None = None) -> CompileOptions:
     """Portable kernels unless asked for others; then the compiler also learns the target's core."""
     if kernels is None:
         return CompileOptions()
@@ -56,14 +67,17 @@ def compile_options(target: str, kernels: str | None, cmsis_nn: str | None = Non
     extra = {"cpu": target_named(target).cpu} if "cpu" in known else {}
     if cmsis_nn and "cmsis_nn" in known:
         extra["cmsis_nn"] = cmsis_nn
+    if optimize and "optimize" in known:
+        extra["optimize"] = optimize
     return CompileOptions(kernels=kernels, **extra)
 
 
-def measure(model: Path, target: str, kernels: str | None, cmsis_nn: str | None = None) -> dict:
+def measure(model: Path, target: str, kernels: str | None, cmsis_nn: str | None = None,
+            optimize: str | None = None) -> dict:
     """One row: the measurements of one inference of model on target, or why there are none."""
     row = {"model": model.stem, "target": target}
     try:
-        compiled = compile_model(model, compile_options(target, kernels, cmsis_nn))
+        compiled = compile_model(model, compile_options(target, kernels, cmsis_nn, optimize))
         inputs = random_inputs(compiled.program.graph, np.random.default_rng(2024))
         run = run_on_target(compiled, inputs, target, count=True)
     except UsmpError as exc:
@@ -84,11 +98,16 @@ def measure(model: Path, target: str, kernels: str | None, cmsis_nn: str | None 
         "bit-exact": len(expected) == len(run.outputs) and all(
             outputs_match(e, g) for e, g in zip(expected, run.outputs)),
     })
-    theirs = TFLM_CMSIS_NN.get(model.stem, {}).get(target)
+    theirs = tflm_instructions(model.stem, target)
     if theirs:
         row["TFLM+CMSIS-NN instr"] = theirs
         row["USMP/TFLM"] = report["instructions"] / theirs
     return row
+
+
+def tflm_instructions(model: str, target: str) -> int | None:
+    """TFLite Micro + CMSIS-NN's instructions for one inference of model on target, if measured."""
+    return TFLM_CMSIS_NN.get(model, {}).get(TFLM_REFERENCE_CORE.get(target, target))
 
 
 def cell(row: dict, column: str) -> str:
@@ -116,7 +135,7 @@ def table(rows: list[dict]) -> list[str]:
     for (model, target), size in TFLM_CMSIS_NN_CODE.items():
         ours = next((r["code+kernels B"] for r in measured if (r["model"], r["target"]) == (model, target)), None)
         if ours is not None:
-            lines.append(f"code+kernels of {model} on {target}: USMP {ours:,} B, TFLM+CMSIS-NN {size / 1024:.1f} KB "
+            lines.append(f"code+kernels of {model} on {target}: USMP {ours:,} B, TFLM+CMSIS-NN {size:,} B "
                          f"({ours / size:.2f}x)")
     return lines
 
@@ -128,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated emulated targets (default: {','.join(TARGETS)})")
     parser.add_argument("--kernels", default=None,
                         help="kernel selection passed to the compiler, if it has one (default: portable C kernels)")
+    parser.add_argument("--optimize", default=None, help="the DSP kernels' filters: balanced, speed or size")
     parser.add_argument("--cmsis-nn", help="CMSIS-NN directory for --kernels auto|cmsis-nn (default: $CMSIS_NN_PATH, "
                                            "a Zephyr workspace's cmsis-nn module)")
     args = parser.parse_args(argv)
@@ -141,14 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for target in targets:
             target_named(target)
-        compile_options(targets[0], args.kernels)
+        compile_options(targets[0], args.kernels, args.cmsis_nn, args.optimize)
     except UsmpError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     rows = []
     for model in args.models or DEFAULT_MODELS:
         for target in targets:
-            rows.append(measure(model, target, args.kernels, args.cmsis_nn))
+            rows.append(measure(model, target, args.kernels, args.cmsis_nn, args.optimize))
             print(f"measured {model.stem} on {target}", file=sys.stderr, flush=True)
     print(f"USMP ({args.kernels or 'portable'} kernels, -Os) on QEMU; instructions of one inference")
     print("\n".join(table(rows)))

@@ -1,7 +1,7 @@
 """Depth-first execution, measured: workspace, stack, instructions and code, whole tensors against --tiling auto.
 
     .venv/bin/python benchmarks/depth_first.py [MODEL ...] [--targets host,cortex-m4,...] [--modes auto,max]
-                                               [--budget PERCENT] [--cmsis-nn DIR]
+                                               [--budget PERCENT] [--cmsis-nn DIR] [--kernels K]
 
 Every build plans the model's inputs and outputs in the workspace (--workspace-io), so the
 tensor-level bound (the planner's lower bound with whole tensors, --tiling off) counts all of a
@@ -9,8 +9,8 @@ model's activations. Per model and target: that bound, each mode's workspace and
 bound, the stack of one inference (measured by painting), the instructions of one inference (QEMU's
 trace: deterministic) and the generated code + kernels in flash, each mode against whole tensors,
 the outputs checked against tflite-micro, and the compile time (CPU seconds). On the DSP and Helium
-cores the kernels are those --kernels auto selects (CMSIS-NN: --cmsis-nn, else $CMSIS_NN_PATH or a
-Zephyr workspace's module), with TFLite Micro + CMSIS-NN's count where it is known
+cores the kernels are those --kernels auto (or --kernels K) selects (CMSIS-NN: --cmsis-nn, else $CMSIS_NN_PATH
+or a Zephyr workspace's module), with TFLite Micro + CMSIS-NN's count where it is known
 (benchmarks/cortex_m_targets.py). The last lines give the geometric means of the workspace shares.
 Default models: micro_speech, person_detect and the benchmark models (benchmarks/models/).
 """
@@ -41,16 +41,18 @@ DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite", TEST_MODELS 
 DEFAULT_TARGETS = ("host", "cortex-m0", "cortex-m3", "cortex-m4", "cortex-m55")
 
 
-def build(model: Path, target: str, mode: str, budget: float, cmsis_nn: str | None):
+def build(model: Path, target: str, mode: str, budget: float, cmsis_nn: str | None, kernels: str = "auto"):
     cpu = "generic" if target == "host" else target_named(target).cpu
-    options = CompileOptions(tiling=mode, workspace_io=True, cpu=cpu, cmsis_nn=cmsis_nn, tiling_budget=budget)
+    options = CompileOptions(tiling=mode, workspace_io=True, cpu=cpu, cmsis_nn=cmsis_nn, tiling_budget=budget,
+                             kernels=kernels)
     started = time.process_time()
     compiled = compile_model(model, options)
     return compiled, time.process_time() - started
 
 
-def measure(model: Path, target: str, mode: str, budget: float, cmsis_nn: str | None, inputs) -> dict:
-    compiled, seconds = build(model, target, mode, budget, cmsis_nn)
+def measure(model: Path, target: str, mode: str, budget: float, cmsis_nn: str | None, inputs,
+            kernels: str = "auto") -> dict:
+    compiled, seconds = build(model, target, mode, budget, cmsis_nn, kernels)
     row = {"workspace": compiled.plan.pool_sizes.get("workspace", 0),
            "bound": compiled.plan.lower_bounds.get("workspace", 0), "compile s": seconds,
            "chains": [(op.choice.op_indices, op.choice.band) for op in compiled.program.ops
@@ -85,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=CompileOptions().tiling_budget,
                         help="--tiling-budget in per cent (default %(default)s)")
     parser.add_argument("--cmsis-nn", help="CMSIS-NN directory (default: $CMSIS_NN_PATH, a Zephyr workspace's module)")
+    parser.add_argument("--kernels", default="auto", help="--kernels of every build (auto, usmp: USMP's DSP kernels "
+                                                          "only, cmsis-nn, portable)")
     args = parser.parse_args(argv)
     cmsis_nn = args.cmsis_nn or cmsis_nn_dir()
     if cmsis_nn is None:
@@ -101,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     for model in args.models or DEFAULT_MODELS:
         for target in targets:
             try:
-                whole = measure(model, target, "off", args.budget, cmsis_nn, None)
-                rows = [("off", whole)] + [(m, measure(model, target, m, args.budget, cmsis_nn, None)) for m in modes]
+                whole = measure(model, target, "off", args.budget, cmsis_nn, None, args.kernels)
+                rows = [("off", whole)] + [(m, measure(model, target, m, args.budget, cmsis_nn, None, args.kernels))
+                                           for m in modes]
             except UsmpError as exc:
                 print(f"{model.stem} | {target} | not measured: {str(exc).splitlines()[0]}")
                 continue

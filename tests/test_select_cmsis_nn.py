@@ -117,19 +117,21 @@ def test_no_op_without_dsp(cpu):
 
 
 def test_portable_and_auto_without_cmsis_nn_change_nothing(monkeypatch):
+    """Without CMSIS-NN the Helium core keeps the portable kernels (a DSP core takes USMP's own: test_dsp_kernels)."""
     monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
     model = MODELS["micro_speech_quantized"]
     plain = compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable")).files
     assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable",
                                                cmsis_nn=str(CMSIS_NN))).files == plain
-    assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="auto")).files == plain
+    plain_helium = compile_model(model, CompileOptions(cpu="cortex-m55", kernels="portable")).files
+    assert compile_model(model, CompileOptions(cpu="cortex-m55", kernels="auto")).files == plain_helium
 
 
 def test_auto_takes_the_environment_variable(monkeypatch):
     monkeypatch.setenv("CMSIS_NN_PATH", str(CMSIS_NN))
-    compiled = compile_model(MODELS["conv_1x1"], CompileOptions(cpu="cortex-m7"))
-    assert "usmp_cmsis_nn_convolve_1x1_s8_fast" in functions(compiled)
-    assert '#include "usmp_kernels/cmsis_nn_glue.h"' in compiled.files["conv_1x1.c"]
+    compiled = compile_model(MODELS["avgpool_same"], CompileOptions(cpu="cortex-m7"))
+    assert "usmp_cmsis_nn_avgpool_s8" in functions(compiled)
+    assert '#include "usmp_kernels/cmsis_nn_glue.h"' in compiled.files["avgpool_same.c"]
 
 
 @pytest.mark.parametrize("name, size", [
@@ -270,8 +272,9 @@ def test_zephyr_portable_choice_keeps_cmsis_nn_out(tmp_path):
 
 
 def test_zephyr_build_selects_cmsis_nn(tmp_path):
-    """usmp compile --dotconfig of an M4 build with --cmsis-nn (what cmake passes with CONFIG_CMSIS_NN)."""
-    (tmp_path / "prj.conf").write_text("CONFIG_USMP=y\nCONFIG_CPU_CORTEX_M4=y\n")
+    """usmp compile --dotconfig of an M4 build with --cmsis-nn (what cmake passes with CONFIG_CMSIS_NN), and
+    CONFIG_USMP_KERNELS_CMSIS_NN (auto takes USMP's own DSP kernels for a convolution)."""
+    (tmp_path / "prj.conf").write_text("CONFIG_USMP=y\nCONFIG_CPU_CORTEX_M4=y\nCONFIG_USMP_KERNELS_CMSIS_NN=y\n")
     out = tmp_path / "out"
     assert usmp_main(["compile", str(MODELS["conv_1x1"]), "-o", str(out), "--dotconfig", str(tmp_path / "prj.conf"),
                       "--cmsis-nn", str(CMSIS_NN)]) == 0

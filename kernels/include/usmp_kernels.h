@@ -46,5 +46,6 @@
 #include "usmp_kernels/asymmetric.h"
 #include "usmp_kernels/hybrid.h"
 #include "usmp_kernels/signal.h"
+#include "usmp_kernels/dsp.h"
 
 #endif /* USMP_KERNELS_H */

@@ -50,8 +50,9 @@ class CompileOptions:
     tiling: str = "auto"  # depth-first chains (tiling/): auto (within tiling_budget), max, or off
     tiling_budget: float = DEFAULT_BUDGET  # per cent more instructions `auto` may spend on depth-first chains
     cpu: str = GENERIC  # the core the code is for: its extensions decide the kernels (select/cpus.py)
-    kernels: str = "auto"  # auto (CMSIS-NN where the CPU has DSP and CMSIS-NN is known), portable or cmsis-nn
+    kernels: str = "auto"  # auto (USMP's DSP kernels, CMSIS-NN where known), portable, cmsis-nn or usmp
     cmsis_nn: str | None = None  # CMSIS-NN directory (default: $CMSIS_NN_PATH)
+    optimize: str = "balanced"  # speed: wide DSP filters everywhere; size: none; balanced: constants <= 1.25x
 
 
 @dataclass
@@ -107,10 +108,11 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     if tiling != "off":
         progress.stage(f"tiling ({tiling}): looking for depth-first chains among {len(program.ops)} steps")
     program, _ = tile_program(program, tiling, options.workspace_io,
-                              preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn),
+                              preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn,
+                                              options.optimize),
                               cpu_extension(options.cpu), options.tiling_budget)
     progress.stage("selecting kernels")
-    program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn)
+    program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn, options.optimize)
     program = share_kernel_scratch(program)
     progress.stage("analysing liveness")
     return program, buffer_infos(program, pools, options.workspace_io)

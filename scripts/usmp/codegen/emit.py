@@ -122,7 +122,7 @@ def _external_view(program: Program) -> dict | None:
     external = program.external_kernels
     if external is None:
         return None
-    return dict(name=external.name, cpu=external.cpu, header="usmp_kernels/cmsis_nn_glue.h",
+    return dict(name=external.name, cpu=external.cpu, header=external.header, own_operators=external.own_operators,
                 include_dirs=[str(d) for d in external.include_dirs], sources=[str(s) for s in external.sources],
                 glue=[str(g) for g in external.glue], operators=external.operators)
 

@@ -9,7 +9,7 @@ from usmp.compiler import Compiled, CompileOptions
 from usmp.errors import UsmpError
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
-from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, missed_fast_kernels
+from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, OPTIMIZE_CHOICES, missed_fast_kernels
 from usmp.select.cpus import cpu_extension
 from usmp.select.cmsis_nn_sources import ENV_VARIABLE
 from usmp.tiling.chains import DEFAULT_BUDGET
@@ -52,8 +52,12 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the core the code is for (default: generic portable C; `usmp run --target "
                              "cortex-mX` implies cortex-mX)")
     parser.add_argument("--kernels", choices=KERNEL_CHOICES, default=None,
-                        help="auto (default: CMSIS-NN where the CPU has DSP and CMSIS-NN is found), portable, "
-                             "or cmsis-nn")
+                        help="auto (default: on DSP cores USMP's own DSP kernels, CMSIS-NN where the CPU has DSP "
+                             "or Helium and CMSIS-NN is found), portable, cmsis-nn, or usmp (USMP's own kernels "
+                             "only, no CMSIS-NN)")
+    parser.add_argument("--optimize", choices=OPTIMIZE_CHOICES, default=None,
+                        help="the DSP kernels' filters: balanced (default: widened to int16 while the constants "
+                             "stay within 1.25x what they are with int8 filters), speed (all widened) or size (none)")
     parser.add_argument("--cmsis-nn", metavar="DIR", default=None,
                         help=f"the CMSIS-NN directory (default: ${ENV_VARIABLE})")
     parser.add_argument("--user-pools", action="store_true",
@@ -80,6 +84,7 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         tiling_budget=DEFAULT_BUDGET if budget is None else budget,
         cpu=getattr(args, "cpu", None) or GENERIC,
         kernels=getattr(args, "kernels", None) or "auto",
+        optimize=getattr(args, "optimize", None) or "balanced",
         cmsis_nn=getattr(args, "cmsis_nn", None),
     )
 

@@ -94,8 +94,10 @@ class ExternalKernels:
     cpu: str  # the --cpu it was selected for (its scratch sizes depend on it)
     include_dirs: list[Path]
     sources: list[Path]  # the library's sources the program reaches
-    glue: list[Path]  # this module's sources that call it
+    glue: list[Path]  # this module's sources that call it (and USMP's own DSP kernels, when chosen)
     operators: int = 0  # how many of the program's operators call it (the header tells the user)
+    header: str = "usmp_kernels/cmsis_nn_glue.h"  # what the generated code includes
+    own_operators: int = 0  # how many call USMP's own DSP kernels (kernels/dsp/)
 
 
 @dataclass

@@ -33,7 +33,7 @@ from usmp.runner.elf_stats import ImageUsage, read_image_usage
 from usmp.runner.host import cache_root, harness_source, kernel_sources
 from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
 from usmp.runner.profile import profile_inference
-from usmp.runner.qemu import count_instructions, executed_blocks, run_qemu
+from usmp.runner.qemu import count_instructions, executed_blocks, instructions_per_call, run_qemu
 from usmp.runner.targets import TARGETS, Target, target_named
 
 BAREMETAL_DIR = TEMPLATES_DIR / "baremetal"
@@ -59,6 +59,8 @@ class Build:
     pools: dict[str, int]  # workspace pool -> bytes in the image
     markers: tuple[int, int]  # addresses of the inference begin/end marker functions
     symbols: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (address, size): the profile's map
+    functions: dict[str, tuple[int, int]] = field(default_factory=dict)  # function symbol -> (address, size)
+    generated: tuple[str, ...] = ()  # the functions of the generated code (run() and the operators)
 
 
 @dataclass
@@ -248,21 +250,31 @@ def _link(target: Target, units: list[Unit], headers: dict[str, str], library_ob
 def _inspect(compiled: Compiled, target: Target, build_dir: Path) -> Build:
     usage = read_image_usage(build_dir / "model.map", _part_of_object,
                              (target.flash_origin, target.flash_size), (target.ram_origin, target.ram_size))
-    symbols = {}
+    symbols, functions = {}, {}
     listing = _run_tool(target, [target.arch.tool("nm"), "-S", str(build_dir / "model.elf")],
                         "reading the image's symbols")
     for line in listing.splitlines():
         fields = line.split()
         if len(fields) == 4:
             symbols[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+            if fields[2] in "tT":
+                functions[fields[3]] = (int(fields[0], 16) & ~1, int(fields[1], 16))
         elif len(fields) == 3:
             symbols[fields[2]] = (int(fields[0], 16), 0)
+    generated = []
+    for obj in sorted((build_dir / "obj" / "generated_code").glob("*.o")):
+        for line in _run_tool(target, [target.arch.tool("nm"), str(obj)],
+                              "reading the generated code's symbols").splitlines():
+            fields = line.split()
+            if len(fields) == 3 and fields[1] in "tT" and fields[2] in functions:
+                generated.append(fields[2])
     pools = {}
     for pool in compiled.layout.writable_pools:
         symbol = symbols.get(pool.c_symbol) or symbols.get(f"harness_pool_{pool.spec.name}")
         pools[pool.spec.name] = symbol[1] if symbol else pool.size
     markers = tuple(symbols[m][0] & ~1 for m in ("usmp_bm_inference_begin", "usmp_bm_inference_end"))
-    return Build(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers, symbols)
+    return Build(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers, symbols,
+                 functions, tuple(generated))
 
 
 def check_fits(build: Build, model_name: str) -> None:
@@ -290,7 +302,8 @@ def run_on_target(compiled: Compiled, inputs: list[np.ndarray], target_name: str
                   count: bool = False, timeout: float = 600, steps: int | None = None,
                   reset_before: int | None = None, profile: bool = False) -> Run:
     """Run one inference on the emulated board; count=True also counts its instructions, profile=True
-    also per step (the report's "step_instructions", and "outside_steps" for run()'s own code).
+    also per step (the report's "step_instructions", and "outside_steps" for run()'s own code) and per kernel
+    call the generated code makes (report["calls"], in the order it makes them).
 
     With steps, a sequence as in run_host; the report measures the first inference.
     """
@@ -337,10 +350,19 @@ def run_on_target(compiled: Compiled, inputs: list[np.ndarray], target_name: str
                                                      executed_blocks(trace, *build.markers, offsets),
                                                      target.arch.addr2line)
             instructions = sum(steps_count) + outside
+            calls = per_call(build, trace)
     report = make_report(build, stack, heap, instructions)
     if profile:
-        report.update(step_instructions=steps_count, outside_steps=outside)
+        report.update(step_instructions=steps_count, outside_steps=outside, calls=calls)
     return Run(outputs, report)
+
+
+def per_call(build: Build, trace: Path) -> list[int]:
+    """Instructions of each kernel call of one inference, in the order the generated code makes them."""
+    caller = [(build.functions[n][0], build.functions[n][0] + build.functions[n][1]) for n in build.generated]
+    entries = {address for address, _ in build.functions.values()}
+    offsets = build.target.arch.instruction_offsets
+    return instructions_per_call(executed_blocks(trace, *build.markers, offsets), caller, entries)
 
 
 def make_report(build: Build, stack: int, heap: int, instructions: int | None) -> dict:

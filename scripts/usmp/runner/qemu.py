@@ -13,6 +13,7 @@ compressed ones), not from its disassembly lines.
 """
 from __future__ import annotations
 
+import bisect
 import re
 import shutil
 import subprocess
@@ -127,3 +128,30 @@ def executed_blocks(trace_log: Path, begin: int, end: int,
 def count_instructions(trace_log: Path, begin: int, end: int, instruction_offsets: InstructionOffsets) -> int:
     """Instructions executed strictly between the TB at address begin and the TB at address end."""
     return sum(len(addresses) for _, addresses in executed_blocks(trace_log, begin, end, instruction_offsets))
+
+
+def instructions_per_call(blocks, caller: list[tuple[int, int]], entries: set[int]) -> list[int]:
+    """Instructions of each call the caller's code makes, in order: a call starts where a TB inside one of
+    the caller's address ranges [start, stop) is followed by one at a function entry outside them. The
+    caller's own instructions count with the call that follows them (the last ones with the last call)."""
+    ranges = sorted(caller)
+    starts = [start for start, _ in ranges]
+    counts: list[int] = []
+    pending, inside = 0, False
+    for pc, addresses in blocks:
+        size = len(addresses)
+        k = bisect.bisect_right(starts, pc) - 1
+        here = k >= 0 and pc < ranges[k][1]
+        if here:
+            pending += size
+        elif inside and pc in entries:
+            counts.append(pending + size)
+            pending = 0
+        elif counts:
+            counts[-1] += size
+        else:
+            pending += size
+        inside = here
+    if counts:
+        counts[-1] += pending
+    return counts

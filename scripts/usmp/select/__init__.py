@@ -9,6 +9,10 @@ buffers only the portable calls used, and records which CMSIS-NN sources a
 build must compile (Program.external_kernels). Everything it cannot do stays
 portable. The links of a depth-first chain (tiling) get the kernel their
 operator would get whole, when that kernel can run a band.
+
+On DSP cores USMP's own kernels (kernels/dsp/, dsp.py decides) take the calls
+they compute faster, with `--kernels auto` (CMSIS-NN, if known, for the rest)
+or `usmp` (the portable kernels for the rest); they need no CMSIS-NN.
 """
 from __future__ import annotations
 
@@ -19,105 +23,101 @@ import numpy as np
 from usmp.errors import UsmpError
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, ExternalKernels, KernelCall, LoweredOp, Program
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import REWRITES, Call, NewBuffer, Rewrite
+from usmp.select.cmsis_nn import REWRITES, NewBuffer, Rewrite, Site, portable_calls
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
 from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
+from usmp.select.dsp import CANDIDATES, DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICES, select_dsp_kernels
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.loop import BandLoop
 
 GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
 
-__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "missed_fast_kernels", "preview_kernels", "select_kernels",
+__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "missed_fast_kernels", "preview_kernels",
+           "select_kernels",
            "selects_fast_kernels"]
 
 
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
-                   cmsis_nn: str | os.PathLike | None = None) -> Program:
-    """The program with CMSIS-NN calls where `kernels` and the CPU allow them (in place, and returned)."""
+                   cmsis_nn: str | os.PathLike | None = None, optimize: str = "balanced") -> Program:
+    """The program with USMP's DSP kernels and CMSIS-NN calls where `kernels` and the CPU allow them (in place,
+    and returned)."""
     extension = cpu_extension(cpu)
-    if kernels not in KERNEL_CHOICES:
-        raise UsmpError(f"unknown --kernels '{kernels}' (known: {', '.join(KERNEL_CHOICES)})")
+    root = _root(kernels, optimize, cmsis_nn)
     if kernels == "portable":
         return program
-    root = cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
-    if root is None or extension is None:  # plain cores run the portable kernels faster than CMSIS-NN's C
+    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
+    if (root is None or extension is None) and not own:  # plain cores run the portable kernels faster
         return program
+    by_family: dict[str, set[tuple[int, int]]] = {"own": set(), "cmsis-nn": set()}  # (position, op index)
     called: set[str] = set()
-    rewritten = 0
-    for position, op in enumerate(program.ops):
-        if isinstance(op, BandLoop):
-            count = _select_in_loop(program, op, extension, called)
-        else:
-            count = _select_op(program, position, op, extension, called)
-        rewritten += count
-    if rewritten:  # also when only USMP's own kernels in the glue were chosen
+    for site, rewrite in own.items():
+        by_family["own"].add(_place(program, site, rewrite))
+    for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
+        rewrite = rewrite_fn(call)
+        if rewrite is None or (site.link is not None and not runs_bands(rewrite.params_type)):
+            continue
+        by_family["cmsis-nn"].add(_place(program, site, rewrite, call.names))
+        called.update(rewrite.cmsis_functions)
+    for loop in program.ops:
+        if isinstance(loop, BandLoop):
+            used = {a for call in loop.calls for a in call.args}
+            loop.args = [a for a in loop.args if a.name in used]
+    rewritten, mine = len(by_family["cmsis-nn"]), len(by_family["own"])
+    if rewritten or mine:  # also when only USMP's own kernels were chosen
         _drop_unused(program)
-        program.external_kernels = ExternalKernels(
-            "cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), [GLUE_SOURCE], rewritten)
+        program.external_kernels = _external(cpu, root if rewritten else None, called, rewritten, mine)
     return program
 
 
 def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
                         cmsis_nn: str | os.PathLike | None = None) -> int:
-    """How many operators run the portable kernels only because CMSIS-NN was not found: those select_kernels
-    would have rewritten on this core with `--kernels auto` (0 when CMSIS-NN is found or not wanted)."""
+    """How many operators run the portable kernels only because CMSIS-NN was not found: the calls still portable
+    after selection that CMSIS-NN would take on this core with `--kernels auto` (0 when it is found or not wanted;
+    a depth-first loop's links count one by one)."""
     extension = cpu_extension(cpu)
     if kernels != "auto" or extension is None or known_root(cmsis_nn) is not None:
         return 0
-    missed = 0
-    for op in program.ops:
-        by_arg = {a.name: a.buffer for a in op.args}
-        if isinstance(op, BandLoop):  # a loop's links, as _select_in_loop sees them
-            groups = [(link.op_index, [op.calls[k] for k in link.calls]) for link in op.links]
-        else:
-            groups = [(op.op_index, op.calls if len(op.calls) == 1 else [])]
-        missed += sum(any(_rewrite_for(program, index, call, by_arg, extension) is not None for call in calls)
-                      for index, calls in groups)
-    return missed
+    missed = set()
+    for site, call, rewrite_fn in portable_calls(program, REWRITES, extension):
+        rewrite = rewrite_fn(call)
+        if rewrite is not None and (site.link is None or runs_bands(rewrite.params_type)):
+            op = program.ops[site.position]
+            missed.add((site.position, op.op_index if site.link is None else op.links[site.link].op_index))
+    return len(missed)
 
 
-def _rewrite_for(program: Program, op_index: int, call: KernelCall, by_arg: dict[str, str],
-                 extension: str) -> tuple[tuple[str, ...], Rewrite] | None:
-    """The rewrite of one portable call, with the call's parameter names, or None to leave it portable."""
-    if call.function not in REWRITES:
+def _root(kernels: str, optimize: str, cmsis_nn: str | os.PathLike | None):
+    """CMSIS-NN's directory where `kernels` may call it (None: not known, or not asked for)."""
+    if kernels not in KERNEL_CHOICES:
+        raise UsmpError(f"unknown --kernels '{kernels}' (known: {', '.join(KERNEL_CHOICES)})")
+    if optimize not in OPTIMIZE_CHOICES:
+        raise UsmpError(f"unknown --optimize '{optimize}' (known: {', '.join(OPTIMIZE_CHOICES)})")
+    if kernels in ("portable", "usmp"):
         return None
-    names, rewrite_fn = REWRITES[call.function]
-    if len(names) != len(call.args):
-        return None
-    rewrite = rewrite_fn(Call(op_index, call, {n: by_arg[a] for n, a in zip(names, call.args)}, program, extension))
-    return (names, rewrite) if rewrite is not None else None
+    return cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
 
 
-def _select_op(program: Program, position: int, op: LoweredOp, extension: str, called: set[str]) -> int:
-    if len(op.calls) != 1:
-        return 0
-    found = _rewrite_for(program, op.op_index, op.calls[0], {a.name: a.buffer for a in op.args}, extension)
-    if found is None:
-        return 0
-    program.ops[position] = _apply(program, op, found[1])
-    called.update(found[1].cmsis_functions)
-    return 1
+def _place(program: Program, site: Site, rewrite: Rewrite, names: list[str] | None = None) -> tuple[int, int]:
+    """Put the rewritten call where the portable one was; (position, operator index) of the operator it runs."""
+    op = program.ops[site.position]
+    if site.link is None:
+        program.ops[site.position] = _apply(program, op, rewrite)
+        return site.position, op.op_index
+    call = op.calls[site.call]
+    link = op.links[site.link]
+    names = names or list(REWRITES[call.function][0] if call.function in REWRITES else CANDIDATES[call.function][0])
+    op.calls[site.call] = _apply_in_loop(program, op, site.link, link.op_index, call, tuple(names), rewrite)
+    return site.position, link.op_index
 
 
-def _select_in_loop(program: Program, loop: BandLoop, extension: str, called: set[str]) -> int:
-    """The calls of a depth-first chain's links, each as it would be chosen whole: the loop runs the chosen
-    kernel a band at a time, so only kernels that can (tiling/band_fields.py) are taken."""
-    operators = 0
-    for j, link in enumerate(loop.links):
-        taken = False
-        for k in link.calls:
-            call = loop.calls[k]
-            found = _rewrite_for(program, link.op_index, call, {a.name: a.buffer for a in loop.args}, extension)
-            if found is None or not runs_bands(found[1].params_type):
-                continue
-            names, rewrite = found
-            loop.calls[k] = _apply_in_loop(program, loop, j, link.op_index, call, names, rewrite)
-            called.update(rewrite.cmsis_functions)
-            taken = True
-        operators += taken
-    used = {a for call in loop.calls for a in call.args}
-    loop.args = [a for a in loop.args if a.name in used]
-    return operators
+def _external(cpu: str, root, called: set[str], rewritten: int, own: int) -> ExternalKernels:
+    """What the build adds: CMSIS-NN's sources the program reaches and its glue, and the DSP kernels."""
+    glue = [GLUE_SOURCE] if root is not None else []
+    glue += list(DSP_SOURCES) if own else []
+    if root is None:
+        return ExternalKernels("usmp-dsp", cpu, [], [], glue, 0, DSP_HEADER, own)
+    return ExternalKernels("cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), glue, rewritten,
+                           own_operators=own)
 
 
 def _apply_in_loop(program: Program, loop: BandLoop, link: int, op_index: int, call: KernelCall,
@@ -144,29 +144,38 @@ def _apply_in_loop(program: Program, loop: BandLoop, link: int, op_index: int, c
 
 
 def preview_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
-                    cmsis_nn: str | os.PathLike | None = None) -> dict[int, KernelCall]:
+                    cmsis_nn: str | os.PathLike | None = None, optimize: str = "balanced") -> dict[int, KernelCall]:
     """The call each single-call operator would get, by operator index, without changing the program: what the
     tiling pass costs its chains with (a kernel that cannot run a band is not taken in a chain's loop)."""
     extension = cpu_extension(cpu)
     if not selects_fast_kernels(cpu, kernels, cmsis_nn) or extension is None:
         return {}
+    root = _root(kernels, optimize, cmsis_nn)
     chosen = {}
-    for op in program.ops:
-        if len(op.calls) != 1:
-            continue
-        found = _rewrite_for(program, op.op_index, op.calls[0], {a.name: a.buffer for a in op.args}, extension)
-        if found is not None:
-            rewrite = found[1]
-            scratch = sum(b.size for _, b, _ in rewrite.args if isinstance(b, NewBuffer) and b.data is None)
-            chosen[op.op_index] = KernelCall(rewrite.function, rewrite.params_type, dict(rewrite.params, scratch=scratch),
-                                             [])
+    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
+    for site, rewrite in own.items():
+        chosen[program.ops[site.position].op_index] = _preview(rewrite)
+    for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
+        if call.op_index not in chosen:
+            rewrite = rewrite_fn(call)
+            if rewrite is not None:
+                chosen[call.op_index] = _preview(rewrite)
     return chosen
+
+
+def _preview(rewrite: Rewrite) -> KernelCall:
+    """The call with its scratch bytes among the params (the tiling pass sizes a loop's shared scratch)."""
+    scratch = sum(b.size for _, b, _ in rewrite.args if isinstance(b, NewBuffer) and b.data is None)
+    return KernelCall(rewrite.function, rewrite.params_type, dict(rewrite.params, scratch=scratch), [])
 
 
 def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: str | os.PathLike | None = None) -> bool:
     """Whether select_kernels may rewrite calls for this core (without checking a given path again)."""
-    if kernels == "portable" or cpu_extension(cpu) is None:
+    extension = cpu_extension(cpu)
+    if kernels == "portable" or extension is None:
         return False
+    if kernels == "usmp" or (kernels == "auto" and extension == "dsp"):
+        return extension == "dsp"
     return kernels == "cmsis-nn" or known_root(cmsis_nn) is not None
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from usmp.lower.program import KernelCall, Program
 from usmp.select import cmsis_nn_sizes as sizes
+from usmp.tiling.loop import BandLoop
 
 FAST = ("dsp", "mve")  # the extensions whose CMSIS-NN paths beat the portable kernels
 UINT16_MAX = 0xFFFF  # CMSIS-NN keeps several sizes in uint16_t locals
@@ -66,6 +67,35 @@ class Call:
 
     def graph_op(self):
         return next(o for o in self.program.graph.operators if o.index == self.op_index)
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a portable call sits: program.ops[position], and in a depth-first loop its link and its place in
+    the loop's calls (None for an operator's one call)."""
+
+    position: int
+    link: int | None = None
+    call: int | None = None
+
+
+def portable_calls(program: Program, table: dict, extension: str | None):
+    """(Site, Call, handler) for each portable call `table` knows (kernel name -> (its parameter names in
+    order, handler)), with its buffers by parameter name: an operator's one call, and every call of a
+    depth-first loop's links (the loop runs the kernel chosen for it a band at a time)."""
+    for position, op in enumerate(program.ops):
+        by_arg = {a.name: a.buffer for a in op.args}
+        if isinstance(op, BandLoop):
+            sites = [(Site(position, j, k), link.op_index, op.calls[k]) for j, link in enumerate(op.links)
+                     for k in link.calls]
+        else:
+            sites = [(Site(position), op.op_index, op.calls[0])] if len(op.calls) == 1 else []
+        for site, op_index, call in sites:
+            if call.function not in table or len(table[call.function][0]) != len(call.args):
+                continue
+            names, handler = table[call.function]
+            yield site, Call(op_index, call, {n: by_arg[a] for n, a in zip(names, call.args)}, program,
+                             extension, list(names)), handler
 
 
 def _dims(n: int, h: int, w: int, c: int) -> list[int]:

@@ -22,7 +22,7 @@ CPUS = {
     "cortex-m33": "dsp",
     "cortex-m55": "mve",
 }
-KERNEL_CHOICES = ("auto", "portable", "cmsis-nn")
+KERNEL_CHOICES = ("auto", "portable", "cmsis-nn", "usmp")
 
 
 def cpu_extension(cpu: str) -> str | None:

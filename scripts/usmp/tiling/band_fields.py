@@ -42,6 +42,9 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
     "usmp_cmsis_nn_dw_conv_params": (*_CMSIS_NN_WINDOW, BandField("conv.padding.h", "pad_top")),
     "usmp_cmsis_nn_pool_params": (*_CMSIS_NN_WINDOW, BandField("pool.padding.h", "pad_top")),
     "usmp_helium_conv_1x1_params": (BandField("pixels", "count", "width"),),
+    # USMP's DSP kernels (kernels/dsp/): rows outside [0, in_h) are padding, as for the portable window kernels
+    "usmp_dsp_conv_params": _WINDOW,
+    "usmp_dsp_depthwise_params": _WINDOW,
 }
 
 

@@ -8,8 +8,12 @@ A loop computes the same outputs as whole-tensor calls; what it adds is
   (CMSIS-NN's DSP matrix kernel sums every filter row, USMP's Helium 1x1
   loads each block's constants);
 - pixels a kernel cannot take in its usual group (CMSIS-NN's matrix kernels
-  take 2 pixels at once on DSP cores, 4 on Helium): a band whose pixels are
-  no multiple of the group leaves some to a slower path, once per band;
+  take 2 pixels at once on DSP cores, 4 on Helium, USMP's DSP convolution 2):
+  a band whose pixels are no multiple of the group leaves some to a slower
+  path, once per band;
+- input rows a kernel prepares again in every band: USMP's DSP depthwise
+  kernel widens each input row it reads into int16 pairs, so a band widens
+  the filter's halo rows again;
 - rows kept in band buffers, moved to the top (about 0.7 instructions a byte);
 - with `recompute`, the rows computed twice.
 The figures are QEMU instruction counts measured on the Cortex-M targets
@@ -43,6 +47,8 @@ class KernelCost:
     per_weight: float = 0.0  # per filter weight and call
     granule: int = 1  # pixels the kernel takes together
     leftover: float = 0.0  # extra work of a pixel outside a group, as a share of its MACs
+    per_mac: float | None = None  # instructions per MAC of the whole kernel, where not its extension's PER_MAC
+    per_halo_element: float = 0.0  # per element of the input rows a call prepares again (the window's halo)
 
 
 KERNELS = {
@@ -59,6 +65,14 @@ KERNELS = {
     ("usmp_cmsis_nn_depthwise_conv_helium_s8", "mve"): KernelCost(call=80),
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "dsp"): KernelCost(call=300),
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "mve"): KernelCost(call=300),
+    # USMP's DSP kernels (kernels/dsp/), measured on the Cortex-M4 with DS-CNN's layers whole and as bands of one
+    # row (run_on_target's profile): the convolution's lone pixel costs 1.9 instructions a MAC against 1.08 in a
+    # pair (int8 filters; wide 1.34 against 0.91); the depthwise kernel widens each row it reads, about 9
+    # instructions an input element, and spends about 900 a call besides.
+    ("usmp_dsp_conv_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.8, per_mac=1.13),
+    ("usmp_dsp_conv_wide_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.5, per_mac=0.92),
+    ("usmp_dsp_depthwise_s8", "dsp"): KernelCost(call=900, per_mac=4.8, per_halo_element=9.0),
+    ("usmp_dsp_depthwise_wide_s8", "dsp"): KernelCost(call=900, per_mac=4.6, per_halo_element=9.0),
 }
 PORTABLE = KernelCost(call=100)
 
@@ -75,6 +89,7 @@ class CallShape:
     out_ch: int
     weights: int  # filter weights
     window_rows: int = 1  # filter rows an output pixel reads
+    halo_elements: int = 0  # input elements of the rows a band reads that the band before read too (sliding)
 
 
 def call_shape(call: KernelCall, params: dict) -> CallShape:
@@ -88,8 +103,10 @@ def call_shape(call: KernelCall, params: dict) -> CallShape:
         depth = params.get("filter_in_ch", 1)
         macs = out_ch * taps * depth
         weights = macs
+    window = (params.get("filter_h", 1) - 1) * params.get("dilation_h", 1) + 1
+    halo = max(window - params.get("stride_h", 1), 0) * params.get("in_w", out_w) * params.get("in_ch", out_ch)
     return CallShape(call.function, _words(call.params), out_w, macs, out_w * out_ch, out_ch, weights,
-                     params.get("filter_h", 1))
+                     params.get("filter_h", 1), halo)
 
 
 def _words(value) -> int:
@@ -105,14 +122,20 @@ def row_work(shape: CallShape, extension: str | None) -> float:
     """Instructions of one output row."""
     if shape.macs_per_pixel:
         gather = IM2COL_ROW[extension] * shape.window_rows if shape.function in IM2COL_KERNELS else 0.0
-        return shape.pixels_per_row * (shape.macs_per_pixel * PER_MAC[extension] + gather)
+        return shape.pixels_per_row * (shape.macs_per_pixel * per_mac(shape, extension) + gather)
     return shape.elements_per_row * PER_ELEMENT[extension]
+
+
+def per_mac(shape: CallShape, extension: str | None) -> float:
+    k = KERNELS.get((shape.function, extension), PORTABLE)
+    return PER_MAC[extension] if k.per_mac is None else k.per_mac
 
 
 def call_overhead(shape: CallShape, extension: str | None) -> float:
     """A kernel call's own set-up (the loop's copy of its parameters is counted apart: every band pays it)."""
     k = KERNELS.get((shape.function, extension), PORTABLE)
-    return k.call + k.per_block * -(-shape.out_ch // 4) + k.per_weight * shape.weights
+    return (k.call + k.per_block * -(-shape.out_ch // 4) + k.per_weight * shape.weights
+            + k.per_halo_element * shape.halo_elements)
 
 
 # A chain ending in a reduction or a fully connected layer (reductions.py) runs it as a band kernel of USMP's own in
@@ -137,4 +160,4 @@ def leftover_work(shape: CallShape, extension: str | None, rows: int) -> float:
     k = KERNELS.get((shape.function, extension), PORTABLE)
     if k.granule == 1 or not shape.macs_per_pixel:
         return 0.0
-    return (rows * shape.pixels_per_row % k.granule) * shape.macs_per_pixel * PER_MAC[extension] * k.leftover
+    return (rows * shape.pixels_per_row % k.granule) * shape.macs_per_pixel * per_mac(shape, extension) * k.leftover

@@ -50,7 +50,8 @@ class UsmpSettings:
     tiling: str = "auto"  # CONFIG_USMP_TILING_{OFF,AUTO,MAX}
     tiling_budget: float | None = None  # CONFIG_USMP_TILING_BUDGET (per cent), None when unset
     cpu: str = "generic"  # the --cpu of CONFIG_CPU_CORTEX_M*, which picks the kernels (usmp/select)
-    kernels: str = "auto"  # CONFIG_USMP_KERNELS_{AUTO,PORTABLE,CMSIS_NN}
+    kernels: str = "auto"  # CONFIG_USMP_KERNELS_{AUTO,PORTABLE,CMSIS_NN,USMP}
+    optimize: str = "balanced"  # CONFIG_USMP_OPTIMIZE_{BALANCED,SPEED,SIZE}
 
 
 def settings_from_config(config: KconfigValues) -> UsmpSettings:
@@ -67,8 +68,9 @@ def settings_from_config(config: KconfigValues) -> UsmpSettings:
         tiling=next((m for m in ("off", "max") if config.flag(f"CONFIG_USMP_TILING_{m.upper()}")), "auto"),
         tiling_budget=_tiling_budget(config),
         cpu=_cpu(config),
-        kernels=next((k for k in ("portable", "cmsis-nn")
+        kernels=next((k for k in ("portable", "cmsis-nn", "usmp")
                       if config.flag(f"CONFIG_USMP_KERNELS_{k.upper().replace('-', '_')}")), "auto"),
+        optimize=next((m for m in ("speed", "size") if config.flag(f"CONFIG_USMP_OPTIMIZE_{m.upper()}")), "balanced"),
     )
 
 

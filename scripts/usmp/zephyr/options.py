@@ -71,4 +71,6 @@ def zephyr_compile_options(args: argparse.Namespace, options: CompileOptions) ->
         changes["cpu"] = settings.cpu
     if getattr(args, "kernels", None) is None:
         changes["kernels"] = settings.kernels
+    if getattr(args, "optimize", None) is None:
+        changes["optimize"] = settings.optimize
     return dataclasses.replace(options, **changes)

@@ -1,0 +1,282 @@
+"""USMP's own kernels for cores with the DSP extension (kernels/dsp/): which calls take them, and their constants.
+
+The Cortex-M4, M7 and M33 run two MACs an instruction with SMLAD on int16
+pairs. Every shape and constant is known here, so the constants are laid
+out once, in the order the loops read them (usmp_kernels/dsp.h): filters
+by output channel pairs and quads of taps, int8 or widened to doubled int16
+("wide", faster, twice the filter's bytes), and per channel pair the bias,
+multiplier and the rounding shift with the output offset folded in.
+
+select_dsp_kernels decides for a whole program: which int8 calls the DSP
+kernels compute exactly (every channel's shift negative, no sum that could
+overflow after doubling), and which of them get wide filters: all with
+--optimize speed, none with size, and by default the ones that save the
+most instructions per added byte while all their constants (filters and
+per-channel numbers) stay within WIDE_BUDGET times what they are with the
+plain int8 filters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from usmp.lower.program import Program
+from usmp.paths import KERNELS_DIR
+from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite, Site, portable_calls
+from usmp.tiling.band_fields import runs_bands
+
+DSP_SOURCES = tuple(sorted((KERNELS_DIR / "dsp").glob("*.c")))  # built only for programs that call them
+DSP_HEADER = "usmp_kernels/dsp.h"
+
+OPTIMIZE_CHOICES = ("balanced", "speed", "size")
+WIDE_BUDGET = 1.25  # default: the DSP kernels' constants at most this many times those with int8 filters
+INT32_LIMIT = 1 << 31
+# Instructions per MAC of the matrix loop (measured on the Cortex-M4, benchmarks/dsp_kernels.py), which
+# decide where wide filters pay best.
+LOOP_COST = {False: 1.0, True: 0.75}
+
+
+@dataclass
+class Candidate:
+    """A call the DSP kernels can take: how to rewrite it with int8 or with wide filters."""
+
+    site: Site
+    macs: int
+    filter_bytes: int  # the int8 filter as laid out for the kernel; wide doubles it
+    make: object  # callable(wide: bool) -> Rewrite
+    cmsis_nn_faster: bool = False  # where CMSIS-NN's kernel for the shape runs fewer instructions
+
+    def constant_bytes(self, wide: bool) -> int:
+        return sum(len(data) for _, data in self.constants(wide))
+
+    def constants(self, wide: bool):
+        return [(name, b.data) for name, b, _ in self.make(wide).args if isinstance(b, NewBuffer) and b.data]
+
+
+def select_dsp_kernels(program: Program, extension: str | None, optimize: str = "balanced",
+                       cmsis_nn: bool = False) -> dict[Site, Rewrite]:
+    """Where a portable call is (cmsis_nn.Site) -> its rewrite into a DSP kernel (empty if the core has no
+    DSP). With CMSIS-NN at hand (`cmsis_nn`), the shapes its kernels run faster are left to it. The calls
+    of depth-first loops are taken as their operators would be whole: the window kernels run bands."""
+    if extension != "dsp":
+        return {}
+    candidates = []
+    for site, call, find in portable_calls(program, CANDIDATES, extension):
+        candidate = find(call, site)
+        if candidate is None or (cmsis_nn and candidate.cmsis_nn_faster):
+            continue
+        if site.link is not None and not runs_bands(candidate.make(False).params_type):
+            continue
+        candidates.append(candidate)
+    wide = _widened(candidates, optimize)
+    return {c.site: c.make(c.site in wide) for c in candidates}
+
+
+def _widened(candidates: list[Candidate], optimize: str) -> set[Site]:
+    """The calls whose filters are widened: all (speed), none (size), or within the budget."""
+    if optimize == "speed":
+        return {c.site for c in candidates}
+    if optimize == "size":
+        return set()
+    allowance = (WIDE_BUDGET - 1.0) * sum(c.constant_bytes(False) for c in candidates)
+    chosen: set[Site] = set()
+    gain = LOOP_COST[False] - LOOP_COST[True]
+    for c in sorted(candidates, key=lambda c: -gain * c.macs / max(c.filter_bytes, 1)):
+        if c.filter_bytes <= allowance:
+            chosen.add(c.site)
+            allowance -= c.filter_bytes
+    return chosen
+
+
+def _int32s(values) -> bytes:
+    return np.ascontiguousarray(values, dtype=np.int32).tobytes()
+
+
+def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
+    values = np.frombuffer(c.program.buffers[c.buffers[name]].data, np.int32).astype(np.int64)
+    return np.resize(values, channels) if len(values) == 1 else values[:channels]
+
+
+def requant_fields(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
+                   bound: np.ndarray, doubled_bias: bool) -> np.ndarray | None:
+    """[channels, 4]: where the sums start (the bias, doubled for a wide filter), the multiplier, the rounding
+    2^(e-1) + output_offset * 2^e and the shift e per channel; None where the kernels' requantization is not
+    exact: a shift >= 0, or a doubled sum (|sum| <= bound) or a rounding term that could overflow."""
+    e = -shift
+    if np.any(e < 1) or np.any(e > 30) or np.any(2 * bound >= INT32_LIMIT):
+        return None
+    round_ = (1 << (e - 1)) + output_offset * (1 << e)
+    if np.any(np.abs(round_) + bound + 2 >= INT32_LIMIT):
+        return None
+    return np.stack([bias * (2 if doubled_bias else 1), multiplier, round_, e], axis=1)
+
+
+def filter_layout(weights: np.ndarray, wide: bool) -> tuple[np.ndarray, int]:
+    """[out_ch, depth] int8 -> the kernels' filter words [pair][quad][...] and the quads: channel pairs, quads
+    of taps, each channel's quad as 4 int8 (one word) or (wide) as two words of doubled int16 in SXTB16's
+    order (taps 0 and 2, then 1 and 3)."""
+    out_ch, depth = weights.shape
+    pairs, quads = -(-out_ch // 2), -(-depth // 4)
+    padded = np.zeros((2 * pairs, 4 * quads), np.int16)
+    padded[:out_ch, :depth] = weights
+    blocks = padded.reshape(pairs, 2, quads, 4).transpose(0, 2, 1, 3)  # [pair][quad][channel][tap]
+    if not wide:
+        data = blocks.astype(np.int8)
+    else:
+        data = (2 * blocks[..., [0, 2, 1, 3]]).astype(np.int16)
+    return np.frombuffer(data.tobytes(), np.uint32).reshape(pairs, -1), quads
+
+
+def weights_stream(weights: np.ndarray, fields: np.ndarray, wide: bool) -> tuple[bytes, int]:
+    """What usmp_dsp_conv_s8 reads, pair by pair: the two biases, the filter's quads, the two multipliers, two
+    roundings and two shifts (a missing last channel: zeros, shift 1)."""
+    words, quads = filter_layout(weights, wide)
+    pairs = len(words)
+    padded = np.zeros((2 * pairs, 4), np.int64)
+    padded[:, 3] = 1
+    padded[:len(fields)] = fields
+    k = padded.reshape(pairs, 2, 4).transpose(0, 2, 1).reshape(pairs, 8).astype(np.int32)  # [field][channel]
+    stream = np.concatenate([k[:, :2].view(np.uint32), words, k[:, 2:].view(np.uint32)], axis=1)
+    return stream.astype(np.uint32).tobytes(), quads
+
+
+def _matrix_candidate(c: Call, site: Site, weights: np.ndarray, geometry: dict, input_offset: int,
+                      bias: np.ndarray) -> Candidate | None:
+    """A convolution (or fully connected layer) as the DSP matrix kernel, if its requantization is exact."""
+    p = c.p
+    out_ch, depth = weights.shape
+    multiplier = _channel_values(c, "multiplier", out_ch)
+    shift = _channel_values(c, "shift", out_ch)
+    largest_input = max(abs(-128 + input_offset), abs(127 + input_offset))
+    bound = np.abs(bias) + largest_input * np.abs(weights.astype(np.int64)).sum(axis=1)
+    fields = {wide: requant_fields(bias, multiplier, shift, p["output_offset"], bound, wide) for wide in (False, True)}
+    if fields[False] is None or fields[True] is None:
+        return None
+    quads = -(-depth // 4)
+    params = dict(geometry, input_offset=input_offset, quads=quads, act_min=p["act_min"], act_max=p["act_max"])
+    pixels = geometry["batches"] * geometry["out_h"] * geometry["out_w"]
+    # One pixel of a 1x1 window over whole quads is read straight from the input (usmp_dsp_conv_s8's
+    # lone_pixel): no columns (a fully connected layer's batch of one would otherwise widen its whole input).
+    lone = pixels == 1 and (geometry["filter_h"], geometry["filter_w"]) == (1, 1) and geometry["in_ch"] % 4 == 0
+    scratch = 4 if lone else 20 * quads + 12
+
+    def make(wide: bool) -> Rewrite:
+        data, _ = weights_stream(weights, fields[wide], wide)
+        args = [("input", c.buffers["input"], False),
+                ("weights", NewBuffer("dsp_weights", "uint32_t", len(data), data), False),
+                ("scratch", NewBuffer("dsp_columns", "int16_t", scratch), True),
+                ("output", c.buffers["output"], True)]
+        function = "usmp_dsp_conv_wide_s8" if wide else "usmp_dsp_conv_s8"
+        return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
+
+    return Candidate(site, out_ch * depth * geometry["out_h"] * geometry["out_w"] * geometry["batches"],
+                     -(-out_ch // 2) * 2 * quads * 4, make)
+
+
+def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
+    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w",
+            "dilation_h", "dilation_w", "pad_top", "pad_left")
+    return dict({k: p[k] for k in keys}, in_ch=in_ch, out_ch=out_ch)
+
+
+def conv_candidate(c: Call, site: Site) -> Candidate | None:
+    p = c.p
+    if p["filter_in_ch"] != p["in_ch"]:  # groups
+        return None
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
+    weights = weights[:p["out_ch"] * p["filter_h"] * p["filter_w"] * p["in_ch"]].reshape(p["out_ch"], -1)
+    return _matrix_candidate(c, site, weights, _geometry(p, p["in_ch"], p["out_ch"]), p["input_offset"],
+                             _channel_values(c, "bias", p["out_ch"]))
+
+
+def depthwise_candidate(c: Call, site: Site) -> Candidate | None:
+    """One input channel: a convolution whose [out_ch, H, W, 1] filter is the lowering's channel-major one.
+    Else, with multiplier 1, width 3 and no dilation: the DSP depthwise kernel."""
+    p = c.p
+    if p["in_ch"] != 1:
+        return _depthwise_3_wide(c, site)
+    out_ch = p["depth_multiplier"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
+    weights = weights[:out_ch * p["filter_h"] * p["filter_w"]].reshape(out_ch, -1)
+    return _matrix_candidate(c, site, weights, _geometry(p, 1, out_ch), p["input_offset"],
+                             _channel_values(c, "bias", out_ch))
+
+
+def fully_connected_candidate(c: Call, site: Site) -> Candidate | None:
+    """Each batch row is one pixel of a 1 x batches image; the lowering's bias holds the input zero point's
+    term, so the input is taken as it is (offset 0)."""
+    p = c.p
+    rows, depth = p["out_features"], p["in_features"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["weights"]].data, np.int8)[:rows * depth].reshape(rows, depth)
+    geometry = dict(batches=1, in_h=1, in_w=p["batches"], in_ch=depth, out_h=1, out_w=p["batches"], out_ch=rows,
+                    filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_top=0,
+                    pad_left=0)
+    candidate = _matrix_candidate(c, site, weights, geometry, 0, _channel_values(c, "bias", rows))
+    if candidate is not None:  # two output channels: one pair, whose loop costs CMSIS-NN's whole product
+        candidate.cmsis_nn_faster = rows <= 2
+    return candidate
+
+
+def _depthwise_3_wide(c: Call, site: Site) -> Candidate | None:
+    """usmp_dsp_depthwise_s8: per channel and filter row the tap pairs (w0, w1), (w1, w2), and per channel the
+    bias, multiplier and rounding shift (struct usmp_dsp_channel_requant)."""
+    p = c.p
+    if p["depth_multiplier"] != 1 or p["filter_w"] != 3 or (p["dilation_h"], p["dilation_w"]) != (1, 1):
+        return None
+    if p["stride_w"] not in (1, 2) or not 1 <= p["filter_h"] <= 16:
+        return None
+    channels, rows = p["in_ch"], p["filter_h"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)[:channels * rows * 3]
+    weights = weights.reshape(channels, rows, 3).astype(np.int64)
+    bias = _channel_values(c, "bias", channels)
+    multiplier = _channel_values(c, "multiplier", channels)
+    shift = _channel_values(c, "shift", channels)
+    largest_input = max(abs(-128 + p["input_offset"]), abs(127 + p["input_offset"]))
+    bound = np.abs(bias) + largest_input * np.abs(weights).reshape(channels, -1).sum(axis=1)
+    blocks = {wide: channel_requant(bias, multiplier, shift, p["output_offset"], bound, wide) for wide in (False, True)}
+    if blocks[False] is None or blocks[True] is None:
+        return None
+    row_pairs = ((p["out_w"] - 1) * p["stride_w"] + 5) // 2
+    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "stride_h", "stride_w", "pad_top", "pad_left",
+            "input_offset", "act_min", "act_max")
+    params = dict({k: p[k] for k in keys}, channels=channels, row_pairs=row_pairs)
+    params = {k: params[k] for k in ("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "stride_h",
+                                     "stride_w", "pad_top", "pad_left", "input_offset", "act_min", "act_max",
+                                     "row_pairs")}
+    taps = weights[..., [0, 1, 1, 2]]  # per row: the pairs (w0, w1) and (w1, w2)
+
+    def make(wide: bool) -> Rewrite:
+        data = (2 * taps).astype(np.int16).tobytes() if wide else taps.astype(np.int8).tobytes()
+        args = [("input", c.buffers["input"], False),
+                ("filter", NewBuffer("dsp_filter", "int16_t" if wide else "int8_t", len(data), data), False),
+                ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_channel_requant", len(blocks[wide]),
+                                      blocks[wide]), False),
+                ("rows", NewBuffer("dsp_rows", "int16_t", 16 * rows * row_pairs), True),
+                ("output", c.buffers["output"], True)]
+        function = "usmp_dsp_depthwise_wide_s8" if wide else "usmp_dsp_depthwise_s8"
+        return Rewrite(function, "usmp_dsp_depthwise_params", params, args, ())
+
+    macs = p["batches"] * p["out_h"] * p["out_w"] * channels * rows * 3
+    # Per channel and output row the kernel spends about 70 instructions besides the outputs' own; at three
+    # output columns and fewer CMSIS-NN's 3x3 kernel is as fast (MobileNet's last two depthwise layers:
+    # benchmarks/dsp_kernels.py --layers).
+    return Candidate(site, macs, channels * rows * 4, make,
+                     cmsis_nn_faster=p["out_w"] <= 3)
+
+
+def channel_requant(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
+                    bound: np.ndarray, doubled_bias: bool) -> bytes | None:
+    """struct usmp_dsp_channel_requant per channel, under the conditions of requant_fields."""
+    fields = requant_fields(bias, multiplier, shift, output_offset, bound, doubled_bias)
+    return None if fields is None else _int32s(fields)
+
+
+# portable kernel -> (its parameter names in order, candidate finder)
+CANDIDATES = {
+    "usmp_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"), conv_candidate),
+    "usmp_depthwise_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"),
+                               depthwise_candidate),
+    "usmp_fully_connected_s8": (("input", "weights", "bias", "multiplier", "shift", "output"),
+                                fully_connected_candidate),
+}

@@ -1,0 +1,400 @@
+"""USMP's own DSP kernels (kernels/dsp/, select/dsp.py): bit-exact with tflite-micro and the portable kernels.
+
+Random single-layer shapes, several layers a model (each layer its own input and output), built by hand
+(tests/tflite_builder.py) so that every remainder path runs: odd pixel counts and output channels, depths off
+the kernels' four-tap quads, quads odd and even, each way of building an im2col column (a pixel, rows of whole
+quads, cut windows, gathered windows, dilation), depthwise channel groups off four, odd output widths, strides
+1 and 2 and more rows, padding, clamped activations, int8 and wide filters. The host runs the plain C twins
+under ASan and UBSan; the emulated Cortex-M4, M7 and M33 run the DSP instructions. Depth-first bands: random
+chains (tests/random_chains.py) fused into loops call the same DSP kernels a band at a time, bit-exact.
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tflite
+
+import tflite_builder as tb
+from random_chains import longest_regions_tiler, random_chain
+from reference import outputs_match, random_inputs, reference_outputs
+from usmp import compiler
+from usmp.compiler import CompileOptions, compile_model
+from usmp.runner.host import run_host
+from usmp.select import dsp
+from usmp.tiling.loop import BandLoop
+
+MISSING = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
+needs_qemu = pytest.mark.skipif(bool(MISSING), reason=f"{', '.join(MISSING)} not installed")
+DSP_CORES = ["cortex-m4", "cortex-m7", "cortex-m33"]
+SAME, VALID = 0, 1
+NONE, RELU, RELU6 = 0, 1, 3
+
+
+@dataclass
+class Layer:
+    """One layer of a test model: CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED, its shape and quantization."""
+
+    kind: str  # conv, dw or fc
+    h: int = 1
+    w: int = 1
+    in_ch: int = 4
+    out_ch: int = 4  # depthwise: the multiplier times in_ch
+    fh: int = 1
+    fw: int = 1
+    stride: tuple = (1, 1)
+    dilation: tuple = (1, 1)
+    padding: int = SAME
+    activation: int = NONE
+    batches: int = 1
+    per_channel: bool = True
+    seed: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def _layer_tensors(layer: Layer, base: int) -> tuple[list, tb.Op]:
+    rng = np.random.default_rng(layer.seed)
+    in_scale = float(rng.uniform(0.01, 0.05))
+    in_zp = int(rng.integers(-128, 128))
+    if layer.kind == "fc":
+        in_shape, w_shape = (layer.batches, layer.in_ch), (layer.out_ch, layer.in_ch)
+        depth, channels = layer.in_ch, layer.out_ch
+    elif layer.kind == "conv":
+        in_shape = (layer.batches, layer.h, layer.w, layer.in_ch)
+        w_shape = (layer.out_ch, layer.fh, layer.fw, layer.in_ch)
+        depth, channels = layer.fh * layer.fw * layer.in_ch, layer.out_ch
+    else:
+        in_shape = (layer.batches, layer.h, layer.w, layer.in_ch)
+        w_shape = (1, layer.fh, layer.fw, layer.out_ch)
+        depth, channels = layer.fh * layer.fw, layer.out_ch
+    weights = rng.integers(-127, 128, w_shape).astype(np.int8)
+    w_scales = rng.uniform(0.002, 0.02, channels if layer.per_channel else 1)
+    real_spread = in_scale * float(np.mean(w_scales)) * np.sqrt(depth) * 73 * 73
+    out_scale = float(real_spread / 40 * rng.uniform(0.5, 2.0))
+    out_zp = int(rng.integers(-100, 60)) if layer.activation != NONE else int(rng.integers(-128, 128))
+    if layer.activation == RELU6:
+        out_scale = min(out_scale, 6.0 / (100 - out_zp))  # act_max below 127: the clamp runs
+    bias_scales = in_scale * w_scales
+    bias = rng.integers(-3000, 3000, channels).astype(np.int32)
+    axis = 0 if layer.kind != "dw" else 3
+    tensors = [
+        tb.T(f"in{base}", in_shape, "int8", scales=[in_scale], zero_points=[in_zp]),
+        tb.T(f"w{base}", w_shape, "int8", data=weights, scales=list(w_scales), zero_points=[0] * len(w_scales),
+             axis=axis),
+        tb.T(f"b{base}", (channels,), "int32", data=bias, scales=list(np.resize(bias_scales, channels)),
+             zero_points=[0] * channels),
+        tb.T(f"out{base}", _out_shape(layer), "int8", scales=[out_scale], zero_points=[out_zp]),
+    ]
+    k = 4 * base
+    if layer.kind == "fc":
+        opts = tb.options("FullyConnected", FusedActivationFunction=layer.activation)
+        op = tb.Op(tflite.BuiltinOperator.FULLY_CONNECTED, [k, k + 1, k + 2], [k + 3], options=opts)
+    elif layer.kind == "conv":
+        opts = tb.options("Conv2D", Padding=layer.padding, StrideH=layer.stride[0], StrideW=layer.stride[1],
+                          DilationHFactor=layer.dilation[0], DilationWFactor=layer.dilation[1],
+                          FusedActivationFunction=layer.activation)
+        op = tb.Op(tflite.BuiltinOperator.CONV_2D, [k, k + 1, k + 2], [k + 3], options=opts)
+    else:
+        opts = tb.options("DepthwiseConv2D", Padding=layer.padding, StrideH=layer.stride[0],
+                          StrideW=layer.stride[1], DilationHFactor=layer.dilation[0],
+                          DilationWFactor=layer.dilation[1], DepthMultiplier=layer.out_ch // layer.in_ch,
+                          FusedActivationFunction=layer.activation)
+        op = tb.Op(tflite.BuiltinOperator.DEPTHWISE_CONV_2D, [k, k + 1, k + 2], [k + 3], options=opts)
+    return tensors, op
+
+
+def _out_shape(layer: Layer) -> tuple:
+    if layer.kind == "fc":
+        return (layer.batches, layer.out_ch)
+    sizes = []
+    for size, f, s, d in ((layer.h, layer.fh, layer.stride[0], layer.dilation[0]),
+                          (layer.w, layer.fw, layer.stride[1], layer.dilation[1])):
+        reach = (f - 1) * d + 1
+        sizes.append(-(-size // s) if layer.padding == SAME else (size - reach) // s + 1)
+    return (layer.batches, *sizes, layer.out_ch)
+
+
+def write_model(path: Path, layers: list[Layer]) -> Path:
+    tensors, ops = [], []
+    for n, layer in enumerate(layers):
+        t, op = _layer_tensors(layer, n)
+        tensors += t
+        ops.append(op)
+    inputs = [4 * n for n in range(len(layers))]
+    path.write_bytes(tb.build([tb.Sub(tensors, ops, inputs, [i + 3 for i in inputs])]))
+    return path
+
+
+def functions(compiled) -> list[str]:
+    return [call.function for op in compiled.program.ops for call in op.calls]
+
+
+def check(model: Path, compiled, run, trials: int = 2, seed: int = 3) -> None:
+    rng = np.random.default_rng(seed)
+    for trial in range(trials):
+        inputs = random_inputs(compiled.program.graph, rng)
+        for k, (e, g) in enumerate(zip(reference_outputs(model, inputs), run(compiled, inputs))):
+            assert outputs_match(e, g), f"{model.name} trial {trial} output {k} (layer {k}):\nexpected {e}\ngot {g}"
+
+
+# Every remainder path of the matrix kernel: pixels odd/even, out_ch odd/even/1, depth % 4 and quads odd/even,
+# and each way of building a column.
+CONV_LAYERS = [
+    Layer("conv", 5, 5, 64, 64, seed=1),                      # 1x1 from the pixel, 16 quads, 25 pixels
+    Layer("conv", 3, 4, 20, 7, seed=2),                       # 1x1, 5 quads, odd channels
+    Layer("conv", 2, 3, 8, 1, seed=3),                        # one output channel: no pair
+    Layer("conv", 4, 4, 6, 9, seed=4),                        # 1x1 off whole quads: gathered
+    Layer("conv", 7, 6, 16, 12, 3, 3, seed=5),                # rows of whole quads, cut windows at the borders
+    Layer("conv", 9, 7, 3, 8, 3, 3, (2, 2), seed=6),          # rows of 9 bytes: gathered (MobileNet's first)
+    Layer("conv", 11, 10, 1, 10, 5, 4, (2, 2), seed=7),       # one channel, 4-byte rows, cut rows staged
+    Layer("conv", 6, 6, 4, 6, 3, 3, (1, 1), (2, 2), seed=8),  # dilation
+    Layer("conv", 6, 5, 8, 6, 3, 3, (2, 1), padding=VALID, seed=9),
+    Layer("conv", 5, 5, 12, 10, 3, 3, activation=RELU6, seed=10),  # clamped outputs
+    Layer("conv", 4, 3, 8, 6, 1, 1, batches=2, seed=11),
+    Layer("conv", 5, 4, 8, 6, 3, 3, per_channel=False, activation=RELU, seed=12),
+]
+DW_LAYERS = [
+    Layer("dw", 5, 5, 64, 64, 3, 3, seed=21),                 # DS-CNN: out_w odd
+    Layer("dw", 8, 8, 8, 8, 3, 3, seed=22),                   # even width
+    Layer("dw", 9, 9, 16, 16, 3, 3, (2, 2), padding=VALID, seed=23),  # stride 2 pairs and a single
+    Layer("dw", 8, 6, 12, 12, 3, 3, (2, 2), seed=24),         # stride 2, SAME (pad only on the far side)
+    Layer("dw", 6, 7, 6, 6, 3, 3, seed=25),                   # a partial group of two channels
+    Layer("dw", 5, 6, 3, 3, 3, 3, (1, 2), seed=26),           # fewer channels than a group
+    Layer("dw", 7, 5, 8, 8, 5, 3, seed=27),                   # filter height 5: the C rows
+    Layer("dw", 10, 4, 4, 4, 3, 3, (3, 1), seed=28),          # stride 3 down the rows: rows skipped
+    Layer("dw", 6, 6, 8, 8, 3, 3, activation=RELU6, seed=29),
+    Layer("dw", 5, 5, 8, 8, 3, 3, batches=2, per_channel=False, seed=30),
+    Layer("dw", 12, 9, 1, 8, 3, 3, (2, 2), seed=31),          # one input channel: a convolution
+]
+FC_LAYERS = [
+    Layer("fc", in_ch=64, out_ch=12, seed=41),
+    Layer("fc", in_ch=37, out_ch=5, batches=3, seed=42),
+    Layer("fc", in_ch=400, out_ch=4, activation=RELU, seed=43),
+]
+ALL = {"conv": CONV_LAYERS, "dw": DW_LAYERS, "fc": FC_LAYERS}
+
+
+def dsp_options(cpu: str = "cortex-m4", optimize: str = "balanced") -> CompileOptions:
+    return CompileOptions(cpu=cpu, kernels="usmp", optimize=optimize, tiling="off")
+
+
+@pytest.mark.parametrize("optimize", ["size", "speed"])
+@pytest.mark.parametrize("family", sorted(ALL))
+def test_host_twins_match_reference(family, optimize, tmp_path):
+    """Every shape on the host (the plain C twins, the same constants), under the sanitizers."""
+    model = write_model(tmp_path / f"{family}.tflite", ALL[family])
+    compiled = compile_model(model, dsp_options(optimize=optimize))
+    calls = functions(compiled)
+    assert all(f.startswith("usmp_dsp_") for f in calls), calls
+    assert any(f.endswith("wide_s8") for f in calls) == (optimize == "speed")
+    check(model, compiled, lambda c, x: run_host(c, x, sanitize=True))
+
+
+@needs_qemu
+@pytest.mark.parametrize("optimize", ["size", "speed"])
+@pytest.mark.parametrize("target", DSP_CORES)
+@pytest.mark.parametrize("family", sorted(ALL))
+def test_dsp_cores_match_reference(family, target, optimize, tmp_path):
+    from usmp.runner.baremetal import run_on_target
+
+    model = write_model(tmp_path / f"{family}.tflite", ALL[family])
+    compiled = compile_model(model, dsp_options(target, optimize))
+    assert all(f.startswith("usmp_dsp_") for f in functions(compiled))
+    check(model, compiled, lambda c, x: run_on_target(c, x, target).outputs)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_shapes_on_the_host(seed, tmp_path):
+    """Shapes drawn at random, both filter layouts: the same as tflite-micro."""
+    rng = np.random.default_rng(100 + seed)
+    layers = []
+    for n in range(6):
+        kind = ["conv", "dw", "fc"][n % 3]
+        in_ch = int(rng.integers(1, 24))
+        if kind == "dw":
+            in_ch = int(rng.choice([in_ch, 4 * int(rng.integers(1, 6))]))
+            out_ch, fh, fw = in_ch, int(rng.integers(1, 6)), 3
+        else:
+            out_ch, fh, fw = int(rng.integers(1, 20)), int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        layers.append(Layer(kind, int(rng.integers(fh, 12)), int(rng.integers(fw, 12)), in_ch, out_ch, fh, fw,
+                            (int(rng.integers(1, 3)), int(rng.integers(1, 3))), padding=int(rng.integers(0, 2)),
+                            activation=int(rng.choice([NONE, RELU, RELU6])), seed=1000 * seed + n))
+    model = write_model(tmp_path / "random.tflite", layers)
+    for optimize in ("size", "speed"):
+        compiled = compile_model(model, dsp_options(optimize=optimize))
+        assert sum(f.startswith("usmp_dsp_") for f in functions(compiled)) == len(layers)
+        check(model, compiled, lambda c, x: run_host(c, x, sanitize=True), trials=1, seed=seed)
+
+
+def check_chain(tmp_path: Path, seed: int, cpu: str, optimize: str, run, monkeypatch) -> None:
+    """A random depth-first chain (tests/random_chains.py) as loops over bands on the DSP kernels: every
+    convolution and depthwise link the DSP kernels take whole runs them a band at a time, bit-exact."""
+    model = tmp_path / f"chain{seed}.tflite"
+    model.write_bytes(random_chain(seed))
+    monkeypatch.setattr(compiler, "tile_program", longest_regions_tiler(seed))
+    compiled = compile_model(model, CompileOptions(cpu=cpu, kernels="usmp", optimize=optimize, tiling="max"))
+    whole = compile_model(model, CompileOptions(cpu=cpu, kernels="usmp", optimize=optimize, tiling="off"))
+    in_loops = [c.function for op in compiled.program.ops if isinstance(op, BandLoop) for c in op.calls]
+    linked = {link.op_index for op in compiled.program.ops if isinstance(op, BandLoop) for link in op.links}
+    expected = sorted(c.function for op in whole.program.ops if op.op_index in linked for c in op.calls
+                      if c.function.startswith(("usmp_dsp_conv", "usmp_dsp_depthwise")))
+    assert expected and sorted(f for f in in_loops if f.startswith("usmp_dsp_")) == expected, (in_loops, expected)
+    check(model, compiled, run, trials=1, seed=seed)
+
+
+@pytest.mark.parametrize("optimize", ["size", "speed"])
+@pytest.mark.parametrize("seed", range(4))
+def test_bands_on_the_host(seed, optimize, tmp_path, monkeypatch):
+    check_chain(tmp_path, seed, "cortex-m4", optimize, lambda c, x: run_host(c, x, sanitize=True), monkeypatch)
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", DSP_CORES)
+def test_bands_on_dsp_cores(target, tmp_path, monkeypatch):
+    from usmp.runner.baremetal import run_on_target
+
+    for seed, optimize in ((4, "size"), (5, "speed")):
+        check_chain(tmp_path, seed, target, optimize, lambda c, x: run_on_target(c, x, target).outputs, monkeypatch)
+
+
+def test_not_exact_stays_portable(tmp_path):
+    """A channel whose shift is not negative (scale >= 0.5) is left to the portable kernel, which is exact."""
+    layer = Layer("conv", 4, 4, 8, 4, seed=50)
+    model = write_model(tmp_path / "m.tflite", [layer])
+    graph_scale_breaker = tb.T  # noqa: F841 (the layer below is built with a huge output multiplier)
+    tensors, op = _layer_tensors(layer, 0)
+    tensors[3] = tb.T("out0", tensors[3].shape, "int8", scales=[1e-6], zero_points=[0])
+    model.write_bytes(tb.build([tb.Sub(tensors, [op], [0], [3])]))
+    compiled = compile_model(model, dsp_options())
+    assert functions(compiled) == ["usmp_conv_s8"]
+    check(model, compiled, lambda c, x: run_host(c, x))
+
+
+def test_constants_follow_the_budget(tmp_path):
+    """size: int8 filters only; speed: all wide; balanced: the kernels' constants within 1.25x what they are
+    with int8 filters (the small layers are widened first: the most instructions saved per byte)."""
+    model = write_model(tmp_path / "m.tflite", [Layer("conv", 4, 4, 64, 64, 3, 3, seed=60), CONV_LAYERS[1],
+                                                 DW_LAYERS[1]])
+
+    def constants(optimize):
+        compiled = compile_model(model, dsp_options(optimize=optimize))
+        return sum(b.size for b in compiled.program.buffers.values() if b.kind == "constant"), functions(compiled)
+
+    size, size_calls = constants("size")
+    balanced, balanced_calls = constants("balanced")
+    speed, speed_calls = constants("speed")
+    assert not any(f.endswith("wide_s8") for f in size_calls)
+    assert all(f.endswith("wide_s8") for f in speed_calls)
+    assert [f.endswith("wide_s8") for f in balanced_calls] == [False, True, True]
+    assert size < balanced <= dsp.WIDE_BUDGET * size < speed
+
+
+def test_weights_stream_is_pairs_of_channels_by_quads():
+    """Per channel pair: biases, the quads of both channels, multipliers, roundings, shifts."""
+    weights = np.arange(3 * 6).reshape(3, 6).astype(np.int8)
+    fields = np.array([[100, 7, 8, 9], [101, 17, 18, 19], [102, 27, 28, 29]])
+    data, quads = dsp.weights_stream(weights, fields, wide=False)
+    assert quads == 2
+    words = np.frombuffer(data, np.int32).reshape(2, 2 + 2 * 2 + 6)
+    assert words[0, :2].tolist() == [100, 101] and words[0, 6:].tolist() == [7, 17, 8, 18, 9, 19]
+    assert words[1, :2].tolist() == [102, 0] and words[1, 6:].tolist() == [27, 0, 28, 0, 29, 1]
+    blocks = np.frombuffer(words[:, 2:6].tobytes(), np.int8).reshape(2, 2, 2, 4)  # [pair][quad][channel][tap]
+    assert blocks[0, 1, 1].tolist() == [10, 11, 0, 0] and blocks[1, 0, 0].tolist() == [12, 13, 14, 15]
+    assert not blocks[1, :, 1].any()  # the missing channel of the last pair is zeros
+    wide, _ = dsp.weights_stream(weights, fields, wide=True)
+    taps = np.frombuffer(np.frombuffer(wide, np.uint32).reshape(2, 16)[:, 2:10].tobytes(), np.int16)
+    assert taps.reshape(2, 2, 2, 4)[1, 0, 0].tolist() == [24, 28, 26, 30]
+
+
+def test_auto_without_cmsis_nn_takes_the_dsp_kernels(tmp_path, monkeypatch):
+    """On a DSP core where CMSIS-NN is absent, --kernels auto uses USMP's own kernels for what they cover."""
+    monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
+    model = write_model(tmp_path / "m.tflite", [CONV_LAYERS[0], DW_LAYERS[0], FC_LAYERS[0]])
+    compiled = compile_model(model, CompileOptions(cpu="cortex-m7", cmsis_nn=str(tmp_path / "nowhere")))
+    assert [f.replace("_wide", "") for f in functions(compiled)] == ["usmp_dsp_conv_s8", "usmp_dsp_depthwise_s8",
+                                                                      "usmp_dsp_conv_s8"]
+    external = compiled.program.external_kernels
+    assert external.sources == [] and external.include_dirs == [] and external.own_operators == 3
+    assert '#include "usmp_kernels/dsp.h"' in compiled.files["m.c"]
+    assert "#define USMP_M_DSP_OPERATORS 3" in compiled.files["m.h"]
+    assert "CMSIS_NN" not in compiled.files["CMakeLists.txt"] and "kernels/dsp/conv.c" in compiled.files["CMakeLists.txt"]
+
+
+@pytest.mark.parametrize("cpu", ["generic", "cortex-m0", "cortex-m3", "cortex-m55"])
+def test_no_dsp_kernels_without_the_extension(cpu, tmp_path):
+    model = write_model(tmp_path / "m.tflite", [CONV_LAYERS[0], DW_LAYERS[0]])
+    compiled = compile_model(model, CompileOptions(cpu=cpu, kernels="usmp"))
+    assert compiled.files == compile_model(model, CompileOptions(kernels="portable")).files
+
+
+def test_cli_kernels_and_optimize(tmp_path, capsys):
+    from usmp.cli import main as usmp_main
+
+    model = write_model(tmp_path / "m.tflite", [CONV_LAYERS[0]])
+    assert usmp_main(["compile", str(model), "-o", str(tmp_path / "out"), "--cpu", "cortex-m33", "--kernels", "usmp",
+                      "--optimize", "speed"]) == 0
+    assert "usmp_dsp_conv_wide_s8(" in (tmp_path / "out" / "m.c").read_text()
+    with pytest.raises(SystemExit):
+        usmp_main(["compile", str(model), "-o", str(tmp_path / "out"), "--optimize", "fastest"])
+    assert "invalid choice: 'fastest'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lines, kernels, optimize", [
+    ("", "auto", "balanced"),
+    ("CONFIG_USMP_KERNELS_USMP=y\nCONFIG_USMP_OPTIMIZE_SPEED=y", "usmp", "speed"),
+    ("CONFIG_USMP_OPTIMIZE_SIZE=y", "auto", "size"),
+])
+def test_kconfig_choices(lines, kernels, optimize):
+    from usmp.zephyr.dotconfig import parse_config_text
+    from usmp.zephyr.kconfig_pools import settings_from_config
+
+    settings = settings_from_config(parse_config_text(f"CONFIG_USMP=y\n{lines}\n", "prj.conf"))
+    assert (settings.kernels, settings.optimize) == (kernels, optimize)
+
+
+def test_auto_leaves_cmsis_nn_the_shapes_it_runs_faster(tmp_path):
+    """With CMSIS-NN at hand, a depthwise layer of at most three output columns and a fully connected layer of
+    two outputs go to it (benchmarks/dsp_kernels.py --layers); --kernels usmp keeps them."""
+    from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
+
+    root = cmsis_nn_dir()
+    if root is None:
+        pytest.skip(CMSIS_NN_MISSING)
+    model = write_model(tmp_path / "m.tflite", [Layer("dw", 3, 3, 16, 16, 3, 3, seed=70), DW_LAYERS[0],
+                                                 Layer("fc", in_ch=32, out_ch=2, seed=71), FC_LAYERS[0]])
+    auto = functions(compile_model(model, CompileOptions(cpu="cortex-m4", cmsis_nn=str(root))))
+    assert auto[0].startswith("usmp_cmsis_nn_") and auto[2].startswith("usmp_cmsis_nn_")
+    assert auto[1].startswith("usmp_dsp_") and auto[3].startswith("usmp_dsp_")
+    own = functions(compile_model(model, CompileOptions(cpu="cortex-m4", kernels="usmp", cmsis_nn=str(root))))
+    assert all(f.startswith("usmp_dsp_") for f in own)
+
+
+def test_requantization_is_tflite_s():
+    """The kernels' requantization (usmp_kernels/dsp.h: SMMLAR of the doubled sum with round - (sum < 0), then
+    the shift) equals TFLite's MultiplyByQuantizedMultiplier plus the output offset, for sums of both signs,
+    small ones (whose high word rounds to 0 or -1) included."""
+    rng = np.random.default_rng(9)
+
+    def tflite(acc, m, shift, offset):
+        ab = acc * m
+        high = (ab + (1 << 30 if ab >= 0 else 1 - (1 << 30))) // (1 << 31) if ab >= 0 else -((-(ab + 1 - (1 << 30))) // (1 << 31))
+        e = -shift
+        mask = (1 << e) - 1
+        threshold = (mask >> 1) + (1 if high < 0 else 0)
+        return (high >> e) + (1 if (high & mask) > threshold else 0) + offset
+
+    def kernels(acc, m, shift, offset):
+        e = -shift
+        round_ = (1 << (e - 1)) + offset * (1 << e)
+        doubled = 2 * acc
+        return (round_ + (-1 if doubled < 0 else 0) + ((doubled * m + (1 << 31)) >> 32)) >> e
+
+    for _ in range(20000):
+        m = int(rng.integers(1 << 30, 1 << 31))
+        shift = -int(rng.integers(1, 20))
+        offset = int(rng.integers(-128, 128))
+        acc = int(rng.choice([rng.integers(-(1 << 29), 1 << 29), rng.integers(-64, 64)]))
+        assert kernels(acc, m, shift, offset) == tflite(acc, m, shift, offset), (acc, m, shift, offset)
