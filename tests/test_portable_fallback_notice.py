@@ -37,8 +37,10 @@ def test_compile_says_how_many_operators_fell_back(tmp_path, capsys, no_cmsis_nn
     lines = compile_lines(tmp_path, capsys, "--cpu", cpu)
     assert len(lines) == 1, lines
     fell_back, total, named_cpu, named_extension = NOTICE.match(lines[0]).groups()
-    # the fully connected layer ends a depth-first loop on USMP's band kernel, which CMSIS-NN would not replace
-    assert (int(fell_back), int(total), named_cpu, named_extension) == (2, 3, cpu, extension)
+    # the fully connected layer ends a depth-first loop on USMP's band kernel, which CMSIS-NN would not replace;
+    # on the DSP cores USMP's own DSP kernels take the convolution, so only SOFTMAX is left to CMSIS-NN
+    missed = 2 if extension == "Helium" else 1
+    assert (int(fell_back), int(total), named_cpu, named_extension) == (missed, 3, cpu, extension)
 
 
 @pytest.mark.parametrize("options", [["--cpu", "cortex-m4", "--kernels", "portable"], ["--cpu", "cortex-m3"],
@@ -71,4 +73,4 @@ def test_run_on_a_dsp_target_says_it_once(tmp_path, capsys, no_cmsis_nn):
     assert usmp_main(["run", str(MICRO_SPEECH), "--target", "cortex-m4", "--input", str(tmp_path / "in.npy"),
                       "--output-dir", str(tmp_path / "out"), "--json"]) == 0
     notices = [line for line in capsys.readouterr().err.splitlines() if line.startswith("usmp: note:")]
-    assert len(notices) == 1 and NOTICE.match(notices[0]).groups()[:3] == ("2", "3", "cortex-m4")
+    assert len(notices) == 1 and NOTICE.match(notices[0]).groups()[:3] == ("1", "3", "cortex-m4")
