@@ -18,7 +18,8 @@ COLOURS = {"tensor": "#4e79a7", "scratch": "#f28e2b", "input": "#59a14f", "outpu
            "constant": "#9c755f", "state": "#b07aa1", "band": "#edc948"}
 KIND_NAMES = {"tensor": "tensor", "scratch": "scratch", "input": "model input", "output": "model output",
               "state": "state", "band": "depth-first band buffer", "constant": "constant"}
-FAMILY_COLOURS = {"portable": "#76b7b2", "cmsis-nn": "#4e79a7", "helium": "#af7aa1", "depth-first": "#edc948"}
+FAMILY_COLOURS = {"portable": "#76b7b2", "cmsis-nn": "#4e79a7", "helium": "#af7aa1", "dsp": "#59a14f",
+                  "depth-first": "#edc948"}
 LEFT, RIGHT, TOP = 70, 20, 36
 PLOT_WIDTH = 900
 LABEL_SPACE = 130  # below the plot: rotated operator names

@@ -16,13 +16,15 @@ FAST_EXTENSIONS = ("dsp", "mve")  # cores where CMSIS-NN's or USMP's vector kern
 
 
 def kernel_family(op: LoweredOp) -> dict:
-    """{"kernel": portable | cmsis-nn | helium | depth-first, "functions": [...], "bands": N or None}."""
+    """{"kernel": portable | cmsis-nn | helium | dsp | depth-first, "functions": [...], "bands": N or None}."""
     functions = list(dict.fromkeys(call.function for call in op.calls))
     choice = getattr(op, "choice", None)
     if choice is not None:
         return {"kernel": "depth-first", "functions": functions, "bands": choice.bands}
     if any("helium" in f for f in functions):
         family = "helium"
+    elif any(f.startswith("usmp_dsp_") for f in functions):
+        family = "dsp"
     elif any(f.startswith("usmp_cmsis_nn_") for f in functions):
         family = "cmsis-nn"
     else:
@@ -37,12 +39,15 @@ def kernel_label(entry: dict) -> str:
     if family == "depth-first":
         on = [name for name, used in (
             ("CMSIS-NN", any(f.startswith("usmp_cmsis_nn_") and "helium" not in f for f in functions)),
-            ("USMP Helium", any("helium" in f for f in functions))) if used] or ["portable"]
+            ("USMP Helium", any("helium" in f for f in functions)),
+            ("USMP DSP", any(f.startswith("usmp_dsp_") for f in functions))) if used] or ["portable"]
         return f"depth-first x{len(entry.get('chain', [])) or '?'}, {entry['bands']} bands, {' + '.join(on)} kernels"
-    if family in ("cmsis-nn", "helium"):
-        name = next((f for f in functions if f.startswith(("usmp_cmsis_nn_", "usmp_helium_"))), functions[0])
-        short = name.removeprefix("usmp_cmsis_nn_").removeprefix("usmp_helium_").replace("_helium", "")
-        return f"{'CMSIS-NN' if family == 'cmsis-nn' else 'USMP Helium'} {short}"
+    if family in ("cmsis-nn", "helium", "dsp"):
+        name = next((f for f in functions if f.startswith(("usmp_cmsis_nn_", "usmp_helium_", "usmp_dsp_"))),
+                    functions[0])
+        short = (name.removeprefix("usmp_cmsis_nn_").removeprefix("usmp_helium_").removeprefix("usmp_dsp_")
+                 .replace("_helium", ""))
+        return f"{ {'cmsis-nn': 'CMSIS-NN', 'helium': 'USMP Helium', 'dsp': 'USMP DSP'}[family]} {short}"
     return "portable"
 
 
@@ -103,7 +108,7 @@ def portable_fallbacks(program: Program, cpu: str | None, fast_kernels: bool | N
     if CPUS.get(cpu or "") in FAST_EXTENSIONS:
         for step, op in enumerate(program.ops):
             kernels = kernel_family(op)
-            if any(f.startswith(("usmp_cmsis_nn_", "usmp_helium_")) for f in kernels["functions"]):
+            if any(f.startswith(("usmp_cmsis_nn_", "usmp_helium_", "usmp_dsp_")) for f in kernels["functions"]):
                 continue  # (a depth-first chain whose links all run portable kernels is listed)
             if not any(call.function in REWRITES for call in op.calls):
                 why = "no CMSIS-NN kernel for this operator or type"
