@@ -32,6 +32,7 @@ DSP_HEADER = "usmp_kernels/dsp.h"
 OPTIMIZE_CHOICES = ("balanced", "speed", "size")
 WIDE_BUDGET = 1.25  # default: the DSP kernels' constants at most this many times those with int8 filters
 INT32_LIMIT = 1 << 31
+LAYERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")  # the operators the DSP kernels take
 # Instructions per MAC of the matrix loop (measured on the Cortex-M4, benchmarks/dsp_kernels.py), which
 # decide where wide filters pay best.
 LOOP_COST = {False: 1.0, True: 0.75}
@@ -69,17 +70,36 @@ def select_dsp_kernels(program: Program, extension: str | None, optimize: str = 
         if site.link is not None and not runs_bands(candidate.make(False).params_type):
             continue
         candidates.append(candidate)
-    wide = _widened(candidates, optimize)
+    wide = _widened(candidates, optimize, _loop_only_filter_bytes(program, candidates))
     return {c.site: c.make(c.site in wide) for c in candidates}
 
 
-def _widened(candidates: list[Candidate], optimize: str) -> set[Site]:
-    """The calls whose filters are widened: all (speed), none (size), or within the budget."""
+def _loop_only_filter_bytes(program: Program, candidates: list[Candidate]) -> int:
+    """The int8 filters of the layers a depth-first loop runs on a band kernel of its own (a fully connected
+    layer ending a chain): whole, the DSP kernels would take them, so the wide-filter budget counts them."""
+    taken = {program.ops[c.site.position].op_index if c.site.link is None
+             else program.ops[c.site.position].links[c.site.link].op_index for c in candidates}
+    by_index = {o.index: o for o in program.graph.operators}
+    total = 0
+    for op in program.ops:
+        for link in getattr(op, "links", []):
+            layer = by_index.get(link.op_index)
+            if link.op_index in taken or layer is None or layer.opcode not in LAYERS:
+                continue
+            weights = program.graph.tensors[layer.inputs[1]]
+            total += weights.nbytes if weights.is_constant and weights.dtype == "int8" else 0
+    return total
+
+
+def _widened(candidates: list[Candidate], optimize: str, other_bytes: int = 0) -> set[Site]:
+    """The calls whose filters are widened: all (speed), none (size), or within the budget, which is counted
+    on the constants the DSP kernels would have with every operator whole (other_bytes: those a depth-first
+    loop gives another kernel), so that tiling a chain does not change which filters are wide."""
     if optimize == "speed":
         return {c.site for c in candidates}
     if optimize == "size":
         return set()
-    allowance = (WIDE_BUDGET - 1.0) * sum(c.constant_bytes(False) for c in candidates)
+    allowance = (WIDE_BUDGET - 1.0) * (sum(c.constant_bytes(False) for c in candidates) + other_bytes)
     chosen: set[Site] = set()
     gain = LOOP_COST[False] - LOOP_COST[True]
     for c in sorted(candidates, key=lambda c: -gain * c.macs / max(c.filter_bytes, 1)):
