@@ -86,3 +86,19 @@ def litert_outputs(model: Path, inputs: list[np.ndarray], reference_kernels: boo
         interpreter.set_tensor(detail["index"], array)
     interpreter.invoke()
     return [interpreter.get_tensor(d["index"]).copy() for d in interpreter.get_output_details()]
+
+
+def check_on_target(model: Path, target: str, seed: int, count: bool = False):
+    """Compile model, run it on the emulated target with random inputs from seed and assert every output
+    matches the tflite-micro interpreter's; (compiled, inputs, run)."""
+    from usmp.compiler import compile_model
+    from usmp.runner.baremetal import run_on_target
+
+    compiled = compile_model(model)
+    inputs = random_inputs(compiled.program.graph, np.random.default_rng(seed))
+    run = run_on_target(compiled, inputs, target, count=count)
+    expected = reference_outputs(model, inputs)
+    assert len(run.outputs) == len(expected)
+    for k, (e, g) in enumerate(zip(expected, run.outputs)):
+        assert outputs_match(e, g), f"{model.name} on {target} output {k}:\nexpected {e}\ngot      {g}"
+    return compiled, inputs, run

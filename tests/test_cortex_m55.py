@@ -13,9 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference import outputs_match, random_inputs, reference_outputs, example_models
+from reference import check_on_target, reference_outputs, example_models
 from usmp.cli import main as usmp_main
-from usmp.compiler import compile_model
 from usmp.runner.baremetal import run_on_target, target_named
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
@@ -27,20 +26,9 @@ MODELS_DIR = Path(__file__).parent / "models"
 FLOAT_MODELS = [MODELS_DIR / "conv_f32.tflite", MODELS_DIR / "softmax_f32.tflite"]
 
 
-def _check(model: Path, seed: int, count: bool):
-    compiled = compile_model(model)
-    inputs = random_inputs(compiled.program.graph, np.random.default_rng(seed))
-    run = run_on_target(compiled, inputs, TARGET, count=count)
-    expected = reference_outputs(model, inputs)
-    assert len(run.outputs) == len(expected)
-    for k, (e, g) in enumerate(zip(expected, run.outputs)):
-        assert outputs_match(e, g), f"{model.name} on {TARGET} output {k}:\nexpected {e}\ngot      {g}"
-    return compiled, inputs, run
-
-
 @pytest.mark.parametrize("model", EXAMPLES, ids=[m.stem for m in EXAMPLES])
 def test_matches_reference_with_steady_count(model):
-    compiled, inputs, first = _check(model, 7, count=True)
+    compiled, inputs, first = check_on_target(model, TARGET, 7, count=True)
     assert first.report["target"] == TARGET and first.report["machine"] == "mps3-an547"
     again = run_on_target(compiled, inputs, TARGET, count=True)
     assert first.report["instructions"] > 0
@@ -50,7 +38,7 @@ def test_matches_reference_with_steady_count(model):
 @pytest.mark.parametrize("model", FLOAT_MODELS, ids=lambda m: m.stem)
 def test_float_model_runs_with_the_fpu_enabled(model):
     """A hard-float image faults on its first FPU instruction unless start-up has enabled the FPU."""
-    _check(model, 3, count=False)
+    check_on_target(model, TARGET, 3, count=False)
 
 
 def test_memory_is_the_tcms_secure_aliases():
@@ -77,5 +65,6 @@ def test_cli_json(tmp_path, capsys):
 
 def test_benchmark_model_fits_the_tcms():
     """DS-CNN (27 KB of constants, a depth-first workspace of 5.7 KB) runs bit-exact from the ITCM and DTCM."""
-    _, _, run = _check(Path(__file__).parents[1] / "benchmarks" / "models" / "ds_cnn_kws.tflite", 11, count=False)
+    ds_cnn = Path(__file__).parents[1] / "benchmarks" / "models" / "ds_cnn_kws.tflite"
+    _, _, run = check_on_target(ds_cnn, TARGET, 11, count=False)
     assert run.report["flash_bytes"]["constants"] > 25_000 and run.report["ram_bytes"]["pools"]["workspace"] >= 5_000

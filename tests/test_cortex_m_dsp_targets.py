@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import shutil
 
-import numpy as np
 import pytest
 
-from reference import outputs_match, random_inputs, reference_outputs, example_models
-from usmp.compiler import compile_model
+from reference import check_on_target, example_models
 from usmp.runner.baremetal import run_on_target
 
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
@@ -24,13 +22,7 @@ TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33")
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
 def test_matches_reference_with_steady_count(model, target):
-    compiled = compile_model(model)
-    inputs = random_inputs(compiled.program.graph, np.random.default_rng(7))
-    first = run_on_target(compiled, inputs, target, count=True)
-    expected = reference_outputs(model, inputs)
-    assert len(first.outputs) == len(expected)
-    for k, (e, g) in enumerate(zip(expected, first.outputs)):
-        assert outputs_match(e, g), f"{model.name} on {target} output {k}:\nexpected {e}\ngot      {g}"
+    compiled, inputs, first = check_on_target(model, target, 7, count=True)
     assert first.report["target"] == target
     again = run_on_target(compiled, inputs, target, count=True)
     assert first.report["instructions"] > 0

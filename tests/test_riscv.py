@@ -16,7 +16,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from reference import REPO_ROOT, all_models, example_models, outputs_match, random_inputs, reference_outputs
+from reference import REPO_ROOT, all_models, check_on_target, example_models, outputs_match, reference_outputs
 from sequences import mismatched_steps, random_sequence, restarted_reference, stateful_models
 from usmp.cli import main as usmp_main
 from usmp.compiler import compile_model
@@ -44,21 +44,10 @@ BENCHMARK_MODELS = sorted((REPO_ROOT / "benchmarks" / "models").glob("*.tflite")
 HELLO = next(m for m in EXAMPLES if m.stem == "hello_world_int8")
 
 
-def check_against_reference(model, target: str, seed: int, count: bool = False):
-    compiled = compile_model(model)
-    inputs = random_inputs(compiled.program.graph, np.random.default_rng(seed))
-    run = run_on_target(compiled, inputs, target, count=count)
-    expected = reference_outputs(model, inputs)
-    assert len(run.outputs) == len(expected)
-    for k, (e, g) in enumerate(zip(expected, run.outputs)):
-        assert outputs_match(e, g), f"{model.name} on {target} output {k}:\nexpected {e}\ngot      {g}"
-    return compiled, inputs, run
-
-
 @pytest.mark.parametrize("model", EXAMPLES + SAMPLE + BENCHMARK_MODELS,
                          ids=[m.stem for m in EXAMPLES + SAMPLE + BENCHMARK_MODELS])
 def test_matches_reference_on_rv32imc(model):
-    check_against_reference(model, "riscv32", seed=11)
+    check_on_target(model, "riscv32", seed=11)
 
 
 CONVOLUTIONS = sorted(m for m in all_models() if m.stem.startswith(("conv", "dwconv")))
@@ -69,12 +58,12 @@ def test_convolutions_on_rv32imc(model):
     """RISC-V has its own forms of the dot-product loops (kernels/src/conv.c, depthwise_conv.c: four taps a turn
     through advancing pointers); every convolution test model, three inputs each, takes them."""
     for seed in (21, 22, 23):
-        check_against_reference(model, "riscv32", seed)
+        check_on_target(model, "riscv32", seed)
 
 
 @pytest.mark.parametrize("model", EXAMPLES, ids=[m.stem for m in EXAMPLES])
 def test_matches_reference_on_rv32imac_with_steady_count(model):
-    compiled, inputs, first = check_against_reference(model, "riscv32imac", seed=5, count=True)
+    compiled, inputs, first = check_on_target(model, "riscv32imac", seed=5, count=True)
     again = run_on_target(compiled, inputs, "riscv32imac", count=True)
     assert first.report["instructions"] > 0
     assert again.report == first.report
