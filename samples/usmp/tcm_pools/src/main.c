@@ -1,6 +1,6 @@
 /*
  * usmp tcm_pools (U3 on tightly coupled memories): micro_speech on the
- * Corstone-300 with its workspace over DTCM (4 KiB, tried first) and SRAM,
+ * Corstone-300 with its workspace over DTCM (2 KiB, tried first) and SRAM,
  * and its constants over ITCM (16 KiB, tried first) and flash, all chosen in
  * Kconfig. ITCM is linked NOLOAD, so usmp_micro_speech_init() copies the
  * ITCM pool's image from flash before the first run. Each pool is checked
