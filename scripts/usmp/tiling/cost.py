@@ -12,12 +12,14 @@ A loop computes the same outputs as whole-tensor calls; what it adds is
   a band whose pixels are no multiple of the group leaves some to a slower
   path, once per band;
 - input rows a kernel prepares again in every band: USMP's DSP depthwise
-  kernel widens each input row it reads into int16 pairs, so a band widens
-  the filter's halo rows again;
+  kernel widens each input row it reads into int16 pairs, a group of four
+  channels at a time, so a band widens the filter's halo rows again (a cost
+  per row and group, and per element);
 - rows kept in band buffers, moved to the top (about 0.7 instructions a byte);
 - with `recompute`, the rows computed twice.
 The figures are QEMU instruction counts measured on the Cortex-M targets
-(benchmarks/band_costs.py prints estimate against measurement); the portable
+(benchmarks/band_costs.py prints each chain's estimate against its
+measurement, run_on_target's per-call profile each band's calls); the portable
 kernels' are the Cortex-M0's, whose per-MAC cost the others scale.
 """
 from __future__ import annotations
@@ -54,6 +56,7 @@ class KernelCost:
     leftover: float = 0.0  # extra work of a pixel outside a group, as a share of its MACs
     per_mac: float | None = None  # instructions per MAC of the whole kernel, where not its extension's PER_MAC
     per_halo_element: float = 0.0  # per element of the input rows a call prepares again (the window's halo)
+    per_halo_row: float = 0.0  # per such row and group of 4 channels: the widening loop's own set-up
 
 
 KERNELS = {
@@ -72,12 +75,14 @@ KERNELS = {
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "mve"): KernelCost(call=300),
     # USMP's DSP kernels (kernels/dsp/), measured on the Cortex-M4 with DS-CNN's layers whole and as bands of one
     # row (run_on_target's profile): the convolution's lone pixel costs 1.9 instructions a MAC against 1.08 in a
-    # pair (int8 filters; wide 1.34 against 0.91); the depthwise kernel widens each row it reads, about 9
-    # instructions an input element, and spends about 900 a call besides.
+    # pair (int8 filters; wide 1.34 against 0.91). The depthwise kernel's band calls, against the same rows whole
+    # (person_detect's and DS-CNN's seven depthwise layers, 5 to 48 columns, 8 to 64 channels, as bands of 1 to 4
+    # rows): about 170 instructions per halo row and group of four channels, and 2 per halo element, fitted to
+    # within 20 % of each layer (2,106 to 8,503 a call).
     ("usmp_dsp_conv_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.8, per_mac=1.13),
     ("usmp_dsp_conv_wide_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.5, per_mac=0.92),
-    ("usmp_dsp_depthwise_s8", "dsp"): KernelCost(call=900, per_mac=4.8, per_halo_element=9.0),
-    ("usmp_dsp_depthwise_wide_s8", "dsp"): KernelCost(call=900, per_mac=4.6, per_halo_element=9.0),
+    ("usmp_dsp_depthwise_s8", "dsp"): KernelCost(call=100, per_mac=4.8, per_halo_element=2.0, per_halo_row=170),
+    ("usmp_dsp_depthwise_wide_s8", "dsp"): KernelCost(call=100, per_mac=4.6, per_halo_element=2.0, per_halo_row=170),
 }
 PORTABLE = KernelCost(call=100)
 
@@ -95,6 +100,7 @@ class CallShape:
     weights: int  # filter weights
     window_rows: int = 1  # filter rows an output pixel reads
     halo_elements: int = 0  # input elements of the rows a band reads that the band before read too (sliding)
+    halo_row_groups: int = 0  # those rows times the groups of 4 channels
 
 
 def call_shape(call: KernelCall, params: dict) -> CallShape:
@@ -109,9 +115,11 @@ def call_shape(call: KernelCall, params: dict) -> CallShape:
         macs = out_ch * taps * depth
         weights = macs
     window = (params.get("filter_h", 1) - 1) * params.get("dilation_h", 1) + 1
-    halo = max(window - params.get("stride_h", 1), 0) * params.get("in_w", out_w) * params.get("in_ch", out_ch)
+    halo_rows = max(window - params.get("stride_h", 1), 0)
+    in_ch = params.get("in_ch", out_ch)
     return CallShape(call.function, _words(call.params), out_w, macs, out_w * out_ch, out_ch, weights,
-                     params.get("filter_h", 1), halo)
+                     params.get("filter_h", 1), halo_rows * params.get("in_w", out_w) * in_ch,
+                     halo_rows * -(-in_ch // 4))
 
 
 def _words(value) -> int:
@@ -142,7 +150,7 @@ def call_overhead(shape: CallShape, extension: str | None) -> float:
     """A kernel call's own set-up (the loop's copy of its parameters is counted apart: every band pays it)."""
     k = KERNELS.get((shape.function, extension), PORTABLE)
     return (k.call + k.per_block * -(-shape.out_ch // 4) + k.per_weight * shape.weights
-            + k.per_halo_element * shape.halo_elements)
+            + k.per_halo_element * shape.halo_elements + k.per_halo_row * shape.halo_row_groups)
 
 
 # A chain ending in a reduction or a fully connected layer (reductions.py) runs it as a band kernel of USMP's own in
