@@ -89,7 +89,8 @@ class BandRows:
         if self.recompute:
             return -(-self.links[-1][0] // self.band)
         if not hasattr(self, "_bands"):
-            self.summary()
+            for _ in self.walk():
+                pass
         return self._bands
 
     def run(self) -> tuple[list[list[Step | None]], list[list[Move]]]:
@@ -108,13 +109,27 @@ class BandRows:
         return self.run()[0]
 
     def summary(self) -> list[LinkSummary]:
-        """Per link, the totals the cost model and the band buffers need, without walking every band: once the
-        loop is in its steady state (every band the same work, each link's rows moved on by the same number),
-        the bands before the bottom rows are counted at once."""
+        """Per link, the totals the cost model and the band buffers need, without walking every band (walk())."""
+        n = len(self.links)
+        stats = [LinkSummary() for _ in range(n)]
+        for steps, moved, times, change in self.walk():
+            for j, step in enumerate(steps):
+                stats[j].add(step, moved[j], times)
+                if step is not None and times > 1:  # the last link writes its whole output: its row moves on
+                    shift = times * (change[j] - change[n + j]) if change else 0
+                    stats[j].held = max(stats[j].held, step.out_row + step.count + shift)
+        return stats
+
+    def walk(self):
+        """The bands as run() computes them, but once the loop is in its steady state (every band the same work,
+        each link's rows moved on by the same number) the bands before the bottom rows come at once.
+
+        Yields (steps, moved rows per link, times, change): a band (times 1), or `times` more bands like the one
+        just yielded, each with every link's `first` row `change[j]` rows further on (change[n + j]: its buffer's
+        top row)."""
         n, rows_last = len(self.links), self.links[-1][0]
         done, end, top = [0] * n, [0] * n, [0] * n
-        stats = [LinkSummary() for _ in range(n)]
-        previous = None  # (signature, state change) of the band before
+        previous = None  # (signature, state change, past the top padding) of the band before
         band = 0
         while done[-1] < rows_last if not self.recompute else band < self.bands:
             state = (*done, *top)
@@ -124,25 +139,37 @@ class BandRows:
             if not any(steps):
                 raise ValueError("a depth-first chain made no progress")  # never: some link can always move on
             moved = [sum(m.rows for m in moves if m.link == j) for j in range(n)]
-            signature = tuple((s.count, s.out_row, s.in_rows) if s else None for s in steps) + tuple(moved)
-            for j, step in enumerate(steps):
-                stats[j].add(step, moved[j])
+            signature = tuple((s.count, s.out_row if j < n - 1 else None, self._band_inputs(j, s)) if s else None
+                              for j, s in enumerate(steps)) + tuple(moved)
+            yield steps, moved, 1, None
             band += 1
             change = [b - a for a, b in zip(state, (*done, *top))]
-            if previous == (signature, change):
+            steady = self._past_top_padding(steps)
+            if steady and previous == (signature, change, True):
                 skip = self._steady_bands(done, change[:n])
                 if self.recompute:
                     skip = min(skip, self.bands - band - 2)
                 if skip > 0:
-                    for j, step in enumerate(steps):
-                        stats[j].add(step, moved[j], skip)
+                    yield steps, moved, skip, change
                     for j in range(n):
                         done[j] += skip * change[j]
                         top[j] += skip * change[n + j]
                     band += skip
-            previous = (signature, change)
+            previous = (signature, change, steady)
         self._bands = band
-        return stats
+
+    def _band_inputs(self, j: int, step: Step) -> tuple[int, ...]:
+        """The rows a step reads in band buffers. A whole tensor's row (the chain's input, like the last link's
+        output row) moves on every band, so it has no part in telling a steady band: only the band buffers' state
+        does, and the tensors' ends are kept clear of."""
+        return tuple(r for r, edge in zip(step.in_rows, self.links[j][1]) if edge.producer is not None)
+
+    def _past_top_padding(self, steps: list[Step | None]) -> bool:
+        """Every link computed in this band, reading rows of its inputs below their top padding: from two such
+        bands alike on, each band is the one before moved on (until some tensor's last rows are near). Before,
+        bands can look alike while a consumer still reads padding only and its producer has not started."""
+        return all(step is not None and all(step.first * edge.stride >= edge.pad_top for edge in edges)
+                   for step, (_, edges) in zip(steps, self.links))
 
     def _steady_bands(self, done: list[int], step: list[int]) -> int:
         """How many more bands repeat the last one exactly: none may come near a tensor's last rows."""

@@ -60,22 +60,31 @@ def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: P
     last = len(region.links) - 1
     in_bytes = ELEMENT_BYTES[program.buffers[source].c_type]
     out_row = region.links[last].row("out") * region.element_bytes[last]
-    events = []  # in the order the loop runs: ("read", first byte still read) or ("write", end byte)
-    for band in rows.steps():
-        for j, step in enumerate(band):
-            if step is None:
-                continue
-            link = region.links[j]
-            if j == last:  # a kernel reads its inputs while it writes: its own reads count as later
-                events.append(("write", (step.first + step.count) * out_row))
-            for k, (a, p, first) in enumerate(zip(link.inputs, region.producers[j], step.in_firsts)):
-                if p is None and region.buffer(j, a) == source:
-                    events.append(("read", first * link.row_in(k) * in_bytes))
-    for k, (kind, at) in enumerate(events):
-        later = [first for what, first in events[k:] if what == "read"]
-        if kind == "write" and later and at > min(later):
+    reads = [[(_edge(region, j, k), region.links[j].row_in(k) * in_bytes)
+              for k, (a, p) in enumerate(zip(region.links[j].inputs, region.producers[j]))
+              if p is None and region.buffer(j, a) == source] for j in range(len(region.links))]
+    events = []  # in the order the loop runs: (True, end byte written) or (False, first byte still read)
+    for steps, _, times, change in rows.walk():
+        for band in range(1, times + 1) if change else (0,):
+            for j, step in enumerate(steps):
+                if step is None:
+                    continue
+                first = step.first + (band * change[j] if change else 0)
+                if j == last:  # a kernel reads its inputs while it writes: its own reads count as later
+                    events.append((True, (first + step.count) * out_row))
+                events += [(False, edge.first_read(first) * row_bytes) for edge, row_bytes in reads[j]]
+    later = None  # the least byte read from here on
+    for is_write, at in reversed(events):
+        if not is_write:
+            later = at if later is None else min(later, at)
+        elif later is not None and at > later:
             return False
     return True
+
+
+def _edge(region: Region, j: int, k: int):
+    """The row geometry of input k of link j (band_rows.Edge)."""
+    return region.links[j].edge(k, region.producers[j][k])
 
 
 def _merge(program: Program, output: str, source: str) -> Program:

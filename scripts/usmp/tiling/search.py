@@ -55,6 +55,7 @@ class ChainSearch:
         self.runs = link_runs(program, self.users)
         self._regions: dict[tuple[int, ...], Region | None] = {}
         self._candidates: dict[tuple, Candidate | None] = {}
+        self.floor = 0  # bytes no choice goes under (_floor), once the options are known
 
     def whole_work(self) -> float:
         """The cost model's instructions for the whole program untiled: what the budget is a share of."""
@@ -79,42 +80,72 @@ class ChainSearch:
 
     def _under(self, limit: int, options: dict[int, list[Candidate]], budget: float) -> list[Candidate] | None:
         """The cheapest choice of chains within `budget` under which no step has more than `limit` bytes live,
-        or None: best[k] is the cheapest way to cover the first k operators."""
+        or None: best[k] is the cheapest way to cover the first k operators.
+
+        A loop is never priced below nothing: one the estimate says saves a few instructions (a reduction's band
+        kernel against the whole-tensor one) still brings its band kernels' code and may not save them at all, so
+        a chain is taken only where the limit needs it, and of two equally cheap choices the one with fewer."""
         n = len(self.profile)
-        best: list[tuple[float, list[Candidate]] | None] = [None] * (n + 1)
-        best[0] = (0.0, [])
+        best: list[tuple[float, int, list[Candidate]] | None] = [None] * (n + 1)
+        best[0] = (0.0, 0, [])
         for k in range(n):
             if best[k] is None:
                 continue
-            cost, chosen = best[k]
+            cost, loops, chosen = best[k]
             steps = [(k + 1, self.profile[k], 0.0, None)]
-            steps += [(c.positions[-1] + 1, c.fused, c.cost, c) for c in options.get(k, [])]
+            steps += [(c.positions[-1] + 1, c.fused, max(c.cost, 0.0), c) for c in options.get(k, [])]
             for end, value, price, candidate in steps:
                 if value > limit or cost + price > budget:
                     continue
-                if best[end] is None or cost + price < best[end][0]:
-                    best[end] = (cost + price, chosen + [candidate] if candidate else chosen)
-        return best[n][1] if best[n] is not None else None
+                entry = (cost + price, loops + (candidate is not None))
+                if best[end] is None or entry < best[end][:2]:
+                    best[end] = (*entry, chosen + [candidate] if candidate else chosen)
+        return best[n][2] if best[n] is not None else None
 
     def _options(self) -> dict[int, list[Candidate]]:
         """Every region's candidates not beaten on both bytes and instructions by another of the same region,
-        by the position it starts at."""
+        by the position it starts at.
+
+        Regions whose steps all stay at or below a floor no choice can go under are left out before their bands
+        are worked out: any limit the search can meet is at least that floor, so plain steps cover them as well
+        and for nothing (no loop is priced below nothing)."""
+        regions = [positions for run in self.runs for i in range(len(run))
+                   for j in range(i + 2, min(len(run), i + MAX_LINKS["sliding"]) + 1)
+                   if self.region(positions := tuple(run[i:j])) is not None]
+        self.floor = floor = self._floor(regions)
         options: dict[int, list[Candidate]] = {}
-        for run in self.runs:
-            for i in range(len(run)):
-                for j in range(i + 2, min(len(run), i + MAX_LINKS["sliding"]) + 1):
-                    positions = tuple(run[i:j])
-                    region = self.region(positions)
-                    if region is None:
-                        continue
-                    found = []
-                    for strategy in STRATEGIES:
-                        if len(positions) > MAX_LINKS[strategy]:
-                            continue
-                        found += [self.candidate(positions, band, strategy)
-                                  for band in _band_heights(region.params[-1]["out_h"])]
-                    options.setdefault(positions[0], []).extend(_pareto(found))
+        for positions in regions:
+            if all(self.profile[k] <= floor for k in positions):
+                continue
+            region = self.region(positions)
+            found = []
+            for strategy in STRATEGIES:
+                if len(positions) > MAX_LINKS[strategy]:
+                    continue
+                found += [self.candidate(positions, band, strategy)
+                          for band in _band_heights(region.params[-1]["out_h"])]
+            options.setdefault(positions[0], []).extend(_pareto(found))
         return options
+
+    def _floor(self, regions: list[tuple[int, ...]]) -> int:
+        """Bytes some step keeps live whatever is chosen: per step the least of its own bytes and, for every region
+        over it, what the region keeps live with no band buffers at all and its output over its largest input."""
+        lowest = list(self.profile)
+        for positions in regions:
+            region = self.region(positions)
+            fused = self._fused_bytes(region, positions) - self._overlay_most(region)
+            for k in positions:
+                lowest[k] = min(lowest[k], fused)
+        return max(lowest, default=0)
+
+    def _overlay_most(self, region: Region) -> int:
+        """The most bytes an output written over a consumed input could save (overlay.py decides whether it may)."""
+        last = len(region.links) - 1
+        if region.links[last].tail:
+            return 0
+        output = self.program.buffers[region.buffer(last, region.links[last].output)].size
+        return max((min(self.program.buffers[region.buffer(i, a)].size, output) for i, link in enumerate(region.links)
+                    for a, p in zip(link.inputs, region.producers[i]) if p is None), default=0)
 
     def region(self, positions: tuple[int, ...]) -> Region | None:
         if positions not in self._regions:
@@ -151,12 +182,13 @@ class ChainSearch:
                 band_bytes += _aligned(summary[j].held * row_bytes)
             elif link.tail is not None:
                 band_bytes += link.tail.scratch_bytes
-        fused = self._fused_bytes(region, positions)
-        source = overlay_source(self.program, region, rows, self.users, set(positions), self.workspace_io)
-        if source is not None:  # the output goes over the input it consumes: one buffer, as big as the larger
-            output = region.buffer(len(region.links) - 1, region.links[-1].output)
-            fused -= min(self.program.buffers[source].size, self.program.buffers[output].size)
-        return Candidate(positions, band, strategy, cost, fused + band_bytes)
+        fused = self._fused_bytes(region, positions) + band_bytes
+        if fused > self.floor:  # at or under the floor, no limit the search can meet needs the overlay's bytes
+            source = overlay_source(self.program, region, rows, self.users, set(positions), self.workspace_io)
+            if source is not None:  # the output goes over the input it consumes: one buffer, as big as the larger
+                output = region.buffer(len(region.links) - 1, region.links[-1].output)
+                fused -= min(self.program.buffers[source].size, self.program.buffers[output].size)
+        return Candidate(positions, band, strategy, cost, fused)
 
     def _fused_bytes(self, region: Region, positions: tuple[int, ...]) -> int:
         """Bytes live while the fused step runs, band buffers aside: every buffer live across the region but
