@@ -64,7 +64,7 @@ int main(void)
 	for (j = 0; j < {n}; j++)
 		band_buffers[j] = j < {n - 1} ? (uint8_t *)buffers[j] : NULL;
 	for (band = 0; band < {rows.bands}; band++) {{
-		usmp_band_step(&chain, band, &state, band_buffers, b);
+		usmp_band_step{"_recompute" if rows.recompute else ""}(&chain, band, &state, band_buffers, b);
 		for (j = 0; j < {n}; j++) {{
 			if (b[j].count == 0) {{
 				printf("-\\n");

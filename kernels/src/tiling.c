@@ -209,19 +209,30 @@ static void next_band(const struct usmp_band_chain *chain, int32_t link, struct 
 	state->done[link] = state->end[link];
 }
 
-void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
-		    uint8_t *const *buffers, struct usmp_band *bands)
+static void next_bands(const struct usmp_band_chain *chain, struct usmp_band_state *state, uint8_t *const *buffers,
+		       struct usmp_band *bands)
 {
 	int32_t j;
 
-	if (chain->recompute) {
-		plan_recompute(chain, band, state);
-	} else {
-		plan_sliding(chain, state);
-	}
 	for (j = 0; j < chain->links; j++) {
 		next_band(chain, j, state, buffers[j], &bands[j]);
 	}
+}
+
+/* Two entry points, so that a program whose chains all slide links no recompute planning, and the reverse. */
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
+		    uint8_t *const *buffers, struct usmp_band *bands)
+{
+	(void)band;
+	plan_sliding(chain, state);
+	next_bands(chain, state, buffers, bands);
+}
+
+void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
+			      uint8_t *const *buffers, struct usmp_band *bands)
+{
+	plan_recompute(chain, band, state);
+	next_bands(chain, state, buffers, bands);
 }
 
 /*

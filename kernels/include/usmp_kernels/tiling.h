@@ -74,13 +74,17 @@ struct usmp_band {
 };
 
 /*
- * Band `band` of a chain: the rows each link computes (bands[link]), the rows
- * its inputs offer, and where they are, after moving the rows each band
- * buffer keeps to its top. buffers[link]: the link's band buffer (NULL for
- * the last link, which writes the chain's output whole).
+ * Band `band` of a sliding chain (recompute = 0): the rows each link computes
+ * (bands[link]), the rows its inputs offer, and where they are, after moving
+ * the rows each band buffer keeps to its top. buffers[link]: the link's band
+ * buffer (NULL for the last link, which writes the chain's output whole).
  */
 void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
 		    uint8_t *const *buffers, struct usmp_band *bands);
+
+/* The same for a chain that recomputes (recompute = 1): every band works out its rows from the last link's. */
+void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
+			      uint8_t *const *buffers, struct usmp_band *bands);
 
 /*
  * A copy of a kernel's whole-tensor parameters (`bytes`, whole words) for the loop to set its band members
