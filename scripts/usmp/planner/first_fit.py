@@ -32,10 +32,12 @@ def _lowest_offset_profiled(prob: Indexed, i: int, pool: int, pool_of: list[int]
     """The same when bytes vary over time: each pair of conflicting buffers avoids only the bytes both use while
     they both live, so the extents differ per pair; the lowest offset is 0 or the end of a placed conflict."""
     align = prob.aligns[i]
-    spans = [(offsets[j], offsets[j] + prob.extent(j, i), prob.extent(i, j))
-             for j in prob.conflicts[i] if pool_of[j] == pool]
-    for offset in sorted({0, *(round_up(end, align) for _, end, _ in spans)}):
-        if all(offset + mine <= start or end <= offset for start, end, mine in spans):
+    spans = sorted(((offsets[j] + prob.extent(j, i), offsets[j], prob.extent(i, j))
+                    for j in prob.conflicts[i] if pool_of[j] == pool), reverse=True)  # by end, the lowest last
+    for offset in sorted({0, *(round_up(end, align) for end, _, _ in spans)}):
+        while spans and spans[-1][0] <= offset:
+            spans.pop()  # ends at or below this offset, so below every later one too
+        if all(offset + mine <= start for _, start, mine in spans):
             return offset
     return 0  # unreachable: above every span nothing overlaps
 
