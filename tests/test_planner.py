@@ -244,3 +244,54 @@ def test_optimal_on_a_conflict_graph_without_lifetimes_proves_above_the_clique_b
     result = checked(buffers, pools, "optimal")
     assert result.pool_sizes["p"] == 3 and result.lower_bound == 3 and result.optimal_proven
     assert lower_bounds(buffers, pools) == {"p": 2}
+
+
+def profiled(name, first, last, size, later=None, after=None):
+    """A buffer of `size` bytes live over [first, last]; from step `after` on only `later` bytes are in use."""
+    profile = ((first, after - 1, size), (after, last, later)) if later is not None else ()
+    return BufferInfo(name, size, 1, ("p",), frozenset(), (first, last), profile)
+
+
+def with_conflicts(buffers):
+    """Every pair of buffers whose lifetimes overlap conflicts."""
+    return [BufferInfo(b.name, b.size, b.alignment, b.pool_candidates,
+                       frozenset(o.name for o in buffers if o.name != b.name and o.live[0] <= b.live[1]
+                                 and b.live[0] <= o.live[1]), b.live, b.profile) for b in buffers]
+
+
+def test_optimal_places_under_a_buffer_that_shrinks():
+    """An input whose consumed rows hold a smaller output (a depth-first overlay) uses 100 bytes, then 40; a
+    60-byte tensor lives from its last step on, beside two 25-byte band buffers. Greedy puts the tensor right
+    above the 40 bytes, where the band buffers no longer fit under it; the exact search leaves them room."""
+    buffers = with_conflicts([profiled("merged", 0, 2, 100, later=40, after=2), profiled("tensor", 2, 3, 60),
+                              profiled("band0", 3, 3, 25), profiled("band1", 3, 3, 25), profiled("scratch", 0, 0, 10)])
+    assert checked(buffers, [PoolInfo("p")], "greedy_by_size").pool_sizes["p"] == 125
+    best = checked(buffers, [PoolInfo("p")], "optimal")
+    assert best.pool_sizes["p"] == best.lower_bound == 110 and best.optimal_proven
+
+
+@st.composite
+def profiled_problems(draw):
+    buffers = []
+    for i in range(draw(st.integers(2, 9))):
+        first = draw(st.integers(0, 6))
+        last = first + draw(st.integers(0, 4))
+        size = draw(st.integers(1, 64))
+        later = after = None
+        if last > first and draw(st.booleans()):
+            after = draw(st.integers(first + 1, last))
+            later = draw(st.integers(0, size))
+        buffers.append(profiled(f"b{i}", first, last, size, later, after))
+    return with_conflicts(buffers)
+
+
+@settings(max_examples=150, deadline=None)
+@given(buffers=profiled_problems())
+def test_nothing_beats_a_proven_optimal_plan_when_bytes_vary_over_time(buffers):
+    """The exact search's pruning with byte profiles (pairwise extents, per-section bytes) must stay sound: a plan
+    it proves optimal is never beaten, and every plan it gives passes the verifier."""
+    pools = [PoolInfo("p", alignment=1)]
+    best = checked(buffers, pools, "optimal", time_limit=2.0)
+    if best.optimal_proven:
+        for algorithm in ("greedy_by_size", "greedy_by_conflicts", "hill_climb"):
+            assert plan(buffers, pools, algorithm).pool_sizes["p"] >= best.pool_sizes["p"]

@@ -36,7 +36,24 @@ def sections(prob: Indexed, members: list[int]) -> tuple[list[list[int]], bool]:
     return greedy_cliques(prob, members), False
 
 
-def interval_cliques(prob: Indexed, members: list[int], every_section: bool = False) -> list[list[int]] | None:
+def section_bytes(prob: Indexed, members: list[int]) -> list[dict[int, int]] | None:
+    """For the time-ordered sections of `members` (sections()), each member's fewest bytes in use during the
+    section: what a section's buffers must stack at least, when bytes vary over time (BufferInfo.profile). None
+    where the sections are not intervals."""
+    spans: list[tuple[int, int]] = []
+    found = interval_cliques(prob, members, every_section=True, spans=spans)
+    if found is None:
+        return None
+    result = []
+    for clique, (first, last) in zip(found, spans):
+        result.append({i: min((n for a, b, n in prob.profiles[i] if a <= last and first <= b), default=prob.sizes[i])
+                       for i in clique})
+    return result
+
+
+def interval_cliques(prob: Indexed, members: list[int], every_section: bool = False,
+                     spans: list[tuple[int, int]] | None = None) -> list[list[int]] | None:
+    """spans: where given, receives the steps (first, last) of each clique found."""
     if any(prob.live[i] is None for i in members):
         return None
     starts, ends = defaultdict(list), defaultdict(list)
@@ -48,10 +65,14 @@ def interval_cliques(prob: Indexed, members: list[int], every_section: bool = Fa
     live: set[int] = set()
     found: list[list[int]] = []
     rising = False
+    previous = None
     for t in sorted(set(starts) | set(ends)):
         if live and (every_section or (ends[t] and rising)):
             found.append(sorted(live))
+            if spans is not None:
+                spans.append((previous, t - 1))
             rising = False
+        previous = t
         live.difference_update(ends[t])
         for i in starts[t]:
             live.add(i)

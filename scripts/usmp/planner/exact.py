@@ -19,7 +19,11 @@ A canonical depth-first search in the spirit of MiniMalloc (Moffitt, ASPLOS
   fails at its lowest offset ends the node: no other choice helps;
 * (our addition) outcomes of independent parts are remembered: a part that
   failed from some min offsets fails from any higher ones, and a plan found
-  from some min offsets is reused from any lower ones.
+  from some min offsets is reused from any lower ones;
+* (our addition) buffers whose bytes in use vary over time: a buffer placed
+  at an offset pushes each conflict above the bytes it uses while both live
+  (its extent for that one), and a clique stacks each member's fewest bytes
+  during its section, so both rules stay sound.
 
 Returns offsets, or None when the search proved that nothing fits.
 """
@@ -49,18 +53,30 @@ MEMO_PER_PART = 32  # remembered outcomes per independent part
 
 def fits_in(sizes: list[int], aligns: list[int], conflicts: list[list[int]], cliques: list[list[int]],
             capacity: int, deadline: float, tick: Callable[[], None] | None = None,
-            ordered: bool = False, widths: list[int] | None = None) -> list[int] | None:
+            ordered: bool = False, widths: list[int] | None = None,
+            extents: list[dict[int, int]] | None = None,
+            clique_bytes: list[dict[int, int]] | None = None) -> list[int] | None:
     """ordered: the cliques are an interval problem's sections in time order.
-    widths: each buffer's lifetime length (for the rankings), when known."""
+    widths: each buffer's lifetime length (for the rankings), when known.
+    extents: per buffer, the bytes of it each conflict must avoid, where less than its size.
+    clique_bytes: per clique, each member's bytes to count in it, where less than its size."""
     n = len(sizes)
     offsets = [0] * n
-    for component, local_cliques in _components(n, conflicts, cliques):
+    numbered = list(enumerate(cliques))
+    for component, local_cliques in _components(n, conflicts, numbered):
         index = {g: k for k, g in enumerate(component)}
         sub_conflicts = [[index[j] for j in conflicts[g]] for g in component]
-        sub_cliques = [[index[g] for g in clique] for clique in local_cliques]
+        sub_cliques = [[index[g] for g in clique] for _, clique in local_cliques]
         sub_widths = [widths[g] for g in component] if widths is not None else None
+        sub_extents = None
+        if extents is not None:
+            sub_extents = [{index[j]: e for j, e in extents[g].items()} for g in component]
+        sub_bytes = None
+        if clique_bytes is not None:
+            sub_bytes = [{index[g]: b for g, b in clique_bytes[c].items()} for c, _ in local_cliques]
         found = _solve_component([sizes[g] for g in component], [aligns[g] for g in component],
-                                 sub_conflicts, sub_cliques, ordered, capacity, deadline, tick, sub_widths)
+                                 sub_conflicts, sub_cliques, ordered, capacity, deadline, tick, sub_widths,
+                                 sub_extents, sub_bytes)
         if found is None:
             return None
         for g, offset in zip(component, found):
@@ -84,10 +100,10 @@ def _components(n, conflicts, cliques):
                     members.append(j)
                     stack.append(j)
         components.append(sorted(members))
-    per_component: list[list[list[int]]] = [[] for _ in components]
-    for clique in cliques:
+    per_component: list[list[tuple[int, list[int]]]] = [[] for _ in components]
+    for number, clique in cliques:
         if clique:
-            per_component[component_of[clique[0]]].append(clique)
+            per_component[component_of[clique[0]]].append((number, clique))
     return list(zip(components, per_component))
 
 
@@ -111,12 +127,17 @@ def _ranker(sizes, widths, cliques_of, left, heuristic: str):
     return rank_of
 
 
-def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, widths):
+def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, widths,
+                     extents=None, clique_bytes=None):
     n = len(sizes)
+    if clique_bytes is None:
+        clique_bytes = [{i: sizes[i] for i in clique} for clique in cliques]
+    if extents is None:
+        extents = [{} for _ in range(n)]
     if any(s > capacity for s in sizes):
         return None
-    for clique in cliques:
-        if sum(sizes[i] for i in clique) > capacity:
+    for counted in clique_bytes:
+        if sum(counted.values()) > capacity:
             return None
     if n == 1:
         return [0]
@@ -134,13 +155,13 @@ def _solve_component(sizes, aligns, conflicts, cliques, ordered, capacity, deadl
         for scale, keys in rankings:
             try:
                 return _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, keys.lstrip("="),
-                               scales[scale], node_limit, not keys.startswith("="), memo)
+                               scales[scale], node_limit, not keys.startswith("="), memo, extents, clique_bytes)
             except _NodeLimit:
                 continue
 
 
 def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick, heuristic, widths, node_limit,
-            rerank, memo):
+            rerank, memo, extents, clique_bytes):
     """One complete DFS under a node limit: offsets, None (proved impossible), or _NodeLimit."""
     n = len(sizes)
     placed = [False] * n
@@ -151,7 +172,7 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
     for c, clique in enumerate(cliques):
         for i in clique:
             cliques_of[i].append(c)
-            left[c] += sizes[i]
+            left[c] += clique_bytes[c][i]
     # With time-ordered sections: the section span of each buffer, and how many
     # unplaced buffers cross each boundary between two sections.
     span = [(min(cs), max(cs) + 1) if cs else (0, 0) for cs in cliques_of]
@@ -210,20 +231,22 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 if hot is None:
                     hot = hot_at[offset] = [c for c in sections if left[c] > room]
                 mine = clique_sets[b]
-                if any(c not in mine or left[c] - size > room for c in hot):
+                if any(c not in mine or left[c] - clique_bytes[c][b] > room for c in hot):
                     continue
-            if any(left[c] > size and top + left[c] - size > capacity for c in cliques_of[b]):
+            if any(left[c] > clique_bytes[c][b] and offset + left[c] > capacity for c in cliques_of[b]):
                 continue  # what is left of b's cliques cannot stack on b
             placed[b] = True
             offsets[b] = offset
             moved = []
+            reach = extents[b]
             for j in conflicts[b]:
-                if not placed[j] and min_offset[j] < top:
+                above = offset + reach.get(j, size)
+                if not placed[j] and min_offset[j] < above:
                     moved.append((j, min_offset[j]))
                     a = aligns[j]
-                    min_offset[j] = -(-top // a) * a
+                    min_offset[j] = -(-above // a) * a
             for c in cliques_of[b]:
-                left[c] -= sizes[b]
+                left[c] -= clique_bytes[c][b]
             refreshed: list[tuple[int, int, int]] = []
             ok = _consistent(b, top, offset, moved, lo, hi, refreshed)
             if ok:
@@ -232,7 +255,7 @@ def _search(sizes, aligns, conflicts, cliques, ordered, capacity, deadline, tick
                 floor_min[c] = old_min
                 floor_who[c] = old_who
             for c in cliques_of[b]:
-                left[c] += sizes[b]
+                left[c] += clique_bytes[c][b]
             for j, old in reversed(moved):
                 min_offset[j] = old
             placed[b] = False

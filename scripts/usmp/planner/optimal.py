@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from usmp.errors import PlanError
-from usmp.planner.bounds import clique_bound, sections
+from usmp.planner.bounds import clique_bound, section_bytes, sections
 from usmp.planner.exact import OutOfTime, fits_in
 from usmp.planner.first_fit import first_fit, pool_sizes
 from usmp.planner.greedy import conflicts_order, size_order
@@ -88,8 +88,14 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid
     overflow = limit is not None and (current > limit or not valid)
     if overflow:
         current = limit + 1  # the starting plan does not fit: anything within the limit is better
-    profiled = any(prob.profiles[g] for g in placed)  # the exact search knows only whole sizes: it cannot prove
-    if current <= bound or len(placed) > MAX_EXACT_BUFFERS or profiled:
+    extents = clique_bytes = None
+    if any(prob.profiles[g] for g in placed):  # bytes vary over time: pairwise extents and per-section bytes
+        counted = section_bytes(prob, placed) if ordered else None
+        if counted is not None:
+            clique_bytes = [{local[g]: n for g, n in members.items()} for members in counted]
+            extents = [{local[j]: prob.extent(g, j) for j in prob.conflicts[g] if j in local} for g in placed]
+    unsupported = any(prob.profiles[g] for g in placed) and clique_bytes is None
+    if current <= bound or len(placed) > MAX_EXACT_BUFFERS or unsupported:
         if overflow:
             raise PlanError(f"pool '{prob.pool_names[pool]}' needs at least {bound} B (limit {limit} B)")
         return current, bound, current <= bound
@@ -108,7 +114,8 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid
             break
         try:
             found = fits_in(sub_sizes, sub_aligns, sub_conflicts, sub_cliques, capacity,
-                            min(deadline, now + share * (deadline - now)), tick, ordered, widths)
+                            min(deadline, now + share * (deadline - now)), tick, ordered, widths, extents,
+                            clique_bytes)
         except OutOfTime:
             found = False
         share = DESCENT_SHARE
