@@ -28,22 +28,19 @@ def cliques(prob: Indexed, members: list[int], every_section: bool = False) -> l
     return found
 
 
-def sections(prob: Indexed, members: list[int]) -> tuple[list[list[int]], bool]:
-    """Cliques for the exact search, and whether they are time-ordered interval sections."""
-    found = interval_cliques(prob, members, every_section=True)
+def sections(prob: Indexed, members: list[int],
+             spans: list[tuple[int, int]] | None = None) -> tuple[list[list[int]], bool]:
+    """Cliques for the exact search, and whether they are time-ordered interval sections (then `spans`, where
+    given, receives each section's steps)."""
+    found = interval_cliques(prob, members, every_section=True, spans=spans)
     if found is not None:
         return found, True
     return greedy_cliques(prob, members), False
 
 
-def section_bytes(prob: Indexed, members: list[int]) -> list[dict[int, int]] | None:
-    """For the time-ordered sections of `members` (sections()), each member's fewest bytes in use during the
-    section: what a section's buffers must stack at least, when bytes vary over time (BufferInfo.profile). None
-    where the sections are not intervals."""
-    spans: list[tuple[int, int]] = []
-    found = interval_cliques(prob, members, every_section=True, spans=spans)
-    if found is None:
-        return None
+def section_bytes(prob: Indexed, found: list[list[int]], spans: list[tuple[int, int]]) -> list[dict[int, int]]:
+    """For time-ordered sections (sections()) and their steps, each member's fewest bytes in use during the
+    section: what a section's buffers must stack at least, when bytes vary over time (BufferInfo.profile)."""
     result = []
     for clique, (first, last) in zip(found, spans):
         result.append({i: min((n for a, b, n in prob.profiles[i] if a <= last and first <= b), default=prob.sizes[i])

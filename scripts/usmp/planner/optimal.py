@@ -77,7 +77,8 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid
     sub_sizes = [prob.sizes[g] for g in placed]
     sub_aligns = [prob.aligns[g] for g in placed]
     sub_conflicts = [[local[j] for j in prob.conflicts[g] if j in local] for g in placed]
-    found_sections, ordered = sections(prob, placed)
+    spans: list[tuple[int, int]] = []
+    found_sections, ordered = sections(prob, placed, spans)
     sub_cliques = [[local[g] for g in clique] for clique in found_sections]
     widths = None
     if all(prob.live[g] is not None for g in placed):
@@ -89,12 +90,12 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid
     if overflow:
         current = limit + 1  # the starting plan does not fit: anything within the limit is better
     extents = clique_bytes = None
-    if any(prob.profiles[g] for g in placed):  # bytes vary over time: pairwise extents and per-section bytes
-        counted = section_bytes(prob, placed) if ordered else None
-        if counted is not None:
-            clique_bytes = [{local[g]: n for g, n in members.items()} for members in counted]
-            extents = [{local[j]: prob.extent(g, j) for j in prob.conflicts[g] if j in local} for g in placed]
-    unsupported = any(prob.profiles[g] for g in placed) and clique_bytes is None
+    profiled = any(prob.profiles[g] for g in placed)
+    if profiled and ordered:  # bytes vary over time: pairwise extents and per-section bytes
+        clique_bytes = [{local[g]: n for g, n in members.items()}
+                        for members in section_bytes(prob, found_sections, spans)]
+        extents = [{local[j]: prob.extent(g, j) for j in prob.conflicts[g] if j in local} for g in placed]
+    unsupported = profiled and not ordered
     if current <= bound or len(placed) > MAX_EXACT_BUFFERS or unsupported:
         if overflow:
             raise PlanError(f"pool '{prob.pool_names[pool]}' needs at least {bound} B (limit {limit} B)")

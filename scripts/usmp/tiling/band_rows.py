@@ -116,7 +116,7 @@ class BandRows:
             for j, step in enumerate(steps):
                 stats[j].add(step, moved[j], times)
                 if step is not None and times > 1:  # the last link writes its whole output: its row moves on
-                    shift = times * (change[j] - change[n + j]) if change else 0
+                    shift = times * (change[j] - change[n + j])
                     stats[j].held = max(stats[j].held, step.out_row + step.count + shift)
         return stats
 

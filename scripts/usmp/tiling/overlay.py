@@ -60,7 +60,7 @@ def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: P
     last = len(region.links) - 1
     in_bytes = ELEMENT_BYTES[program.buffers[source].c_type]
     out_row = region.links[last].row("out") * region.element_bytes[last]
-    reads = [[(_edge(region, j, k), region.links[j].row_in(k) * in_bytes)
+    reads = [[(rows.links[j][1][k], region.links[j].row_in(k) * in_bytes)
               for k, (a, p) in enumerate(zip(region.links[j].inputs, region.producers[j]))
               if p is None and region.buffer(j, a) == source] for j in range(len(region.links))]
     events = []  # in the order the loop runs: (True, end byte written) or (False, first byte still read)
@@ -80,11 +80,6 @@ def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: P
         elif later is not None and at > later:
             return False
     return True
-
-
-def _edge(region: Region, j: int, k: int):
-    """The row geometry of input k of link j (band_rows.Edge)."""
-    return region.links[j].edge(k, region.producers[j][k])
 
 
 def _merge(program: Program, output: str, source: str) -> Program:
