@@ -14,15 +14,22 @@ static inline uint32_t rotate_right(uint32_t v, uint32_t n)
 }
 #endif
 
+/* The row arithmetic runs for every link every band: inlined even where the build optimizes for size. */
+#if defined(__GNUC__)
+#define ROW_MATH static inline __attribute__((always_inline))
+#else
+#define ROW_MATH static inline
+#endif
+
 /* The first and one past the last input row that output rows [first, end) read. */
-static inline int32_t first_row_read(const struct usmp_band_edge *e, int32_t first)
+ROW_MATH int32_t first_row_read(const struct usmp_band_edge *e, int32_t first)
 {
 	int32_t row = first * e->stride - e->pad_top;
 
 	return row < 0 ? 0 : (row > e->rows ? e->rows : row);
 }
 
-static inline int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
+ROW_MATH int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
 {
 	int32_t row = (end - 1) * e->stride - e->pad_top + e->extent;
 
@@ -33,7 +40,7 @@ static inline int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
 }
 
 /* How many output rows have their whole window among the first `produced` input rows. */
-static inline int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int32_t limit)
+ROW_MATH int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int32_t limit)
 {
 	const int32_t reach = produced + e->pad_top - e->extent;
 
@@ -43,45 +50,39 @@ static inline int32_t rows_ready(const struct usmp_band_edge *e, int32_t produce
 	return reach < 0 ? 0 : reach / e->stride + 1;
 }
 
-/* sliding: each link computes its share of rows, as far as its inputs allow; producers go first */
+/*
+ * sliding: each link computes its share of rows, as far as its inputs allow; producers go first. In the same
+ * pass, the first row each consumer will still read: rows above it may leave the producer's band buffer (a
+ * producer comes before its consumers, so its `keep` starts at its rows before they lower it).
+ */
 static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_state *state)
 {
+	int16_t *const done = state->done, *const end = state->end, *const keep = state->keep;
+	const struct usmp_band_link *link = chain->link;
 	int32_t j, e;
 
-	for (j = 0; j < chain->links; j++) {
-		const struct usmp_band_link *link = &chain->link[j];
-		int32_t end = state->done[j] + link->share;
+	for (j = 0; j < chain->links; j++, link++) {
+		const struct usmp_band_edge *edge = &chain->edge[link->first_edge];
+		int32_t last = done[j] + link->share;
 
-		if (end > link->rows) {
-			end = link->rows;
+		if (last > link->rows) {
+			last = link->rows;
 		}
-		for (e = link->first_edge; e < link->first_edge + link->inputs; e++) {
-			const struct usmp_band_edge *edge = &chain->edge[e];
+		keep[j] = link->rows;
+		for (e = 0; e < link->inputs; e++, edge++) {
+			const int32_t p = edge->producer;
 
-			if (edge->producer >= 0) {
-				const int32_t ready = rows_ready(edge, state->end[edge->producer], link->rows);
+			if (p >= 0) {
+				const int32_t ready = rows_ready(edge, end[p], link->rows);
+				const int32_t row = first_row_read(edge, done[j]);
 
-				end = ready < end ? ready : end;
-			}
-		}
-		state->end[j] = (int16_t)(end > state->done[j] ? end : state->done[j]);
-		state->keep[j] = link->rows;
-	}
-	/* the first row each consumer will still read: rows above it may leave the producer's band buffer */
-	for (j = 0; j < chain->links; j++) {
-		const struct usmp_band_link *link = &chain->link[j];
-
-		for (e = link->first_edge; e < link->first_edge + link->inputs; e++) {
-			const struct usmp_band_edge *edge = &chain->edge[e];
-
-			if (edge->producer >= 0) {
-				const int32_t row = first_row_read(edge, state->done[j]);
-
-				if (row < state->keep[edge->producer]) {
-					state->keep[edge->producer] = (int16_t)row;
+				last = ready < last ? ready : last;
+				if (row < keep[p]) {
+					keep[p] = (int16_t)row;
 				}
 			}
 		}
+		end[j] = (int16_t)(last > done[j] ? last : done[j]);
 	}
 }
 
@@ -129,24 +130,58 @@ static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, st
 }
 
 /*
- * out[0..words) = in[0..words), four words a step (a load-multiple and a store-multiple on most cores); a
- * forward copy: out may start below in within the same buffer, each group is read before it is written.
+ * out[0..words) = in[0..words), a forward copy: out may start below in within the same buffer, each group of
+ * words is read before it is written. Row moves in band buffers are most of what a sliding loop adds, so on
+ * Thumb-2 cores eight words (then four) go at a time in one load-multiple and one store-multiple (r7 and r9,
+ * which a platform may reserve, are left alone); elsewhere four words a step in C.
  */
 static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
 {
-	int32_t i = 0;
-
-	for (; i + 4 <= words; i += 4) {
-		const uint32_t w0 = in[i], w1 = in[i + 1], w2 = in[i + 2], w3 = in[i + 3];
-
-		out[i] = w0;
-		out[i + 1] = w1;
-		out[i + 2] = w2;
-		out[i + 3] = w3;
+#if defined(__thumb2__) || (defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2)
+	for (; words >= 8; words -= 8) {
+		__asm__ volatile("ldmia %1!, {r3-r6, r8, r10-r12}\n\tstmia %0!, {r3-r6, r8, r10-r12}"
+				 : "+r"(out), "+r"(in)
+				 :
+				 : "r3", "r4", "r5", "r6", "r8", "r10", "r11", "r12", "memory");
 	}
-	for (; i < words; i++) {
-		out[i] = in[i];
+	if (words >= 4) {
+		__asm__ volatile("ldmia %1!, {r3-r6}\n\tstmia %0!, {r3-r6}"
+				 : "+r"(out), "+r"(in)
+				 :
+				 : "r3", "r4", "r5", "r6", "memory");
+		words -= 4;
 	}
+#else
+	for (; words >= 4; words -= 4, in += 4, out += 4) {
+		const uint32_t w0 = in[0], w1 = in[1], w2 = in[2], w3 = in[3];
+
+		out[0] = w0;
+		out[1] = w1;
+		out[2] = w2;
+		out[3] = w3;
+	}
+#endif
+	for (; words > 0; words--) {
+		*out++ = *in++;
+	}
+}
+
+/*
+ * copy_words for row moves, which are long: where the code may use the FPU (and Helium's registers), 128 bytes
+ * a step through them first. A separate function, so that short copies (parameters) do not save those registers.
+ */
+static void move_words(uint32_t *out, const uint32_t *in, int32_t words)
+{
+#if defined(__ARM_FP) && (defined(__thumb2__) || (defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2))
+	for (; words >= 32; words -= 32) {
+		__asm__ volatile("vldmia %1!, {d0-d15}\n\tvstmia %0!, {d0-d15}"
+				 : "+r"(out), "+r"(in)
+				 :
+				 : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13",
+				   "d14", "d15", "memory");
+	}
+#endif
+	copy_words(out, in, words);
 }
 
 /* Rows [from, from + count) of a band buffer to its top: word by word where the rows are word aligned. */
@@ -157,7 +192,7 @@ static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_
 	int32_t i;
 
 	if ((((uintptr_t)in | (uintptr_t)buffer | (uint32_t)bytes) & 3u) == 0) {
-		copy_words((uint32_t *)(void *)buffer, (const uint32_t *)(const void *)in, bytes / 4);
+		move_words((uint32_t *)(void *)buffer, (const uint32_t *)(const void *)in, bytes / 4);
 		return;
 	}
 	for (i = 0; i < bytes; i++) {
@@ -170,52 +205,55 @@ void usmp_band_params(void *params, const void *whole, int32_t bytes)
 	copy_words((uint32_t *)params, (const uint32_t *)whole, bytes / 4);
 }
 
-/* Link `link`'s rows in this band (sliding: after moving the rows its consumers still read to its buffer's top). */
-static void next_band(const struct usmp_band_chain *chain, int32_t link, struct usmp_band_state *state,
-		      uint8_t *buffer, struct usmp_band *b)
-{
-	const struct usmp_band_link *l = &chain->link[link];
-	int32_t k;
-
-	if (!chain->recompute && link < chain->links - 1) {
-		const int32_t first = state->keep[link];
-
-		if (first > state->top[link]) {
-			if (state->done[link] > first) {
-				keep_rows(buffer, first - state->top[link], state->done[link] - first, l->row_bytes);
-			} else {
-				state->done[link] = (int16_t)first; /* rows no consumer reads (e.g. skipped by a stride) */
-			}
-			state->top[link] = (int16_t)first;
-		}
-	}
-	b->first = state->done[link];
-	b->count = (int16_t)(state->end[link] - b->first);
-	if (b->count <= 0) {
-		b->count = 0;
-		return;
-	}
-	b->out_row = (int16_t)(b->first - state->top[link]);
-	for (k = 0; k < l->inputs; k++) {
-		const struct usmp_band_edge *edge = &chain->edge[l->first_edge + k];
-		const int32_t in_first = first_row_read(edge, b->first);
-
-		b->in_row[k] = (int16_t)(in_first - (edge->producer < 0 ? 0 : state->top[edge->producer]));
-		if (k == 0) {
-			b->in_count = (int16_t)(end_row_read(edge, state->end[link]) - in_first);
-			b->pad_top = (int16_t)(edge->pad_top + in_first - b->first * edge->stride);
-		}
-	}
-	state->done[link] = state->end[link];
-}
-
+/*
+ * Each link's rows in this band; sliding, after moving the rows its consumers still read to its buffer's top
+ * (rows above `keep` leave). The state's arrays are read into locals once, as this runs every band.
+ */
 static void next_bands(const struct usmp_band_chain *chain, struct usmp_band_state *state, uint8_t *const *buffers,
-		       struct usmp_band *bands)
+		       struct usmp_band *b)
 {
-	int32_t j;
+	int16_t *const done = state->done, *const end = state->end, *const top = state->top;
+	const int32_t slides = !chain->recompute, last = chain->links - 1;
+	const struct usmp_band_link *l = chain->link;
+	int32_t j, k;
 
-	for (j = 0; j < chain->links; j++) {
-		next_band(chain, j, state, buffers[j], &bands[j]);
+	for (j = 0; j <= last; j++, l++, b++) {
+		int32_t first = done[j];
+		const int32_t stop = end[j];
+
+		if (slides && j < last) {
+			const int32_t kept = state->keep[j];
+
+			if (kept > top[j]) {
+				if (first > kept) {
+					keep_rows(buffers[j], kept - top[j], first - kept, l->row_bytes);
+				} else {
+					first = kept; /* rows no consumer reads (e.g. skipped by a stride) */
+				}
+				top[j] = (int16_t)kept;
+			}
+		}
+		b->first = (int16_t)first;
+		if (stop <= first) {
+			b->count = 0;
+			done[j] = (int16_t)first;
+			continue;
+		}
+		b->count = (int16_t)(stop - first);
+		b->out_row = (int16_t)(first - top[j]);
+		{
+			const struct usmp_band_edge *edge = &chain->edge[l->first_edge];
+			const int32_t in_first = first_row_read(edge, first);
+
+			b->in_count = (int16_t)(end_row_read(edge, stop) - in_first);
+			b->pad_top = (int16_t)(edge->pad_top + in_first - first * edge->stride);
+			for (k = 0; k < l->inputs; k++, edge++) {
+				const int32_t row = k ? first_row_read(edge, first) : in_first;
+
+				b->in_row[k] = (int16_t)(row - (edge->producer < 0 ? 0 : top[edge->producer]));
+			}
+		}
+		done[j] = (int16_t)stop;
 	}
 }
 
