@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from usmp.paths import KERNELS_DIR, KERNELS_INCLUDE_DIR
-from usmp.tiling.band_rows import BandRows, Edge, calls, computed_rows, held_rows, moved_rows
+from usmp.tiling.band_rows import STRATEGIES, BandRows, Edge, calls, computed_rows, held_rows, moved_rows
 
 CC = shutil.which("cc") or shutil.which("gcc")
 
@@ -107,25 +107,25 @@ def test_c_helpers_and_python_twin_agree(tmp_path: Path):
     tried = 0
     for trial in range(40):
         links = random_chain(rng)
-        for recompute in (False, True):
-            rows = BandRows(links, rng.randint(1, 4), recompute)
-            program = tmp_path / f"chain{trial}_{int(recompute)}.c"
+        for strategy in STRATEGIES:
+            rows = BandRows(links, rng.randint(1, 4), strategy == "recompute", strategy == "paced")
+            program = tmp_path / f"chain{trial}_{strategy}.c"
             program.write_text(_c_program(links, rows))
-            binary = tmp_path / f"chain{trial}_{int(recompute)}"
+            binary = tmp_path / f"chain{trial}_{strategy}"
             subprocess.run([CC, "-std=c99", "-Wall", "-Werror", "-I", str(KERNELS_INCLUDE_DIR), str(program),
                             str(library), "-lm", "-o", str(binary)], check=True, capture_output=True)
             got = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout.split("\n")[:-1]
-            assert got == _python_lines(rows), f"chain {links}, band {rows.band}, recompute {recompute}"
+            assert got == _python_lines(rows), f"chain {links}, band {rows.band}, {strategy}"
             tried += 1
-    assert tried == 80
+    assert tried == 120
 
 
 def test_summary_agrees_with_every_band():
     rng = random.Random(7)
     for _ in range(1500):
         links = random_chain(rng)
-        for recompute in (False, True):
-            rows = BandRows(links, rng.randint(1, 5), recompute)
+        for strategy in STRATEGIES:
+            rows = BandRows(links, rng.randint(1, 5), strategy == "recompute", strategy == "paced")
             steps, moves = rows.run()
             summary = rows.summary()
             for j in range(len(links)):
@@ -150,7 +150,7 @@ def test_summary_skips_the_steady_bands():
     """Five 3x3 layers on 64 rows, one row a band: the summary works out the bands near the top and bottom
     rows, not all 64 (the compile time of a large model's search depends on it)."""
     links = [(64, [Edge(j - 1 if j else None, 1, 1, 3, 64)]) for j in range(6)]
-    walked = sum(1 for _, _, times, _ in BandRows(links, 1).walk() if times == 1)
+    walked = sum(1 for _, times, _ in BandRows(links, 1).walk() if times == 1)
     assert walked < 20
 
 
@@ -160,7 +160,7 @@ def test_every_row_is_computed_once_when_sliding_and_inputs_are_there_in_time():
     rng = random.Random(3)
     for _ in range(500):
         links = random_chain(rng)
-        rows = BandRows(links, rng.randint(1, 4))
+        rows = BandRows(links, rng.randint(1, 4), paced=rng.random() < 0.5)
         produced = [0] * len(links)
         for band in rows.steps():
             for j, step in enumerate(band):
@@ -169,8 +169,9 @@ def test_every_row_is_computed_once_when_sliding_and_inputs_are_there_in_time():
                 assert step.first >= produced[j]
                 produced[j] = step.first + step.count
                 for edge in links[j][1]:
-                    if edge.producer is not None:
-                        assert edge.end_read(step.first + step.count) <= produced[edge.producer]
+                    read = edge.first_read(step.first), edge.end_read(step.first + step.count)
+                    if edge.producer is not None and read[1] > read[0]:  # not padding only
+                        assert read[1] <= produced[edge.producer]
         assert produced[-1] == links[-1][0]
 
 
@@ -181,3 +182,36 @@ def test_band_buffers_stay_small_on_a_long_chain():
     summary = BandRows(links, 1).summary()
     assert [s.held for s in summary[:-1]] == [3] * 5
     assert all(s.calls == 64 and s.computed == 64 for s in summary)
+
+
+def test_paced_chain_holds_a_window_where_strides_narrow_it():
+    """Three 3x3 layers of stride 2 on 64 rows, one row of the last a band: sliding, the first link computes 4
+    rows a band and holds 9; paced, it computes one a band and holds its consumer's window, 3 rows."""
+    links, rows = [], 64
+    for j in range(4):
+        stride = 2 if j else 1
+        out = (rows + 2 - 3) // stride + 1
+        links.append((out, [Edge(j - 1 if j else None, stride, 1, 3, rows)]))
+        rows = out
+    sliding, paced = BandRows(links, 1).summary(), BandRows(links, 1, paced=True).summary()
+    assert [s.held for s in sliding[:-1]] == [9, 5, 3]
+    assert [s.held for s in paced[:-1]] == [3, 3, 3]
+    assert all(s.computed == r for s, (r, _) in zip(paced, links))
+    assert max(s.counts and max(s.counts) for s in paced) == 1
+
+
+def test_paced_walk_skips_bands_that_repeat_every_few():
+    """Paced, a chain narrowed by strides repeats itself every 2 or 4 bands, not every band: the walk still
+    skips its steady part (MobileNetV2's compile time depends on it), and the summary matches every band's."""
+    links, rows = [], 128
+    for j in range(4):
+        stride = 2 if j in (1, 3) else 1
+        out = (rows + 2 - 3) // stride + 1
+        links.append((out, [Edge(j - 1 if j else None, stride, 1, 3, rows)]))
+        rows = out
+    paced = BandRows(links, 1, paced=True)
+    walked = sum(len(bands) for bands, times, _ in paced.walk() if times == 1)
+    assert walked < 40 < paced.bands
+    steps, moves = paced.run()
+    assert [(s.calls, s.computed, s.held, s.moved) for s in paced.summary()] == [
+        (calls(steps, j), computed_rows(steps, j), held_rows(steps, j), moved_rows(moves, j)) for j in range(4)]

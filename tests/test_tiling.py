@@ -174,7 +174,7 @@ def test_svg_shows_the_bands(tmp_path):
     svg = tmp_path / "plan.svg"
     assert main(["plan", str(PERSON), "--tiling", "auto", "--no-compare", "--svg", str(svg)]) == 0
     text = svg.read_text()
-    assert "depth-first: operators [0, 1," in text and "bands of 1 rows (sliding)" in text
+    assert "depth-first: operators [0, 1," in text and "bands of 1 rows (paced)" in text
     assert text.count('fill="#edc948"') >= 3  # the first chain's band buffers
 
 

@@ -13,7 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 
-STRATEGIES = ("sliding", "recompute")  # keep the rows consumers read again, or compute them again
+# keep the rows consumers read again, or compute them again; "paced" slides with no link computing more than
+# `band` rows a band, so that where strides narrow a chain its first links run a row or so at a time and their
+# band buffers hold little beyond a window (more bands, smaller calls)
+STRATEGIES = ("sliding", "recompute", "paced")
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,12 @@ class BandRows:
     links: list[tuple[int, list[Edge]]]  # per link: output rows, its row inputs
     band: int
     recompute: bool = False
+    paced: bool = False
 
     @property
     def shares(self) -> list[int]:
-        """Rows each link computes per band at most: the last `band`, a producer what its consumers read in one."""
+        """Rows each link computes per band at most: the last `band`, a producer what its consumers read in one
+        (paced: at most `band` as well)."""
         if not hasattr(self, "_shares"):
             shares = [0] * len(self.links)
             shares[-1] = self.band
@@ -79,7 +84,7 @@ class BandRows:
                 for edge in self.links[j][1]:
                     if edge.producer is not None:
                         shares[edge.producer] = max(shares[edge.producer], shares[j] * edge.stride)
-            self._shares = shares
+            self._shares = [min(s, self.band) for s in shares] if self.paced else shares
         return self._shares
 
     @property
@@ -112,51 +117,72 @@ class BandRows:
         """Per link, the totals the cost model and the band buffers need, without walking every band (walk())."""
         n = len(self.links)
         stats = [LinkSummary() for _ in range(n)]
-        for steps, moved, times, change in self.walk():
-            for j, step in enumerate(steps):
-                stats[j].add(step, moved[j], times)
-                if step is not None and times > 1:  # the last link writes its whole output: its row moves on
-                    shift = times * (change[j] - change[n + j])
-                    stats[j].held = max(stats[j].held, step.out_row + step.count + shift)
+        for bands, times, change in self.walk():
+            for steps, moved in bands:
+                for j, step in enumerate(steps):
+                    stats[j].add(step, moved[j], times)
+                    if step is not None and change:  # the last link writes its whole output: its row moves on
+                        shift = times * (change[j] - change[n + j])
+                        stats[j].held = max(stats[j].held, step.out_row + step.count + shift)
         return stats
 
-    def walk(self):
-        """The bands as run() computes them, but once the loop is in its steady state (every band the same work,
-        each link's rows moved on by the same number) the bands before the bottom rows come at once.
+    MAX_PERIOD = 4  # bands after which a steady loop repeats itself: a paced chain's links of different rates
 
-        Yields (steps, moved rows per link, times, change): a band (times 1), or `times` more bands like the one
-        just yielded, each with every link's `first` row `change[j]` rows further on (change[n + j]: its buffer's
-        top row)."""
+    def walk(self):
+        """The bands as run() computes them, but once the loop is in its steady state (every `period` bands the
+        same work, each link's rows moved on by the same number) the bands before the bottom rows come at once.
+
+        Yields (bands, times, change), bands a list of (steps, moved rows per link): one band (times 1, change
+        None), or the last `period` bands, repeated `times` more times in turn, each time with every link's
+        `first` row `change[j]` rows further on (change[n + j]: its buffer's top row)."""
         n, rows_last = len(self.links), self.links[-1][0]
         done, end, top = [0] * n, [0] * n, [0] * n
-        previous = None  # (signature, state change, past the top padding) of the band before
+        history = []  # per band: (steps, moved, signature, state change, steady)
         band = 0
         while done[-1] < rows_last if not self.recompute else band < self.bands:
             state = (*done, *top)
             self._plan(band, done, end, top)
             moves: list[Move] = []
             steps = [self._next(j, done, end, top, moves) for j in range(n)]
-            if not any(steps):
+            if not any(steps) and state == (*done, *top):  # a band may only skip rows no consumer reads
                 raise ValueError("a depth-first chain made no progress")  # never: some link can always move on
             moved = [sum(m.rows for m in moves if m.link == j) for j in range(n)]
             signature = tuple((s.count, s.out_row if j < n - 1 else None, self._band_inputs(j, s)) if s else None
                               for j, s in enumerate(steps)) + tuple(moved)
-            yield steps, moved, 1, None
+            yield [(steps, moved)], 1, None
             band += 1
             change = [b - a for a, b in zip(state, (*done, *top))]
-            steady = self._past_top_padding(steps)
-            if steady and previous == (signature, change, True):
+            history.append((steps, moved, signature, change, self._past_top_padding(steps)))
+            del history[:-2 * self.MAX_PERIOD]
+            period = self._period(history)
+            if period:
+                last = history[-period:]
+                change = [sum(h[3][i] for h in last) for i in range(2 * n)]
                 skip = self._steady_bands(done, change[:n])
                 if self.recompute:
-                    skip = min(skip, self.bands - band - 2)
+                    skip = min(skip, (self.bands - band - 2) // period)
                 if skip > 0:
-                    yield steps, moved, skip, change
+                    yield [(h[0], h[1]) for h in last], skip, change
                     for j in range(n):
                         done[j] += skip * change[j]
                         top[j] += skip * change[n + j]
-                    band += skip
-            previous = (signature, change, steady)
+                    band += skip * period
+                history.clear()
         self._bands = band
+
+    def _period(self, history: list) -> int:
+        """The fewest bands after which the loop repeats itself, from the last bands run, or 0: twice the same
+        bands in a row (steps, moves, state changes), past the top padding, every link at work in them."""
+        for period in range(1, self.MAX_PERIOD + 1):
+            if len(history) < 2 * period:
+                break
+            last, before = history[-period:], history[-2 * period:-period]
+            if any(a[2:4] != b[2:4] for a, b in zip(last, before)):
+                continue
+            if all(h[4] for h in last + before) and all(any(h[0][j] is not None for h in last)
+                                                       for j in range(len(self.links))):
+                return period
+        return 0
 
     def _band_inputs(self, j: int, step: Step) -> tuple[int, ...]:
         """The rows a step reads in band buffers. A whole tensor's row (the chain's input, like the last link's
@@ -165,10 +191,11 @@ class BandRows:
         return tuple(r for r, edge in zip(step.in_rows, self.links[j][1]) if edge.producer is not None)
 
     def _past_top_padding(self, steps: list[Step | None]) -> bool:
-        """Every link computed in this band, reading rows of its inputs below their top padding: from two such
-        bands alike on, each band is the one before moved on (until some tensor's last rows are near). Before,
-        bands can look alike while a consumer still reads padding only and its producer has not started."""
-        return all(step is not None and all(step.first * edge.stride >= edge.pad_top for edge in edges)
+        """Every link that computed in this band read rows of its inputs below their top padding: from such
+        bands on, repeated alike, each is the one before moved on (until some tensor's last rows are near).
+        Before, bands can look alike while a consumer still reads padding only and its producer has not
+        started (a period counts only where every link works in it)."""
+        return all(step is None or all(step.first * edge.stride >= edge.pad_top for edge in edges)
                    for step, (_, edges) in zip(steps, self.links))
 
     def _steady_bands(self, done: list[int], step: list[int]) -> int:

@@ -88,7 +88,7 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
     choice.band_buffers = bands
     loop = BandLoop(links[0].op.op_index, f"DEPTH_FIRST_{links[0].op.opcode}_X{len(links)}", args,
                     calls + after, loop_links, band, strategy == "recompute", list(range(len(before))),
-                    list(range(len(calls), len(calls) + len(after))), choice)
+                    list(range(len(calls), len(calls) + len(after))), choice, paced=strategy == "paced")
     return loop, buffers
 
 

@@ -51,7 +51,7 @@ class TilingChoice:
     band_bytes: int  # their band buffers
     extra_rows: int  # output rows computed more than once (recompute cost)
     total_rows: int  # output rows of the chain's operators untiled
-    strategy: str = "sliding"  # or "recompute": halo rows computed again in every band
+    strategy: str = "sliding"  # "recompute": halo rows computed again in every band; or "paced"
     bands: int = 1  # times the loop runs
     band_buffers: list[str] = field(default_factory=list)
     extra_instructions: int = 0  # the cost model's estimate of what the loop adds
@@ -69,10 +69,11 @@ class BandLoop(LoweredOp):
     before: list[int] = field(default_factory=list)
     after: list[int] = field(default_factory=list)
     choice: TilingChoice | None = None
+    paced: bool = False  # no link computes more than `band` rows a band (band_rows.STRATEGIES)
 
     @property
     def rows(self) -> BandRows:
-        return BandRows([(link.rows, link.edges) for link in self.links], self.band, self.recompute)
+        return BandRows([(link.rows, link.edges) for link in self.links], self.band, self.recompute, self.paced)
 
     @property
     def bands(self) -> int:

@@ -64,15 +64,16 @@ def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: P
               for k, (a, p) in enumerate(zip(region.links[j].inputs, region.producers[j]))
               if p is None and region.buffer(j, a) == source] for j in range(len(region.links))]
     events = []  # in the order the loop runs: (True, end byte written) or (False, first byte still read)
-    for steps, _, times, change in rows.walk():
-        for band in range(1, times + 1) if change else (0,):
-            for j, step in enumerate(steps):
-                if step is None:
-                    continue
-                first = step.first + (band * change[j] if change else 0)
-                if j == last:  # a kernel reads its inputs while it writes: its own reads count as later
-                    events.append((True, (first + step.count) * out_row))
-                events += [(False, edge.first_read(first) * row_bytes) for edge, row_bytes in reads[j]]
+    for bands, times, change in rows.walk():
+        for repeat in range(1, times + 1) if change else (0,):
+            for steps, _ in bands:
+                for j, step in enumerate(steps):
+                    if step is None:
+                        continue
+                    first = step.first + (repeat * change[j] if change else 0)
+                    if j == last:  # a kernel reads its inputs while it writes: its own reads count as later
+                        events.append((True, (first + step.count) * out_row))
+                    events += [(False, edge.first_read(first) * row_bytes) for edge, row_bytes in reads[j]]
     later = None  # the least byte read from here on
     for is_write, at in reversed(events):
         if not is_write:

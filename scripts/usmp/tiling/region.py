@@ -36,7 +36,7 @@ class Region:
         """The rows the loop computes for this region, `band` rows of the last link at a time."""
         links = [(link.params["out_h"], [link.edge(k, p) for k, p in enumerate(self.producers[j])])
                  for j, link in enumerate(self.links)]
-        return BandRows(links, band, strategy == "recompute")
+        return BandRows(links, band, strategy == "recompute", strategy == "paced")
 
     @property
     def is_plain_chain(self) -> bool:

@@ -25,7 +25,7 @@ from usmp.tiling.links import link_of
 from usmp.tiling.overlay import overlay_source
 from usmp.tiling.region import Region, buffer_users, region_at
 
-MAX_LINKS = {"sliding": 16, "recompute": 4}  # recomputing longer chains repeats too much work to pay
+MAX_LINKS = {"sliding": 16, "recompute": 4, "paced": 16}  # recomputing longer chains repeats too much work to pay
 SMALL_BANDS = (1, 2, 3, 4, 6, 8)
 
 
@@ -123,7 +123,8 @@ class ChainSearch:
                 if len(positions) > MAX_LINKS[strategy]:
                     continue
                 found += [self.candidate(positions, band, strategy)
-                          for band in _band_heights(region.params[-1]["out_h"])]
+                          for band in _band_heights(region.params[-1]["out_h"])
+                          if strategy != "paced" or max(region.band_rows(band).shares) > band]  # else as sliding
             options.setdefault(positions[0], []).extend(_pareto(found))
         return options
 
