@@ -94,8 +94,7 @@ class BandRows:
         if self.recompute:
             return -(-self.links[-1][0] // self.band)
         if not hasattr(self, "_bands"):
-            for _ in self.walk():
-                pass
+            self.walk()
         return self._bands
 
     def run(self) -> tuple[list[list[Step | None]], list[list[Move]]]:
@@ -129,6 +128,12 @@ class BandRows:
     MAX_PERIOD = 4  # bands after which a steady loop repeats itself: a paced chain's links of different rates
 
     def walk(self):
+        """walk_bands(), kept: the summary and the overlay check both go through the same bands."""
+        if not hasattr(self, "_walked"):
+            self._walked = list(self.walk_bands())
+        return iter(self._walked)
+
+    def walk_bands(self):
         """The bands as run() computes them, but once the loop is in its steady state (every `period` bands the
         same work, each link's rows moved on by the same number) the bands before the bottom rows come at once.
 
@@ -235,11 +240,12 @@ class BandRows:
             top[j] = done[j]
 
     def _first_kept(self, link: int, done: list[int]) -> int:
+        if not hasattr(self, "_consumers"):
+            self._consumers = [[(j, e) for j in range(k + 1, len(self.links)) for e in self.links[j][1]
+                                if e.producer == k] for k in range(len(self.links))]
         first = self.links[link][0]
-        for j in range(link + 1, len(self.links)):
-            for edge in self.links[j][1]:
-                if edge.producer == link:
-                    first = min(first, edge.first_read(done[j]))
+        for j, edge in self._consumers[link]:
+            first = min(first, edge.first_read(done[j]))
         return first
 
     def _next(self, j: int, done: list[int], end: list[int], top: list[int], moves: list[Move]) -> Step | None:

@@ -65,7 +65,7 @@ def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: P
               if p is None and region.buffer(j, a) == source] for j in range(len(region.links))]
     events = []  # in the order the loop runs: (True, end byte written) or (False, first byte still read)
     for bands, times, change in rows.walk():
-        for repeat in range(1, times + 1) if change else (0,):
+        for repeat in _ends(times) if change else (0,):
             for steps, _ in bands:
                 for j, step in enumerate(steps):
                     if step is None:
@@ -81,6 +81,16 @@ def _writes_behind_reads(region: Region, rows: BandRows, source: str, program: P
         elif later is not None and at > later:
             return False
     return True
+
+
+def _ends(times: int) -> list[int]:
+    """The repetitions of a steady stretch of bands the check must look at: the first two and the last two.
+
+    Across the stretch every row a band writes or reads moves on by the same number per repetition (no tensor
+    edge is near), so how far a write overtakes the least later read is, per repetition, the largest of
+    linear functions of it: convex, so at its largest at the first or the last. The least read after the
+    first repetition's writes is in the second repetition or the last; the last's come after the stretch."""
+    return sorted({r for r in (1, 2, times - 1, times) if 1 <= r <= times})
 
 
 def _merge(program: Program, output: str, source: str) -> Program:
