@@ -42,8 +42,10 @@ def _c_program(links: list[tuple[int, list[Edge]]], rows: BandRows) -> str:
         link_rows.append(f"{{ .rows = {out}, .share = {share}, .first_edge = {first}, .inputs = {len(es)}, "
                          f".row_bytes = 4 }}")
         first += len(es)
+    # whole inputs in buffers[n], band buffers in buffers[producer]; rows of 4 bytes (a word) everywhere
     edge_rows = [f"{{ .producer = {-1 if e.producer is None else e.producer}, .stride = {e.stride}, "
-                 f".pad_top = {e.pad_top}, .extent = {e.extent}, .rows = {e.rows} }}" for e in edges]
+                 f".pad_top = {e.pad_top}, .extent = {e.extent}, .rows = {e.rows}, "
+                 f".source = {len(links) if e.producer is None else e.producer}, .row_bytes = 4 }}" for e in edges]
     n = len(links)
     return f"""
 #include <stdio.h>
@@ -52,17 +54,17 @@ static const struct usmp_band_link links[] = {{ {", ".join(link_rows)} }};
 static const struct usmp_band_edge edges[] = {{ {", ".join(edge_rows)} }};
 static const struct usmp_band_chain chain = {{ .links = {n}, .band = {rows.band}, .recompute = {int(rows.recompute)},
 	.link = links, .edge = edges }};
-static uint32_t buffers[{n}][64];
+static uint32_t buffers[{n + 1}][64];
 int main(void)
 {{
 	int16_t done[{n}] = {{0}}, end[{n}], top[{n}] = {{0}}, keep[{n}];
 	struct usmp_band_state state = {{ done, end, top, keep }};
-	uint8_t *band_buffers[{n}];
+	void *band_buffers[{n + 1}];
 	struct usmp_band b[{n}];
 	int32_t band, j, k;
 
-	for (j = 0; j < {n}; j++)
-		band_buffers[j] = j < {n - 1} ? (uint8_t *)buffers[j] : NULL;
+	for (j = 0; j <= {n}; j++)
+		band_buffers[j] = buffers[j];
 	for (band = 0; band < {rows.bands}; band++) {{
 		usmp_band_step{"_recompute" if rows.recompute else ""}(&chain, band, &state, band_buffers, b);
 		for (j = 0; j < {n}; j++) {{
@@ -72,8 +74,15 @@ int main(void)
 			}}
 			printf("%d %d %d %d %d", (int)b[j].first, (int)b[j].count, (int)b[j].out_row, (int)b[j].in_count,
 			       (int)b[j].pad_top);
-			for (k = 0; k < links[j].inputs; k++)
+			for (k = 0; k < links[j].inputs; k++) {{
+				const struct usmp_band_edge *e = &edges[links[j].first_edge + k];
+
 				printf(" %d", (int)b[j].in_row[k]);
+				if (b[j].in[k] != (uint8_t *)band_buffers[e->source] + b[j].in_row[k] * 4)
+					printf(" (input %d at the wrong address)", (int)k);
+			}}
+			if (b[j].out != (uint8_t *)band_buffers[j] + b[j].out_row * 4)
+				printf(" (output at the wrong address)");
 			printf("\\n");
 		}}
 	}}

@@ -37,6 +37,8 @@ struct usmp_band_edge {
 	int16_t pad_top;
 	int16_t extent; /* (filter rows - 1) * dilation + 1 */
 	int16_t rows;   /* rows of the input tensor */
+	int16_t source; /* buffers[source] holds them: the producer's band buffer, or the whole tensor */
+	int32_t row_bytes; /* bytes of one of its rows */
 };
 
 struct usmp_band_link {
@@ -71,20 +73,23 @@ struct usmp_band {
 	int16_t in_count; /* rows the first input offers from its in_row: the kernel's in_h */
 	int16_t pad_top;  /* padding above them: the kernel's pad_top */
 	int16_t in_row[USMP_BAND_MAX_INPUTS]; /* per input: buffer row of the first row read */
+	void *in[USMP_BAND_MAX_INPUTS];       /* per input: that row's address */
+	void *out;                            /* the address of output row out_row (none for a reduction) */
 };
 
 /*
  * Band `band` of a sliding chain (recompute = 0): the rows each link computes
  * (bands[link]), the rows its inputs offer, and where they are, after moving
  * the rows each band buffer keeps to its top. buffers[link]: the link's band
- * buffer (NULL for the last link, which writes the chain's output whole).
+ * buffer, for the last link the chain's output (NULL for a reduction's, which
+ * is no rows); after the links, the tensors that exist whole (edge->source).
  */
 void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
-		    uint8_t *const *buffers, struct usmp_band *bands);
+		    void *const *buffers, struct usmp_band *bands);
 
 /* The same for a chain that recomputes (recompute = 1): every band works out its rows from the last link's. */
 void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
-			      uint8_t *const *buffers, struct usmp_band *bands);
+			      void *const *buffers, struct usmp_band *bands);
 
 /*
  * A copy of a kernel's whole-tensor parameters (`bytes`, whole words) for the loop to set its band members

@@ -2,41 +2,143 @@
 
 The loop's numbers live in three small const tables (links, their row inputs,
 the chain); the function takes the pools' bases and names its buffers inside
-(a chain of ten links has some fifty). Per band, each link's call is its
-whole-tensor call with the band members of a copy of its parameters set
-(tiling/band_fields.py) and its row pointers offset by the band's rows
-(b[link], a struct usmp_band of kernels' tiling.h).
+(a chain of ten links has some fifty). Per band, usmp_band_step works out each
+link's rows and their addresses (b[link], a struct usmp_band of kernels'
+tiling.h), and each link's call is its whole-tensor call with the band members
+of a copy of its parameters set (tiling/band_fields.py) and its row pointers
+at the band's rows. Links calling the same kernel the same way share one small
+static function that does this (band_<kernel>), so a loop is a call per link.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from usmp.codegen.layout import Layout, address_of
 from usmp.errors import UsmpError
 from usmp.lower.program import Program
 from usmp.tiling.band_fields import band_fields
+from usmp.tiling.links import ELEMENT_BYTES
 from usmp.tiling.loop import BandLoop
+
+_PER_NAMES = {"row": "row_elements", "width": "width"}
+
+
+@dataclass(frozen=True)
+class BandWrapper:
+    """One kernel called on a band's rows, the same way by every link that uses it: the generated static
+    function band_<kernel>(whole parameters, band, the other arguments)."""
+
+    function: str
+    params_type: str
+    fields: tuple[tuple[str, str, str], ...]  # (member, struct usmp_band member, multiplier: "1", "row", "width")
+    args: tuple[tuple[str, str], ...]  # per argument after the parameters: ("in", k), ("out", ""), or (C type, name)
 
 
 def band_loop_view(program: Program, layout: Layout, op: BandLoop, calls: list[dict]) -> dict:
     """`calls` are the templates' views of op.calls (function, params name, args), in the same order."""
     stem = op.function_name
-    edges, links = [], []
-    for link in op.links:
+    wholes = _whole_inputs(op)
+    links = []
+    edges = []
+    for j, link in enumerate(op.links):
         links.append(dict(rows=link.rows, share=link.share, first_edge=len(edges), inputs=len(link.edges),
                           row_bytes=link.row_bytes))
-        edges.extend(dict(producer=-1 if e.producer is None else e.producer, stride=e.stride, pad_top=e.pad_top,
-                          extent=e.extent, rows=e.rows) for e in link.edges)
+        sources = _sources(op, link)
+        for k, e in enumerate(link.edges):
+            if e.producer is None:
+                source = len(op.links) + wholes.index(sources[k])
+                row_bytes = _row_bytes(program, op, link, sources[k])
+            else:
+                source, row_bytes = e.producer, op.links[e.producer].row_bytes
+            edges.append(dict(producer=-1 if e.producer is None else e.producer, stride=e.stride, pad_top=e.pad_top,
+                              extent=e.extent, rows=e.rows, source=source, row_bytes=row_bytes))
     steps = []
     for j, link in enumerate(op.links):
-        buffer = f"(uint8_t *){link.buffer}" if link.buffer else "NULL"
-        steps.append(dict(index=j, op_index=link.op_index, opcode=link.opcode, buffer=buffer,
-                          calls=[_band_call(op, link, calls[k], op.calls[k]) for k in link.calls]))
+        steps.append(dict(index=j, op_index=link.op_index, opcode=link.opcode,
+                          calls=[_band_call(program, op, link, calls[k], op.calls[k], len(link.calls) == 1)
+                                 for k in link.calls]))
+    buffers = [_pointer(_output(link)) for link in op.links] + [_pointer(name) for name in wholes]
     signature, call_args = _bases(program, layout, op)
     return dict(chain=f"{stem}_chain", links_table=f"{stem}_links", edges_table=f"{stem}_edges", links=links,
                 edges=edges, band=op.band, bands=op.bands, recompute=int(op.recompute), steps=steps,
-                before=[calls[k] for k in op.before], after=[calls[k] for k in op.after],
+                buffers=buffers, before=[calls[k] for k in op.before], after=[calls[k] for k in op.after],
                 signature=signature, call_args=call_args)
+
+
+def band_wrappers(op_views: list[dict]) -> list[dict]:
+    """The band_<kernel> functions the loops call, once each, named; each loop call gets its function's name."""
+    names: dict[BandWrapper, str] = {}
+    views = []
+    for view in op_views:
+        for step in (view.get("loop") or {}).get("steps", []):
+            for call in step["calls"]:
+                key = call.get("wrapper")
+                if key is None:
+                    continue
+                if key not in names:
+                    taken = sum(1 for k in names if k.function == key.function)
+                    names[key] = f"band_{key.function}" + (f"_{taken + 1}" if taken else "")
+                    views.append(_wrapper_view(key, names[key]))
+                call["wrapper_name"] = names[key]
+    return views
+
+
+def _wrapper_view(key: BandWrapper, name: str) -> dict:
+    params = [f"const struct {key.params_type} *whole", "const struct usmp_band *b"]
+    params += [f"int32_t {_PER_NAMES[per]}" for per in dict.fromkeys(per for _, _, per in key.fields if per != "1")]
+    args = []
+    for kind, value in key.args:
+        if kind == "in":
+            args.append(f"b->in[{value}]")
+        elif kind == "out":
+            args.append("b->out")
+        else:
+            params.append(f"{kind}{value}")
+            args.append(value)
+    assignments = [(member, f"b->{band}" + (f" * {_PER_NAMES[per]}" if per != "1" else ""))
+                   for member, band, per in key.fields]
+    return dict(name=name, function=key.function, type=key.params_type, params=params, assignments=assignments,
+                args=args)
+
+
+def _whole_inputs(op: BandLoop) -> list[str]:
+    """The loop's row inputs that exist whole, in the order the links first read them."""
+    names: list[str] = []
+    for link in op.links:
+        for k, e in enumerate(link.edges):
+            name = _sources(op, link)[k]
+            if e.producer is None and name not in names:
+                names.append(name)
+    return names
+
+
+def _sources(op: BandLoop, link) -> list[str]:
+    """The argument each row input of the link is read through, by input."""
+    found: dict[int, str] = {}
+    for name, pointer in link.pointers.items():
+        match = re.fullmatch(r"in_row\[(\d+)\]", pointer.row)
+        if match:
+            found.setdefault(int(match.group(1)), name)
+    for k, e in enumerate(link.edges):  # an input read twice (x + x) is named once, as the first
+        if k not in found:
+            found[k] = next(found[i] for i, other in enumerate(link.edges) if i in found and other == e)
+    return [found[k] for k in range(len(link.edges))]
+
+
+def _output(link) -> str | None:
+    if link.buffer:
+        return link.buffer
+    return next((name for name, p in link.pointers.items() if p.row == "out_row"), None)
+
+
+def _pointer(name: str | None) -> str:
+    return f"(void *){name}" if name else "NULL"
+
+
+def _row_bytes(program: Program, op: BandLoop, link, name: str) -> int:
+    buffer = next(a.buffer for a in op.args if a.name == name)
+    return link.pointers[name].elements * ELEMENT_BYTES[program.buffers[buffer].c_type]
 
 
 def _bases(program: Program, layout: Layout, op: BandLoop) -> tuple[str, str]:
@@ -58,18 +160,40 @@ def _bases(program: Program, layout: Layout, op: BandLoop) -> tuple[str, str]:
     return ", ".join(params) or "void", ", ".join(args)
 
 
-def _band_call(op: BandLoop, link, view: dict, call) -> dict:
+def _band_call(program: Program, op: BandLoop, link, view: dict, call, alone: bool) -> dict:
     fields = band_fields(call.params_type)
     if fields is None:
         raise UsmpError(f"internal: {call.function} ({call.params_type}) cannot run a band in operator {op.op_index}")
+    j = op.links.index(link)
     per = {"1": 1, "row": link.row_elements, "width": link.width}
-    band = f"b[{op.links.index(link)}]"
+    band = f"b[{j}]"
     assignments = [(f.member, _times(f"{band}.{f.value}", per[f.per])) for f in fields]
-    args = []
+    args, pattern, passed = [], [], []
     for name in call.args:
         pointer = link.pointers.get(name)
-        args.append(name if pointer is None else f"{name} + {_times(f'{band}.{pointer.row}', pointer.elements)}")
-    return dict(view, type=call.params_type, assignments=assignments, band_args=args)
+        if pointer is None:
+            args.append(name)
+            arg = next(a for a in op.args if a.name == name)
+            pattern.append((f"{'' if arg.writable else 'const '}{program.buffers[arg.buffer].c_type} *",
+                            re.sub(r"^l\d+_", "", name)))
+            passed.append(name)
+        elif pointer.row == "out_row":
+            args.append(f"{band}.out")
+            pattern.append(("out", ""))
+        elif pointer.row.startswith("in_row["):
+            args.append(f"{band}.in[{pointer.row[7:-1]}]")
+            pattern.append(("in", pointer.row[7:-1]))
+        else:  # a row-indexed constant (a fully connected tail's weights): its own pointer arithmetic
+            args.append(f"{name} + {_times(f'{band}.{pointer.row}', pointer.elements)}")
+            alone = False
+    result = dict(view, type=call.params_type, assignments=assignments, band_args=args)
+    if alone and len({n for _, n in pattern if n}) == len([n for _, n in pattern if n]):
+        result["wrapper"] = BandWrapper(call.function, call.params_type,
+                                        tuple((f.member, f.value, f.per) for f in fields), tuple(pattern))
+        result["wrapper_args"] = [f"&{view['params']}", f"&{band}"]
+        result["wrapper_args"] += [str(per[p]) for p in dict.fromkeys(f.per for f in fields if f.per != "1")]
+        result["wrapper_args"] += passed
+    return result
 
 
 def _times(value: str, factor: int) -> str:

@@ -25,7 +25,7 @@ from usmp.errors import ModelError, UsmpError
 from usmp.ir.graph import c_type
 from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
-from usmp.codegen.band_loop import band_loop_view
+from usmp.codegen.band_loop import band_loop_view, band_wrappers
 from usmp.tiling.loop import BandLoop, operators_run
 
 
@@ -79,6 +79,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         functions.extend(control_functions(program, op, lambda inner: _op_view(program, layout, inner, False))
                          if op.control else [view])
     init_ops = [_op_view(program, layout, op, False) for op in program.init_ops]
+    wrappers = band_wrappers(functions)
     constant_pools = []
     for pool in layout.pools:
         if pool.spec.kind != "constant":
@@ -106,7 +107,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
         external=_external_view(program),
-        operator_count=operators_run(program),
+        operator_count=operators_run(program), band_wrappers=wrappers,
     )
     env = _environment()
     return {

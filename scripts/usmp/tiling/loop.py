@@ -3,8 +3,8 @@
 The fused operator keeps, per link, the whole-tensor kernel calls the lowering
 made (or the kernel selection put in their place): the generated loop copies a
 call's parameters, sets the members that describe a band (band_fields.py) and
-offsets the pointers of its row inputs and output by the band's rows. Which
-rows those are, usmp_band_step works out at run time from the links' row
+points its row inputs and output at the band's rows. Which rows those are and
+where they lie, usmp_band_step works out at run time from the links' row
 geometry (band_rows.py is its twin), so the code is the same for every band:
 the first and last bands differ only in the numbers.
 """
