@@ -49,6 +49,7 @@ def _c_program(links: list[tuple[int, list[Edge]]], rows: BandRows) -> str:
     n = len(links)
     return f"""
 #include <stdio.h>
+#include <string.h>
 #include "usmp_kernels.h"
 static const struct usmp_band_link links[] = {{ {", ".join(link_rows)} }};
 static const struct usmp_band_edge edges[] = {{ {", ".join(edge_rows)} }};
@@ -57,16 +58,15 @@ static const struct usmp_band_chain chain = {{ .links = {n}, .band = {rows.band}
 static uint32_t buffers[{n + 1}][64];
 int main(void)
 {{
-	int16_t done[{n}] = {{0}}, end[{n}], top[{n}] = {{0}}, keep[{n}];
-	struct usmp_band_state state = {{ done, end, top, keep }};
 	void *band_buffers[{n + 1}];
 	struct usmp_band b[{n}];
 	int32_t band, j, k;
 
 	for (j = 0; j <= {n}; j++)
 		band_buffers[j] = buffers[j];
+	memset(b, 0x5a, sizeof(b)); /* the state is the step's to set up */
 	for (band = 0; band < {rows.bands}; band++) {{
-		usmp_band_step{"_recompute" if rows.recompute else ""}(&chain, band, &state, band_buffers, b);
+		usmp_band_step{"_recompute" if rows.recompute else ""}(&chain, band, band_buffers, b);
 		for (j = 0; j < {n}; j++) {{
 			if (b[j].count == 0) {{
 				printf("-\\n");

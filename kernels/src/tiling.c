@@ -25,6 +25,11 @@ static inline uint32_t rotate_right(uint32_t v, uint32_t n)
 #define HOT
 #endif
 #if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline)) /* a row move is long: its call costs nothing, its code stays small */
+#else
+#define OUT_OF_LINE
+#endif
+#if defined(__GNUC__)
 #define ROW_MATH static inline __attribute__((always_inline))
 #else
 #define ROW_MATH static inline
@@ -64,77 +69,80 @@ ROW_MATH int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, in
  * pass, the first row each consumer will still read: rows above it may leave the producer's band buffer (a
  * producer comes before its consumers, so its `keep` starts at its rows before they lower it).
  */
-HOT static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band_state *state)
+HOT static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band *b)
 {
-	int16_t *const done = state->done, *const end = state->end, *const keep = state->keep;
 	const struct usmp_band_link *link = chain->link;
 	int32_t j, e;
 
 	for (j = 0; j < chain->links; j++, link++) {
 		const struct usmp_band_edge *edge = &chain->edge[link->first_edge];
-		int32_t last = done[j] + link->share;
+		const int32_t done = b[j].done;
+		int32_t last = done + link->share;
 
 		if (last > link->rows) {
 			last = link->rows;
 		}
-		keep[j] = link->rows;
+		b[j].keep = link->rows;
 		for (e = 0; e < link->inputs; e++, edge++) {
 			const int32_t p = edge->producer;
 
 			if (p >= 0) {
-				const int32_t ready = rows_ready(edge, end[p], link->rows);
-				const int32_t row = first_row_read(edge, done[j]);
+				const int32_t ready = rows_ready(edge, b[p].end, link->rows);
+				const int32_t row = first_row_read(edge, done);
 
 				last = ready < last ? ready : last;
-				if (row < keep[p]) {
-					keep[p] = (int16_t)row;
+				if (row < b[p].keep) {
+					b[p].keep = (int16_t)row;
 				}
 			}
 		}
-		end[j] = (int16_t)(last > done[j] ? last : done[j]);
+		b[j].end = (int16_t)(last > done ? last : done);
 	}
 }
 
 /* recompute: the rows band `band` of the last link reads, link by link back to the first */
-static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state)
+static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band *b)
 {
 	const int32_t last = chain->links - 1;
 	int32_t j, e;
 
-	state->end[last] = (int16_t)((band + 1) * chain->band);
-	if (state->end[last] > chain->link[last].rows) {
-		state->end[last] = chain->link[last].rows;
+	b[last].end = (int16_t)((band + 1) * chain->band);
+	if (b[last].end > chain->link[last].rows) {
+		b[last].end = chain->link[last].rows;
 	}
-	state->done[last] = (int16_t)(band * chain->band);
+	b[last].done = (int16_t)(band * chain->band);
+	b[last].top = 0; /* the chain's output is whole */
 	for (j = 0; j < last; j++) {
-		state->end[j] = 0;
-		state->done[j] = chain->link[j].rows;
+		b[j].end = 0;
+		b[j].done = chain->link[j].rows;
 	}
 	for (j = last; j >= 0; j--) {
 		const struct usmp_band_link *link = &chain->link[j];
 
-		if (state->end[j] <= state->done[j]) {
+		if (b[j].end <= b[j].done) {
 			continue;
 		}
 		for (e = link->first_edge; e < link->first_edge + link->inputs; e++) {
 			const struct usmp_band_edge *edge = &chain->edge[e];
+			struct usmp_band *producer;
 			int32_t row;
 
 			if (edge->producer < 0) {
 				continue;
 			}
-			row = end_row_read(edge, state->end[j]);
-			if (row > state->end[edge->producer]) {
-				state->end[edge->producer] = (int16_t)row;
+			producer = &b[edge->producer];
+			row = end_row_read(edge, b[j].end);
+			if (row > producer->end) {
+				producer->end = (int16_t)row;
 			}
-			row = first_row_read(edge, state->done[j]);
-			if (row < state->done[edge->producer]) {
-				state->done[edge->producer] = (int16_t)row;
+			row = first_row_read(edge, b[j].done);
+			if (row < producer->done) {
+				producer->done = (int16_t)row;
 			}
 		}
 	}
 	for (j = 0; j < last; j++) {
-		state->top[j] = state->done[j];
+		b[j].top = b[j].done;
 	}
 }
 
@@ -194,7 +202,7 @@ static void move_words(uint32_t *out, const uint32_t *in, int32_t words)
 }
 
 /* Rows [from, from + count) of a band buffer to its top: word by word where the rows are word aligned. */
-static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_bytes)
+OUT_OF_LINE static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_bytes)
 {
 	const int32_t bytes = count * row_bytes;
 	const uint8_t *in = buffer + from * row_bytes;
@@ -216,40 +224,35 @@ void usmp_band_params(void *params, const void *whole, int32_t bytes)
 
 /*
  * Each link's rows in this band; sliding, after moving the rows its consumers still read to its buffer's top
- * (rows above `keep` leave). The state's arrays are read into locals once, as this runs every band.
+ * (rows above `keep` leave).
  */
-HOT static void next_bands(const struct usmp_band_chain *chain, struct usmp_band_state *state, void *const *buffers,
-		       struct usmp_band *b)
+HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buffers, struct usmp_band *bands)
 {
-	int16_t *const done = state->done, *const end = state->end, *const top = state->top;
 	const int32_t slides = !chain->recompute, last = chain->links - 1;
 	const struct usmp_band_link *l = chain->link;
+	struct usmp_band *b = bands;
 	int32_t j, k;
 
 	for (j = 0; j <= last; j++, l++, b++) {
-		int32_t first = done[j];
-		const int32_t stop = end[j];
+		int32_t first = b->done;
+		const int32_t stop = b->end;
 
-		if (slides && j < last) {
-			const int32_t kept = state->keep[j];
-
-			if (kept > top[j]) {
-				if (first > kept) {
-					keep_rows((uint8_t *)buffers[j], kept - top[j], first - kept, l->row_bytes);
-				} else {
-					first = kept; /* rows no consumer reads (e.g. skipped by a stride) */
-				}
-				top[j] = (int16_t)kept;
+		if (slides && j < last && b->keep > b->top) {
+			if (first > b->keep) {
+				keep_rows((uint8_t *)buffers[j], b->keep - b->top, first - b->keep, l->row_bytes);
+			} else {
+				first = b->keep; /* rows no consumer reads (e.g. skipped by a stride) */
 			}
+			b->top = b->keep;
 		}
 		b->first = (int16_t)first;
 		if (stop <= first) {
 			b->count = 0;
-			done[j] = (int16_t)first;
+			b->done = (int16_t)first;
 			continue;
 		}
 		b->count = (int16_t)(stop - first);
-		b->out_row = (int16_t)(first - top[j]);
+		b->out_row = (int16_t)(first - b->top);
 		b->out = (void *)((uintptr_t)buffers[j] + (uintptr_t)(b->out_row * l->row_bytes)); /* for a reduction, unused */
 		{
 			const struct usmp_band_edge *edge = &chain->edge[l->first_edge];
@@ -260,28 +263,35 @@ HOT static void next_bands(const struct usmp_band_chain *chain, struct usmp_band
 			for (k = 0; k < l->inputs; k++, edge++) {
 				const int32_t row = k ? first_row_read(edge, first) : in_first;
 
-				b->in_row[k] = (int16_t)(row - (edge->producer < 0 ? 0 : top[edge->producer]));
+				b->in_row[k] = (int16_t)(row - (edge->producer < 0 ? 0 : bands[edge->producer].top));
 				b->in[k] = (uint8_t *)buffers[edge->source] + b->in_row[k] * edge->row_bytes;
 			}
 		}
-		done[j] = (int16_t)stop;
+		b->done = (int16_t)stop;
 	}
 }
 
 /* Two entry points, so that a program whose chains all slide links no recompute planning, and the reverse. */
-void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
-		    void *const *buffers, struct usmp_band *bands)
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *const *buffers, struct usmp_band *bands)
 {
-	(void)band;
-	plan_sliding(chain, state);
-	next_bands(chain, state, buffers, bands);
+	int32_t j;
+
+	if (band == 0) { /* nothing computed yet, every buffer's top at row 0 */
+		for (j = 0; j < chain->links; j++) {
+			bands[j].done = 0;
+			bands[j].end = 0;
+			bands[j].top = 0;
+		}
+	}
+	plan_sliding(chain, bands);
+	next_bands(chain, buffers, bands);
 }
 
-void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
-			      void *const *buffers, struct usmp_band *bands)
+void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, void *const *buffers,
+			      struct usmp_band *bands)
 {
-	plan_recompute(chain, band, state);
-	next_bands(chain, state, buffers, bands);
+	plan_recompute(chain, band, bands);
+	next_bands(chain, buffers, bands);
 }
 
 /*

@@ -57,16 +57,12 @@ struct usmp_band_chain {
 	const struct usmp_band_edge *edge;
 };
 
-/* Per link, in arrays of `links` elements owned by the generated function (done and top zero at the start). */
-struct usmp_band_state {
-	int16_t *done;  /* rows computed so far */
-	int16_t *end;   /* rows to have computed by the end of this band */
-	int16_t *top;   /* the row at the top of the link's band buffer */
-	int16_t *keep;  /* the first row a consumer will still read: rows above it leave the buffer */
-};
-
-/* What one link does in one band. */
+/* What one link does in one band, and the loop's state for it (set up by the step of band 0). */
 struct usmp_band {
+	int16_t done;     /* rows computed so far */
+	int16_t end;      /* rows to have computed by the end of this band */
+	int16_t top;      /* the row at the top of the link's band buffer */
+	int16_t keep;     /* the first row a consumer will still read: rows above it leave the buffer */
 	int16_t first;    /* output rows [first, first + count); count 0: nothing this band */
 	int16_t count;
 	int16_t out_row;  /* row of the output buffer they go to (first - top) */
@@ -84,12 +80,12 @@ struct usmp_band {
  * buffer, for the last link the chain's output (NULL for a reduction's, which
  * is no rows); after the links, the tensors that exist whole (edge->source).
  */
-void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
-		    void *const *buffers, struct usmp_band *bands);
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *const *buffers,
+		    struct usmp_band *bands);
 
 /* The same for a chain that recomputes (recompute = 1): every band works out its rows from the last link's. */
-void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, struct usmp_band_state *state,
-			      void *const *buffers, struct usmp_band *bands);
+void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, void *const *buffers,
+			      struct usmp_band *bands);
 
 /*
  * A copy of a kernel's whole-tensor parameters (`bytes`, whole words) for the loop to set its band members
