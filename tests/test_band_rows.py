@@ -72,17 +72,14 @@ int main(void)
 				printf("-\\n");
 				continue;
 			}}
-			printf("%d %d %d %d %d", (int)b[j].first, (int)b[j].count, (int)b[j].out_row, (int)b[j].in_count,
-			       (int)b[j].pad_top);
+			/* buffer rows from the addresses: rows of 4 bytes */
+			printf("%d %d %d %d %d", (int)b[j].first, (int)b[j].count,
+			       (int)(((uint8_t *)b[j].out - (uint8_t *)band_buffers[j]) / 4), (int)b[j].in_count, (int)b[j].pad_top);
 			for (k = 0; k < links[j].inputs; k++) {{
 				const struct usmp_band_edge *e = &edges[links[j].first_edge + k];
 
-				printf(" %d", (int)b[j].in_row[k]);
-				if (b[j].in[k] != (uint8_t *)band_buffers[e->source] + b[j].in_row[k] * 4)
-					printf(" (input %d at the wrong address)", (int)k);
+				printf(" %d", (int)(((uint8_t *)b[j].in[k] - (uint8_t *)band_buffers[e->source]) / 4));
 			}}
-			if (b[j].out != (uint8_t *)band_buffers[j] + b[j].out_row * 4)
-				printf(" (output at the wrong address)");
 			printf("\\n");
 		}}
 	}}

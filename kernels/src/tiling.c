@@ -252,8 +252,7 @@ HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buf
 			continue;
 		}
 		b->count = (int16_t)(stop - first);
-		b->out_row = (int16_t)(first - b->top);
-		b->out = (void *)((uintptr_t)buffers[j] + (uintptr_t)(b->out_row * l->row_bytes)); /* for a reduction, unused */
+		b->out = (void *)((uintptr_t)buffers[j] + (uintptr_t)((first - b->top) * l->row_bytes)); /* a reduction's: unused */
 		{
 			const struct usmp_band_edge *edge = &chain->edge[l->first_edge];
 			const int32_t in_first = first_row_read(edge, first);
@@ -263,8 +262,9 @@ HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buf
 			for (k = 0; k < l->inputs; k++, edge++) {
 				const int32_t row = k ? first_row_read(edge, first) : in_first;
 
-				b->in_row[k] = (int16_t)(row - (edge->producer < 0 ? 0 : bands[edge->producer].top));
-				b->in[k] = (uint8_t *)buffers[edge->source] + b->in_row[k] * edge->row_bytes;
+				const int32_t at = row - (edge->producer < 0 ? 0 : bands[edge->producer].top); /* buffer row */
+
+				b->in[k] = (uint8_t *)buffers[edge->source] + at * edge->row_bytes;
 			}
 		}
 		b->done = (int16_t)stop;

@@ -65,12 +65,10 @@ struct usmp_band {
 	int16_t keep;     /* the first row a consumer will still read: rows above it leave the buffer */
 	int16_t first;    /* output rows [first, first + count); count 0: nothing this band */
 	int16_t count;
-	int16_t out_row;  /* row of the output buffer they go to (first - top) */
-	int16_t in_count; /* rows the first input offers from its in_row: the kernel's in_h */
+	int16_t in_count; /* rows the first input offers from in[0]: the kernel's in_h */
 	int16_t pad_top;  /* padding above them: the kernel's pad_top */
-	int16_t in_row[USMP_BAND_MAX_INPUTS]; /* per input: buffer row of the first row read */
-	void *in[USMP_BAND_MAX_INPUTS];       /* per input: that row's address */
-	void *out;                            /* the address of output row out_row (none for a reduction) */
+	void *in[USMP_BAND_MAX_INPUTS]; /* per input: the address of the first row read */
+	void *out;                      /* the address output row `first` goes to (none for a reduction) */
 };
 
 /*
