@@ -26,13 +26,16 @@ static inline uint32_t rotate_right(uint32_t v, uint32_t n)
 #endif
 #if defined(__GNUC__)
 #define OUT_OF_LINE __attribute__((noinline)) /* a row move is long: its call costs nothing, its code stays small */
-#else
-#define OUT_OF_LINE
-#endif
-#if defined(__GNUC__)
 #define ROW_MATH static inline __attribute__((always_inline))
 #else
+#define OUT_OF_LINE
 #define ROW_MATH static inline
+#endif
+/* Thumb-2 has load/store-multiple of any low and high registers (the Cortex-M0's Thumb-1 has not) */
+#if defined(__thumb2__) || (defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2)
+#define THUMB2 1
+#else
+#define THUMB2 0
 #endif
 
 /* The first and one past the last input row that output rows [first, end) read. */
@@ -154,7 +157,7 @@ static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, st
  */
 static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
 {
-#if defined(__thumb2__) || (defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2)
+#if THUMB2
 	for (; words >= 8; words -= 8) {
 		__asm__ volatile("ldmia %1!, {r3-r6, r8, r10-r12}\n\tstmia %0!, {r3-r6, r8, r10-r12}"
 				 : "+r"(out), "+r"(in)
@@ -189,7 +192,7 @@ static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
  */
 static void move_words(uint32_t *out, const uint32_t *in, int32_t words)
 {
-#if defined(__ARM_FP) && (defined(__thumb2__) || (defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2))
+#if defined(__ARM_FP) && THUMB2
 	for (; words >= 32; words -= 32) {
 		__asm__ volatile("vldmia %1!, {d0-d15}\n\tvstmia %0!, {d0-d15}"
 				 : "+r"(out), "+r"(in)
@@ -252,7 +255,8 @@ HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buf
 			continue;
 		}
 		b->count = (int16_t)(stop - first);
-		b->out = (void *)((uintptr_t)buffers[j] + (uintptr_t)((first - b->top) * l->row_bytes)); /* a reduction's: unused */
+		/* a reduction has no output rows: its address is never used */
+		b->out = (void *)((uintptr_t)buffers[j] + (uintptr_t)((first - b->top) * l->row_bytes));
 		{
 			const struct usmp_band_edge *edge = &chain->edge[l->first_edge];
 			const int32_t in_first = first_row_read(edge, first);
@@ -261,7 +265,6 @@ HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buf
 			b->pad_top = (int16_t)(edge->pad_top + in_first - first * edge->stride);
 			for (k = 0; k < l->inputs; k++, edge++) {
 				const int32_t row = k ? first_row_read(edge, first) : in_first;
-
 				const int32_t at = row - (edge->producer < 0 ? 0 : bands[edge->producer].top); /* buffer row */
 
 				b->in[k] = (uint8_t *)buffers[edge->source] + at * edge->row_bytes;

@@ -106,8 +106,7 @@ def _whole_inputs(op: BandLoop) -> list[str]:
     """The loop's row inputs that exist whole, in the order the links first read them."""
     names: list[str] = []
     for link in op.links:
-        for k, e in enumerate(link.edges):
-            name = _sources(op, link)[k]
+        for name, e in zip(_sources(op, link), link.edges):
             if e.producer is None and name not in names:
                 names.append(name)
     return names
@@ -187,7 +186,8 @@ def _band_call(program: Program, op: BandLoop, link, view: dict, call, alone: bo
             args.append(f"{name} + {_times(f'{band}.{pointer.row}', pointer.elements)}")
             alone = False
     result = dict(view, type=call.params_type, assignments=assignments, band_args=args)
-    if alone and len({n for _, n in pattern if n}) == len([n for _, n in pattern if n]):
+    labels = [n for _, n in pattern if n]  # the wrapper's arguments: an input read twice keeps the inline call
+    if alone and len(set(labels)) == len(labels):
         result["wrapper"] = BandWrapper(call.function, call.params_type,
                                         tuple((f.member, f.value, f.per) for f in fields), tuple(pattern))
         result["wrapper_args"] = [f"&{view['params']}", f"&{band}"]
