@@ -44,8 +44,7 @@ def _c_program(links: list[tuple[int, list[Edge]]], rows: BandRows) -> str:
         first += len(es)
     # whole inputs in buffers[n], band buffers in buffers[producer]; rows of 4 bytes (a word) everywhere
     edge_rows = [f"{{ .producer = {-1 if e.producer is None else e.producer}, .stride = {e.stride}, "
-                 f".pad_top = {e.pad_top}, .extent = {e.extent}, .rows = {e.rows}, "
-                 f".source = {len(links) if e.producer is None else e.producer}, .row_bytes = 4 }}" for e in edges]
+                 f".pad_top = {e.pad_top}, .extent = {e.extent}, .rows = {e.rows}, .row_bytes = 4 }}" for e in edges]
     n = len(links)
     return f"""
 #include <stdio.h>
@@ -53,7 +52,7 @@ def _c_program(links: list[tuple[int, list[Edge]]], rows: BandRows) -> str:
 #include "usmp_kernels.h"
 static const struct usmp_band_link links[] = {{ {", ".join(link_rows)} }};
 static const struct usmp_band_edge edges[] = {{ {", ".join(edge_rows)} }};
-static const struct usmp_band_chain chain = {{ .links = {n}, .band = {rows.band}, .recompute = {int(rows.recompute)},
+static const struct usmp_band_chain chain = {{ .links = {n}, .band = {rows.band},
 	.link = links, .edge = edges }};
 static uint32_t buffers[{n + 1}][64];
 int main(void)
@@ -78,7 +77,9 @@ int main(void)
 			for (k = 0; k < links[j].inputs; k++) {{
 				const struct usmp_band_edge *e = &edges[links[j].first_edge + k];
 
-				printf(" %d", (int)(((uint8_t *)b[j].in[k] - (uint8_t *)band_buffers[e->source]) / 4));
+				const int source = e->producer < 0 ? {n} : e->producer; /* the one whole input: buffers[n] */
+
+				printf(" %d", (int)(((uint8_t *)b[j].in[k] - (uint8_t *)band_buffers[source]) / 4));
 			}}
 			printf("\\n");
 		}}

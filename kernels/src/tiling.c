@@ -229,9 +229,10 @@ void usmp_band_params(void *params, const void *whole, int32_t bytes)
  * Each link's rows in this band; sliding, after moving the rows its consumers still read to its buffer's top
  * (rows above `keep` leave).
  */
-HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buffers, struct usmp_band *bands)
+HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buffers, struct usmp_band *bands,
+			   int32_t slides)
 {
-	const int32_t slides = !chain->recompute, last = chain->links - 1;
+	const int32_t last = chain->links - 1;
 	const struct usmp_band_link *l = chain->link;
 	struct usmp_band *b = bands;
 	int32_t j, k;
@@ -265,9 +266,11 @@ HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buf
 			b->pad_top = (int16_t)(edge->pad_top + in_first - first * edge->stride);
 			for (k = 0; k < l->inputs; k++, edge++) {
 				const int32_t row = k ? first_row_read(edge, first) : in_first;
-				const int32_t at = row - (edge->producer < 0 ? 0 : bands[edge->producer].top); /* buffer row */
+				const int32_t p = edge->producer;
+				/* a band buffer's row `top` is at its start; whole tensor -1 - p is buffers[links - 1 - p] */
+				const int32_t at = p < 0 ? row : row - bands[p].top;
 
-				b->in[k] = (uint8_t *)buffers[edge->source] + at * edge->row_bytes;
+				b->in[k] = (uint8_t *)buffers[p < 0 ? chain->links - 1 - p : p] + at * edge->row_bytes;
 			}
 		}
 		b->done = (int16_t)stop;
@@ -287,14 +290,14 @@ void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *con
 		}
 	}
 	plan_sliding(chain, bands);
-	next_bands(chain, buffers, bands);
+	next_bands(chain, buffers, bands, 1);
 }
 
 void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, void *const *buffers,
 			      struct usmp_band *bands)
 {
 	plan_recompute(chain, band, bands);
-	next_bands(chain, buffers, bands);
+	next_bands(chain, buffers, bands, 0);
 }
 
 /*

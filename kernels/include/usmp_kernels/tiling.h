@@ -30,29 +30,31 @@
 
 #define USMP_BAND_MAX_INPUTS 4
 
-/* A row input of a link: output row r reads input rows [r * stride - pad_top, + extent), clipped to [0, rows). */
+/*
+ * A row input of a link: output row r reads input rows [r * stride - pad_top, + extent), clipped to [0, rows).
+ * The tables are const data in flash, one entry per link and row input, so their fields are as narrow as the
+ * compiler's chains allow (tiling/region.py keeps to these limits).
+ */
 struct usmp_band_edge {
-	int16_t producer; /* the link whose band buffer holds the rows, or -1: a tensor that exists whole */
-	int16_t stride;
-	int16_t pad_top;
-	int16_t extent; /* (filter rows - 1) * dilation + 1 */
-	int16_t rows;   /* rows of the input tensor */
-	int16_t source; /* buffers[source] holds them: the producer's band buffer, or the whole tensor */
-	int32_t row_bytes; /* bytes of one of its rows */
+	int8_t producer;    /* the link whose band buffer holds the rows; -1 - k: the k-th tensor that exists whole */
+	uint8_t stride;
+	uint8_t pad_top;
+	uint8_t extent;     /* (filter rows - 1) * dilation + 1 */
+	int16_t rows;       /* rows of the input tensor */
+	uint16_t row_bytes; /* bytes of one of its rows */
 };
 
 struct usmp_band_link {
 	int16_t rows;       /* output rows of the whole tensor */
 	int16_t share;      /* rows it computes per band, at most */
-	int16_t first_edge; /* its row inputs: edge[first_edge], ... in the kernel's argument order */
-	int16_t inputs;
-	int32_t row_bytes;  /* bytes of one output row */
+	uint8_t first_edge; /* its row inputs: edge[first_edge], ... in the kernel's argument order */
+	uint8_t inputs;
+	uint16_t row_bytes; /* bytes of one output row */
 };
 
 struct usmp_band_chain {
 	int16_t links;
-	int16_t band;      /* rows of the last link per band */
-	int16_t recompute; /* 1: recompute halo rows in every band instead of keeping them */
+	int16_t band; /* rows of the last link per band */
 	const struct usmp_band_link *link;
 	const struct usmp_band_edge *edge;
 };
@@ -72,16 +74,16 @@ struct usmp_band {
 };
 
 /*
- * Band `band` of a sliding chain (recompute = 0): the rows each link computes
+ * Band `band` of a sliding chain: the rows each link computes
  * (bands[link]), the rows its inputs offer, and where they are, after moving
  * the rows each band buffer keeps to its top. buffers[link]: the link's band
  * buffer, for the last link the chain's output (NULL for a reduction's, which
- * is no rows); after the links, the tensors that exist whole (edge->source).
+ * is no rows); after the links, the tensors that exist whole (edge->producer -1, -2, ...).
  */
 void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *const *buffers,
 		    struct usmp_band *bands);
 
-/* The same for a chain that recomputes (recompute = 1): every band works out its rows from the last link's. */
+/* The same for a chain that recomputes its halo rows: every band works out its rows from the last link's. */
 void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, void *const *buffers,
 			      struct usmp_band *bands);
 

@@ -46,13 +46,12 @@ def band_loop_view(program: Program, layout: Layout, op: BandLoop, calls: list[d
                           row_bytes=link.row_bytes))
         sources = _sources(op, link)
         for k, e in enumerate(link.edges):
-            if e.producer is None:
-                source = len(op.links) + wholes.index(sources[k])
-                row_bytes = _row_bytes(program, op, link, sources[k])
+            if e.producer is None:  # -1 - k: the k-th whole tensor, buffers[links + k]
+                producer, row_bytes = -1 - wholes.index(sources[k]), _row_bytes(program, op, link, sources[k])
             else:
-                source, row_bytes = e.producer, op.links[e.producer].row_bytes
-            edges.append(dict(producer=-1 if e.producer is None else e.producer, stride=e.stride, pad_top=e.pad_top,
-                              extent=e.extent, rows=e.rows, source=source, row_bytes=row_bytes))
+                producer, row_bytes = e.producer, op.links[e.producer].row_bytes
+            edges.append(dict(producer=producer, stride=e.stride, pad_top=e.pad_top, extent=e.extent, rows=e.rows,
+                              row_bytes=row_bytes))
     steps = []
     for j, link in enumerate(op.links):
         steps.append(dict(index=j, op_index=link.op_index, opcode=link.opcode,

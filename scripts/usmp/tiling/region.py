@@ -65,6 +65,8 @@ def region_at(program: Program, positions: list[int], users: dict[str, list[int]
     if len(links) < 2 or not _flows(program, positions, links, producers, users):
         return None
     sizes = [ELEMENT_BYTES[program.buffers[_buffer(link.op, link.output)].c_type] for link in links]
+    if not _fits_tables(program, links, sizes):
+        return None
     return Region(positions, links, producers, sizes)
 
 
@@ -95,6 +97,22 @@ def _flows(program: Program, positions: list[int], links: list[Link], producers:
         for a, p in zip(link.inputs, producers[i]):
             if p is not None and links[p].params["out_h"] != link.params["in_h"]:
                 return False
+    return True
+
+
+def _fits_tables(program: Program, links: list[Link], sizes: list[int]) -> bool:
+    """Every number the loop's const tables hold fits its field (kernels' usmp_kernels/tiling.h keeps them
+    narrow, as they are flash): rows int16, filter extents, strides and top padding uint8, row bytes uint16.
+    Only tensors far beyond a microcontroller's RAM, or windows taller than 255 rows, miss them; those stay
+    whole."""
+    for link, size in zip(links, sizes):
+        p = link.params
+        extent = (p["filter_h"] - 1) * p.get("dilation_h", 1) + 1
+        in_bytes = ELEMENT_BYTES[program.buffers[_buffer(link.op, link.inputs[0])].c_type]
+        if max(p["out_h"], p["in_h"]) > 0x7FFF or max(p["stride_h"], p["pad_top"], extent) > 0xFF:
+            return False
+        if max([link.row("out") * size] + [link.row_in(k) * in_bytes for k in range(len(link.inputs))]) > 0xFFFF:
+            return False
     return True
 
 
