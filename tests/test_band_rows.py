@@ -115,7 +115,7 @@ def test_c_helpers_and_python_twin_agree(tmp_path: Path):
     for trial in range(40):
         links = random_chain(rng)
         for strategy in STRATEGIES:
-            rows = BandRows(links, rng.randint(1, 4), strategy == "recompute", strategy == "paced")
+            rows = BandRows(links, rng.randint(1, 4), strategy)
             program = tmp_path / f"chain{trial}_{strategy}.c"
             program.write_text(_c_program(links, rows))
             binary = tmp_path / f"chain{trial}_{strategy}"
@@ -132,7 +132,7 @@ def test_summary_agrees_with_every_band():
     for _ in range(1500):
         links = random_chain(rng)
         for strategy in STRATEGIES:
-            rows = BandRows(links, rng.randint(1, 5), strategy == "recompute", strategy == "paced")
+            rows = BandRows(links, rng.randint(1, 5), strategy)
             steps, moves = rows.run()
             summary = rows.summary()
             for j in range(len(links)):
@@ -148,7 +148,7 @@ def test_summary_waits_for_the_padding_to_end():
     padding only and look alike, yet the third starts the producer; the summary must not take the first two
     for the steady state (it once counted 1 call of the producer where the loop makes 5)."""
     links = [(5, [Edge(None, 2, 0, 3, 12)]), (8, [Edge(0, 1, 2, 1, 5)])]
-    rows = BandRows(links, 1, recompute=True)
+    rows = BandRows(links, 1, "recompute")
     steps, _ = rows.run()
     assert [s.calls for s in rows.summary()] == [calls(steps, 0), calls(steps, 1)] == [5, 8]
 
@@ -167,7 +167,7 @@ def test_every_row_is_computed_once_when_sliding_and_inputs_are_there_in_time():
     rng = random.Random(3)
     for _ in range(500):
         links = random_chain(rng)
-        rows = BandRows(links, rng.randint(1, 4), paced=rng.random() < 0.5)
+        rows = BandRows(links, rng.randint(1, 4), "paced" if rng.random() < 0.5 else "sliding")
         produced = [0] * len(links)
         for band in rows.steps():
             for j, step in enumerate(band):
@@ -200,7 +200,7 @@ def test_paced_chain_holds_a_window_where_strides_narrow_it():
         out = (rows + 2 - 3) // stride + 1
         links.append((out, [Edge(j - 1 if j else None, stride, 1, 3, rows)]))
         rows = out
-    sliding, paced = BandRows(links, 1).summary(), BandRows(links, 1, paced=True).summary()
+    sliding, paced = BandRows(links, 1).summary(), BandRows(links, 1, "paced").summary()
     assert [s.held for s in sliding[:-1]] == [9, 5, 3]
     assert [s.held for s in paced[:-1]] == [3, 3, 3]
     assert all(s.computed == r for s, (r, _) in zip(paced, links))
@@ -216,7 +216,7 @@ def test_paced_walk_skips_bands_that_repeat_every_few():
         out = (rows + 2 - 3) // stride + 1
         links.append((out, [Edge(j - 1 if j else None, stride, 1, 3, rows)]))
         rows = out
-    paced = BandRows(links, 1, paced=True)
+    paced = BandRows(links, 1, "paced")
     walked = sum(len(bands) for bands, times, _ in paced.walk() if times == 1)
     assert walked < 40 < paced.bands
     steps, moves = paced.run()

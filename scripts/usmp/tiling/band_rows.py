@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 # keep the rows consumers read again, or compute them again; "paced" slides with no link computing more than
@@ -44,9 +45,9 @@ class Edge:
         return 0 if reach < 0 else reach // self.stride + 1
 
 
-@dataclass(frozen=True)
-class Step:
-    """What one link does in one band (None where it computes nothing)."""
+class Step(NamedTuple):
+    """What one link does in one band (None where it computes nothing). A named tuple: the search makes tens of
+    thousands of them."""
 
     first: int  # output rows [first, first + count)
     count: int
@@ -70,8 +71,15 @@ class Move:
 class BandRows:
     links: list[tuple[int, list[Edge]]]  # per link: output rows, its row inputs
     band: int
-    recompute: bool = False
-    paced: bool = False
+    strategy: str = "sliding"  # one of STRATEGIES
+
+    @property
+    def recompute(self) -> bool:
+        return self.strategy == "recompute"
+
+    @property
+    def paced(self) -> bool:
+        return self.strategy == "paced"
 
     @property
     def shares(self) -> list[int]:
@@ -151,7 +159,9 @@ class BandRows:
             steps = [self._next(j, done, end, top, moves) for j in range(n)]
             if not any(steps) and state == (*done, *top):  # a band may only skip rows no consumer reads
                 raise ValueError("a depth-first chain made no progress")  # never: some link can always move on
-            moved = [sum(m.rows for m in moves if m.link == j) for j in range(n)]
+            moved = [0] * n
+            for m in moves:
+                moved[m.link] += m.rows
             signature = tuple((s.count, s.out_row if j < n - 1 else None, self._band_inputs(j, s)) if s else None
                               for j, s in enumerate(steps)) + tuple(moved)
             yield [(steps, moved)], 1, None
@@ -216,12 +226,17 @@ class BandRows:
         if self.recompute:
             self._plan_recompute(band, done, end, top)
             return
+        shares = self.shares
         for j, (rows, edges) in enumerate(self.links):  # producers first
-            limit = min(done[j] + self.shares[j], rows)
+            limit = done[j] + shares[j]
+            if limit > rows:
+                limit = rows
             for edge in edges:
                 if edge.producer is not None:
-                    limit = min(limit, edge.rows_ready(end[edge.producer], rows))
-            end[j] = max(limit, done[j])
+                    ready = edge.rows_ready(end[edge.producer], rows)
+                    if ready < limit:
+                        limit = ready
+            end[j] = limit if limit > done[j] else done[j]
 
     def _plan_recompute(self, band: int, done: list[int], end: list[int], top: list[int]) -> None:
         last = len(self.links) - 1
@@ -240,12 +255,16 @@ class BandRows:
             top[j] = done[j]
 
     def _first_kept(self, link: int, done: list[int]) -> int:
+        """The first row of the link's output a consumer will still read (Edge.first_read, spelt out: the search
+        asks this for every link of every band it walks)."""
         if not hasattr(self, "_consumers"):
-            self._consumers = [[(j, e) for j in range(k + 1, len(self.links)) for e in self.links[j][1]
-                                if e.producer == k] for k in range(len(self.links))]
+            self._consumers = [[(j, e.stride, e.pad_top, e.rows) for j in range(k + 1, len(self.links))
+                                for e in self.links[j][1] if e.producer == k] for k in range(len(self.links))]
         first = self.links[link][0]
-        for j, edge in self._consumers[link]:
-            first = min(first, edge.first_read(done[j]))
+        for j, stride, pad_top, rows in self._consumers[link]:
+            row = done[j] * stride - pad_top
+            if row < first:
+                first = row if row > 0 else 0
         return first
 
     def _next(self, j: int, done: list[int], end: list[int], top: list[int], moves: list[Move]) -> Step | None:
@@ -261,9 +280,13 @@ class BandRows:
         if count <= 0:
             return None
         edges = self.links[j][1]
-        in_firsts = tuple(e.first_read(first) for e in edges)
-        in_rows = tuple(f - (0 if e.producer is None else top[e.producer]) for f, e in zip(in_firsts, edges))
         e0 = edges[0]
+        if len(edges) == 1:  # most links: spelt out, as the search walks many bands
+            in_firsts = (e0.first_read(first),)
+            in_rows = (in_firsts[0] - (0 if e0.producer is None else top[e0.producer]),)
+        else:
+            in_firsts = tuple(e.first_read(first) for e in edges)
+            in_rows = tuple(f - (0 if e.producer is None else top[e.producer]) for f, e in zip(in_firsts, edges))
         step = Step(first, count, first - top[j], e0.end_read(end[j]) - in_firsts[0],
                     e0.pad_top + in_firsts[0] - first * e0.stride, in_rows, in_firsts)
         done[j] = end[j]

@@ -87,8 +87,8 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
     choice = choice_for(program, positions, region, rows, summary, strategy)
     choice.band_buffers = bands
     loop = BandLoop(links[0].op.op_index, f"DEPTH_FIRST_{links[0].op.opcode}_X{len(links)}", args,
-                    calls + after, loop_links, band, strategy == "recompute", list(range(len(before))),
-                    list(range(len(calls), len(calls) + len(after))), choice, paced=strategy == "paced")
+                    calls + after, loop_links, band, strategy, list(range(len(before))),
+                    list(range(len(calls), len(calls) + len(after))), choice)
     return loop, buffers
 
 

@@ -65,15 +65,18 @@ class BandLoop(LoweredOp):
 
     links: list[BandLink] = field(default_factory=list)
     band: int = 1
-    recompute: bool = False
+    strategy: str = "sliding"  # how band buffers keep rows (band_rows.STRATEGIES)
     before: list[int] = field(default_factory=list)
     after: list[int] = field(default_factory=list)
     choice: TilingChoice | None = None
-    paced: bool = False  # no link computes more than `band` rows a band (band_rows.STRATEGIES)
+
+    @property
+    def recompute(self) -> bool:
+        return self.strategy == "recompute"
 
     @property
     def rows(self) -> BandRows:
-        return BandRows([(link.rows, link.edges) for link in self.links], self.band, self.recompute, self.paced)
+        return BandRows([(link.rows, link.edges) for link in self.links], self.band, self.strategy)
 
     @property
     def bands(self) -> int:

@@ -34,9 +34,10 @@ class Region:
 
     def band_rows(self, band: int, strategy: str = "sliding") -> BandRows:
         """The rows the loop computes for this region, `band` rows of the last link at a time."""
-        links = [(link.params["out_h"], [link.edge(k, p) for k, p in enumerate(self.producers[j])])
-                 for j, link in enumerate(self.links)]
-        return BandRows(links, band, strategy == "recompute", strategy == "paced")
+        if not hasattr(self, "_row_links"):  # the same for every band height the search tries
+            self._row_links = [(link.params["out_h"], [link.edge(k, p) for k, p in enumerate(self.producers[j])])
+                               for j, link in enumerate(self.links)]
+        return BandRows(self._row_links, band, strategy)
 
     @property
     def is_plain_chain(self) -> bool:
