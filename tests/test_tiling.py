@@ -8,13 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
 from reference import outputs_match, random_inputs, reference_outputs
+from usmp.analysis.liveness import live_intervals
 from usmp.compiler import CompileOptions, analyse_model, compile_model
 from usmp.runner.baremetal import run_on_target
 from usmp.runner.host import run_host
 from usmp.tiling import chains
 from usmp.tiling.chains import find_chains, step_profile, tile_program
-from usmp.tiling.region import region_at
+from usmp.tiling.overlay import overlay_saving, overlay_source
+from usmp.tiling.region import buffer_users, region_at
 from usmp.tiling.band_rows import STRATEGIES
 from usmp.tiling.fuse import fuse
 
@@ -221,17 +224,71 @@ def test_workspace_io_output_overwrites_the_consumed_input():
     check(io, PERSON, 2)
 
 
-def test_overlay_refused_where_writes_would_overtake_reads():
-    """DS-CNN's first convolution widens 10-byte input rows to 320-byte rows (64 channels): its first output
-    row would overwrite input rows still to be read, so the output keeps its own buffer. A chain that narrows
-    its rows (chain_int8: 30-byte rows to 40-byte rows at half the height) may use the input's."""
-    from usmp.tiling.overlay import overlay_output
+def _overlay(model, positions, workspace_io):
+    program, _ = analyse_model(model, CompileOptions(tiling="off"))
+    loop = fuse(program, positions, 1)[0]
+    return program, overlay_source(program, region_at(program, positions), loop.rows, buffer_users(program),
+                                   set(positions), workspace_io)
 
-    for model, expected in ((BENCHMARKS / "ds_cnn_kws.tflite", False), (MODELS_DIR / "tiling" / "chain_int8.tflite", True)):
-        program, _ = analyse_model(model, CompileOptions(tiling="off"))
-        region = region_at(program, [0, 1])
-        fused = chains._apply(program, [0, 1], 1, "sliding")
-        assert (overlay_output(fused, region, fuse(program, [0, 1], 1)[0], 0, True) is not fused) == expected
+
+def test_overlay_lags_where_writes_would_overtake_reads():
+    """DS-CNN's first convolution widens 10-byte input rows to 320-byte rows, and the depthwise convolution
+    after it writes them: over the input as it is, output row 0 would overwrite input rows still to be read.
+    The output starts 6,920 bytes before the input instead: the last row written while the input is still read
+    (row 22, bytes up to 23 x 320 = 7,360) against the first input byte read after it (row 44 for the first
+    convolution's last row, byte 440). Its buffer is 8,000 bytes, the input's 490 inside it: the whole input
+    saved. A chain that narrows its rows (chain_int8: 30-byte rows to 40-byte rows at half the height) needs
+    no lag; a model input qualifies only in the workspace."""
+    for model, lag in ((BENCHMARKS / "ds_cnn_kws.tflite", 6920), (MODELS_DIR / "tiling" / "chain_int8.tflite", 0)):
+        program, (source, found) = _overlay(model, [0, 1], True)
+        assert program.buffers[source].kind == "input" and found == lag
+        assert _overlay(model, [0, 1], False)[1] is None
+    program, (source, lag) = _overlay(BENCHMARKS / "ds_cnn_kws.tflite", [0, 1], True)
+    assert overlay_saving(program.buffers[source].size, 8000, lag) == program.buffers[source].size == 490
+
+
+def test_in_place_depthwise(monkeypatch):
+    """MobileNetV1's third depthwise convolution (3x3, stride 1) and the 1x1 convolution after it: 1x1 row r is
+    written once the depthwise has read input rows up to r + 1, and the depthwise reads row r again for its row
+    r + 1, so the output starts one input row (768 bytes) before the input: one buffer of 18,432 + 768 bytes
+    instead of two of 18,432, live from the input's producer on. Bit-exact on the host and the Cortex-M3."""
+    model = BENCHMARKS / "mobilenet_v1_025_96.tflite"
+    program, (source, lag) = _overlay(model, [5, 6], False)
+    assert lag == 768 and program.buffers[source].size == 18432
+    forced(monkeypatch, [5, 6], 1, "sliding")
+    compiled = compile_model(model, CompileOptions(tiling="max"))
+    inside = compiled.program.buffers[source]
+    host = compiled.program.buffers[inside.inside[0]]
+    assert inside.inside[1] == 768 and host.size == 18432 + 768 and host.name not in compiled.program.inputs
+    live = live_intervals(compiled.program)
+    assert live[host.name][0] <= live[source][0] and live[host.name][1] >= live[source][1]
+    check(compiled, model, 1)
+    if QEMU:
+        check(compiled, model, 1, run=lambda c, x: run_on_target(c, x, "cortex-m3").outputs)
+
+
+@pytest.mark.skipif(cmsis_nn_dir() is None, reason=CMSIS_NN_MISSING)
+def test_a_buffer_holding_an_input_keeps_its_bytes_while_it_lives(monkeypatch):
+    """DS-CNN on the M55 with CMSIS-NN: a chain's output buffer holds the chain's input 320 bytes in (its
+    lag), and a later chain's output is then written over it (two tensors: the bytes in use vary by step).
+    While the input lives, its last 320 bytes lie past the first tensor's 8,000: the byte profile counts
+    them, and the check of the analysis refuses a profile that does not (the planner put a band buffer
+    there, and the M55 got wrong outputs). Bit-exact on the host and on the Cortex-M55."""
+    from usmp.analysis import profiles
+    from usmp.errors import PlanError
+
+    model = BENCHMARKS / "ds_cnn_kws.tflite"
+    options = CompileOptions(tiling="auto", workspace_io=True, cpu="cortex-m55", cmsis_nn=str(cmsis_nn_dir()))
+    compiled = compile_model(model, options)
+    buffers = compiled.program.buffers
+    (host,) = [buffers[b.inside[0]] for b in buffers.values() if b.inside and buffers[b.inside[0]].kind != "scratch"]
+    assert len(set(host.tensors)) > 1
+    check(compiled, model, 1)
+    if QEMU:
+        check(compiled, model, 1, run=lambda c, x: run_on_target(c, x, "cortex-m55").outputs)
+    monkeypatch.setattr(profiles, "_insider_spans", lambda program, intervals: {})
+    with pytest.raises(PlanError, match="internal error"):
+        compile_model(model, options)
 
 
 @pytest.mark.skipif(not QEMU, reason="arm-none-eabi-gcc or qemu-system-arm not installed")

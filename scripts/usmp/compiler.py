@@ -14,6 +14,7 @@ from typing import Callable
 
 from usmp import progress
 from usmp.analysis import buffer_infos
+from usmp.analysis.liveness import check_insiders
 from usmp.analysis.schedule import reorder_program
 from usmp.analysis.scopes import realize_memory_scopes
 from usmp.codegen import Layout, emit_library, make_layout, write_files
@@ -115,7 +116,9 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn, options.optimize)
     program = share_kernel_scratch(program)
     progress.stage("analysing liveness")
-    return program, buffer_infos(program, pools, options.workspace_io)
+    infos = buffer_infos(program, pools, options.workspace_io)
+    check_insiders(program, infos)
+    return program, infos
 
 
 def _tiling(options: CompileOptions, program: Program) -> str:

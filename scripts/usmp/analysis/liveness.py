@@ -34,6 +34,12 @@ def live_intervals(program: Program) -> dict[str, tuple[int, int]]:
         if buffer.kind in ("output", "constant", "state"):
             last = last_step
         intervals[name] = (first, last)
+    for name, buffer in program.buffers.items():  # a buffer is live whenever one inside it is
+        host = buffer.inside
+        while host is not None:
+            first, last = intervals[host[0]]
+            intervals[host[0]] = (min(first, intervals[name][0]), max(last, intervals[name][1]))
+            host = program.buffers[host[0]].inside
     return intervals
 
 
@@ -71,6 +77,23 @@ def buffer_infos(program: Program, pools: list[PoolSpec], workspace_io: bool = F
             conflicts=frozenset(conflicts[name]), live=intervals[name], profile=profiles.get(name, ()),
         ))
     return infos
+
+
+def check_insiders(program: Program, infos: list[BufferInfo]) -> None:
+    """Every buffer stored inside another (Buffer.inside) lies within the bytes its host is planned to hold
+    while it lives: the host's size, or what its byte profile says at each of those steps. A plan of the hosts
+    alone then keeps the insiders apart from everything else; this catches an analysis that got them wrong."""
+    info = {i.name: i for i in infos}
+    intervals = live_intervals(program)
+    for name, buffer in program.buffers.items():
+        if buffer.inside is None or buffer.inside[0] not in info:
+            continue
+        host, end = info[buffer.inside[0]], buffer.inside[1] + buffer.size
+        first, last = intervals[name]
+        held = [n for a, b, n in host.profile if a <= last and first <= b] if host.profile else [host.size]
+        if end > min(held + [host.size]):
+            raise PlanError(f"internal error: '{name}' ends {end} bytes into '{host.name}', which holds "
+                            f"{min(held + [host.size])} while it lives")
 
 
 def _candidates(name: str, buffer: Buffer, targets: set[str], pools: list[PoolSpec]) -> tuple[str, ...]:

@@ -4,8 +4,9 @@ A buffer may hold several tensors one after another: a model input and then a
 depth-first chain's output written over the rows it consumed (tiling/overlay.py),
 then the next chain's. Each tensor is live from the step that writes it to the
 last that reads it; at a step the buffer uses the bytes of its largest live
-tensor (all of them from its start). When that shrinks, the planner may put
-other buffers in the bytes no longer used (planner/problem.py, BufferInfo.profile).
+tensor (all of them from its start), or up to the end of a buffer stored
+inside it, while that is live. When that shrinks, the planner may put other
+buffers in the bytes no longer used (planner/problem.py, BufferInfo.profile).
 """
 from __future__ import annotations
 
@@ -42,11 +43,12 @@ def byte_profiles(program: Program, intervals: dict[str, tuple[int, int]]) -> di
         live.setdefault(t, []).append(0)
     for t in graph.outputs:
         live.setdefault(t, []).append(last_step)
+    inside = _insider_spans(program, intervals)
     profiles = {}
     for name in multiple:
         first, last = intervals[name]
         spans = [(min(live[t]), max(live[t]), graph.tensors[t].nbytes) for t in set(program.buffers[name].tensors)
-                 if t in live]
+                 if t in live] + inside.get(name, [])  # a buffer inside it (tiling/overlay.py) uses bytes up to its end
         used = [max((n for a, b, n in spans if a <= step <= b), default=program.buffers[name].size)
                 for step in range(first, last + 1)]
         if len(set(used)) < 2:
@@ -58,3 +60,12 @@ def byte_profiles(program: Program, intervals: dict[str, tuple[int, int]]) -> di
                 start = step
         profiles[name] = tuple(segments)
     return profiles
+
+
+def _insider_spans(program: Program, intervals: dict[str, tuple[int, int]]) -> dict[str, list[tuple[int, int, int]]]:
+    """Host -> (first step, last step, bytes to its end) of each buffer stored inside it."""
+    inside: dict[str, list[tuple[int, int, int]]] = {}
+    for b in program.buffers.values():
+        if b.inside is not None:
+            inside.setdefault(b.inside[0], []).append((*intervals[b.name], b.inside[1] + b.size))
+    return inside

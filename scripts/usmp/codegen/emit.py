@@ -19,7 +19,7 @@ from usmp.codegen.c_literals import c_byte_rows, c_float, c_literal
 from usmp.codegen.control import control_functions
 from usmp.codegen.guards import GUARD_BYTES, GUARD_STATUS_BASE, op_guards
 from usmp.codegen.guards import PATTERN as GUARD_PATTERN
-from usmp.codegen.layout import Layout, address_of, io_member_names
+from usmp.codegen.layout import Layout, address_of, io_member_names, placement_of
 from usmp.codegen.names import c_text
 from usmp.errors import ModelError, UsmpError
 from usmp.ir.graph import c_type
@@ -108,6 +108,8 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         guard_status_base=GUARD_STATUS_BASE,
         external=_external_view(program),
         operator_count=operators_run(program), band_wrappers=wrappers,
+        io_placements={b: placement_of(program, layout, b) for b in program.inputs + program.outputs
+                       if layout.workspace_io},  # an input may live inside an output's buffer (tiling/overlay.py)
     )
     env = _environment()
     return {

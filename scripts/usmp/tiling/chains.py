@@ -38,7 +38,7 @@ def step_profile(program: Program, workspace_io: bool = False) -> list[int]:
     live = [0] * max(len(program.ops), 1)
     kinds = ("tensor", "scratch", "input", "output") if workspace_io else ("tensor", "scratch")
     for name, (first, last) in live_intervals(program).items():
-        if program.buffers[name].kind in kinds:
+        if program.buffers[name].kind in kinds and program.buffers[name].inside is None:  # else in its host's bytes
             for step in range(first, last + 1):
                 live[step] += program.buffers[name].size
     return sorted(live, reverse=True)
@@ -64,7 +64,7 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False, kernel
     chosen = search.choose(limit)
     tiled, shift = program, 0
     for c in chosen:  # in program order, so that an output overlaid on its input may take the next one's output too
-        tiled = _apply(tiled, [k - shift for k in c.positions], c.band, c.strategy, workspace_io)
+        tiled = _apply(tiled, [k - shift for k in c.positions], c.band, c.strategy, workspace_io, c.overlay)
         shift += len(c.positions) - 1
     peak = partial(step_profile, workspace_io=workspace_io)
     if not chosen or peak(tiled)[0] >= peak(program)[0]:
@@ -78,9 +78,9 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False, kernel
 
 
 def _apply(program: Program, positions: list[int], band: int, strategy: str = "sliding",
-           workspace_io: bool = False) -> Program:
-    """The program with one region fused (positions after it shift); its output overwrites the rows of an input
-    it has consumed where that is safe (overlay.py)."""
+           workspace_io: bool = False, overlay: bool = True) -> Program:
+    """The program with one region fused (positions after it shift); with `overlay`, its output overwrites the
+    rows of an input it has consumed where that is safe (overlay.py)."""
     fused, band_buffers = fuse(program, positions, band, strategy)
     region = region_of(program, positions)
     kept = {a.buffer for a in fused.args} | {a.buffer for k, op in enumerate(program.ops)
@@ -90,4 +90,4 @@ def _apply(program: Program, positions: list[int], band: int, strategy: str = "s
     buffers = {n: b for n, b in program.buffers.items() if n not in dropped}
     buffers.update(band_buffers)
     fused_program = replace(program, ops=ops, buffers=buffers)
-    return overlay_output(fused_program, region, fused, positions[0], workspace_io)
+    return overlay_output(fused_program, region, fused, positions[0], workspace_io) if overlay else fused_program

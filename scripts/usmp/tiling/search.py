@@ -13,7 +13,7 @@ regions covering a step at the peak are tried: others cannot lower it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
@@ -22,7 +22,7 @@ from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_EL
                               call_overhead, call_shape, leftover_work, row_work, tail_change)
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.links import link_of
-from usmp.tiling.overlay import overlay_source
+from usmp.tiling.overlay import overlay_saving, overlay_source
 from usmp.tiling.region import Region, buffer_users, region_at
 
 MAX_LINKS = {"sliding": 16, "recompute": 4, "paced": 16}  # recomputing longer chains repeats too much work to pay
@@ -35,7 +35,18 @@ class Candidate:
     band: int
     strategy: str
     cost: float  # instructions the loop adds
-    fused: int  # live workspace bytes while it runs
+    fused: int  # live workspace bytes while it runs, its output in a buffer of its own
+    # With the output written over an input it consumes (overlay.py): the bytes while it runs, and what the
+    # step before gains (the input's producer, from which on the shared buffer is live: the output's bytes
+    # beyond the input's, and the lag). None: no such overlay.
+    overlaid: int | None = None
+    lead: int = 0
+    lagged: bool = False  # the overlay's output starts before the input: its buffer then holds the input
+    overlay: bool = False  # chosen with the overlay (set by the search's choice)
+
+    @property
+    def least(self) -> int:
+        return self.fused if self.overlaid is None else min(self.fused, self.overlaid)
 
 
 class ChainSearch:
@@ -55,6 +66,10 @@ class ChainSearch:
         self.runs = link_runs(program, self.users)
         self._regions: dict[tuple[int, ...], Region | None] = {}
         self._candidates: dict[tuple, Candidate | None] = {}
+        self._least: dict[tuple[int, ...], int] = {}  # per region, bytes live while it runs, band buffers aside
+        self._tried: list[tuple[int, ...]] = []
+        self._band_heights: dict[tuple[tuple[int, ...], str], list[int]] = {}
+        self._shapes: dict[tuple[tuple[int, ...], int], object] = {}
         self.floor = 0  # bytes no choice goes under (_floor), once the options are known
 
     def whole_work(self) -> float:
@@ -63,20 +78,30 @@ class ChainSearch:
 
     def choose(self, budget: float) -> list[Candidate]:
         """The chains to fuse (in program order) giving the lowest peak the budget allows, and at that peak the
-        fewest instructions: the lowest threshold some choice stays under, found by bisection, each threshold
-        checked by dynamic programming over the operators (a chain or a plain step at a time)."""
-        options = self._options()
-        values = sorted({*self.profile, *(c.fused for cs in options.values() for c in cs)})
-        best = self._under(values[-1], options, budget)
-        lo, hi = 0, len(values) - 1
+        fewest instructions: the lowest limit some choice stays under, found by bisection over the bytes, each
+        limit checked by dynamic programming over the operators (a chain or a plain step at a time).
+
+        A limit needs only the regions over some step above it whose bytes without band buffers stay under it
+        (_options_under); their candidates are worked out when a limit first needs them. On a large model most
+        regions are never walked: the limits the bisection tries near the answer leave them out."""
+        self._tried = self._regions_tried()
+        lo, top, best = self.floor, max(self.profile, default=0), []  # at the highest step, nothing need be fused
+        hi = top
+        probe = lo
+        while probe < top:  # up from the floor in growing steps, so that few limits far above the answer are tried
+            found = self._under(probe, self._options_under(probe), budget)
+            if found is not None:
+                best, hi = found, probe
+                break
+            lo, probe = probe + 1, max(probe + 1, probe * 5 // 4)
         while lo < hi:
             mid = (lo + hi) // 2
-            found = self._under(values[mid], options, budget)
+            found = self._under(mid, self._options_under(mid), budget)
             if found is None:
                 lo = mid + 1
             else:
                 best, hi = found, mid
-        return best or []
+        return best
 
     def _under(self, limit: int, options: dict[int, list[Candidate]], budget: float) -> list[Candidate] | None:
         """The cheapest choice of chains within `budget` under which no step has more than `limit` bytes live,
@@ -86,47 +111,78 @@ class ChainSearch:
         kernel against the whole-tensor one) still brings its band kernels' code and may not save them at all, so
         a chain is taken only where the limit needs it, and of two equally cheap choices the one with fewer."""
         n = len(self.profile)
-        best: list[tuple[float, int, list[Candidate]] | None] = [None] * (n + 1)
-        best[0] = (0.0, 0, [])
+        # per k: instructions, loops, the choice, the bytes of the step before k as it covers it, and whether
+        # that step's output holds its input (a lagged overlay: overlay.py lets no other lag add to it)
+        best: list[tuple[float, int, list[Candidate], int, bool] | None] = [None] * (n + 1)
+        best[0] = (0.0, 0, [], 0, False)
         for k in range(n):
             if best[k] is None:
                 continue
-            cost, loops, chosen = best[k]
+            cost, loops, chosen, before, holds = best[k]
             steps = [(k + 1, self.profile[k], 0.0, None)]
-            steps += [(c.positions[-1] + 1, c.fused, max(c.cost, 0.0), c) for c in options.get(k, [])]
+            for c in options.get(k, []):
+                if (c.overlaid is not None and c.overlaid < c.fused and before + c.lead <= limit
+                        and not (holds and c.lagged and c.lead)):
+                    c = replace(c, overlay=True)  # the step before has room for the shared buffer's extra bytes
+                steps.append((c.positions[-1] + 1, c.overlaid if c.overlay else c.fused, max(c.cost, 0.0), c))
             for end, value, price, candidate in steps:
                 if value > limit or cost + price > budget:
                     continue
                 entry = (cost + price, loops + (candidate is not None))
                 if best[end] is None or entry < best[end][:2]:
-                    best[end] = (*entry, chosen + [candidate] if candidate else chosen)
+                    held = candidate is not None and candidate.overlay and candidate.lagged
+                    best[end] = (*entry, chosen + [candidate] if candidate else chosen, value, held)
         return best[n][2] if best[n] is not None else None
 
-    def _options(self) -> dict[int, list[Candidate]]:
-        """Every region's candidates not beaten on both bytes and instructions by another of the same region,
-        by the position it starts at.
-
-        Regions whose steps all stay at or below a floor no choice can go under are left out before their bands
-        are worked out: any limit the search can meet is at least that floor, so plain steps cover them as well
-        and for nothing (no loop is priced below nothing)."""
+    def _regions_tried(self) -> list[tuple[int, ...]]:
+        """Every region of up to MAX_LINKS links but those whose steps all stay at or below a floor no choice can
+        go under (any limit the search can meet is at least that floor, so plain steps cover them as well and
+        for nothing: no loop is priced below nothing)."""
         regions = [positions for run in self.runs for i in range(len(run))
                    for j in range(i + 2, min(len(run), i + MAX_LINKS["sliding"]) + 1)
                    if self.region(positions := tuple(run[i:j])) is not None]
-        self.floor = floor = self._floor(regions)
+        self.floor = self._floor(regions)
+        return [positions for positions in regions if any(self.profile[k] > self.floor for k in positions)]
+
+    def _options_under(self, limit: int) -> dict[int, list[Candidate]]:
+        """The candidates a choice under `limit` may use, by the position they start at: of the regions over some
+        step above the limit (others cost a loop and lower nothing that needs it) whose bytes without band
+        buffers (_least) are under it, those under the limit that no other beats on both bytes and
+        instructions."""
         options: dict[int, list[Candidate]] = {}
-        for positions in regions:
-            if all(self.profile[k] <= floor for k in positions):
-                continue
-            region = self.region(positions)
-            found = []
-            for strategy in STRATEGIES:
-                if len(positions) > MAX_LINKS[strategy]:
-                    continue
-                found += [self.candidate(positions, band, strategy)
-                          for band in _band_heights(region.params[-1]["out_h"])
-                          if strategy != "paced" or max(region.band_rows(band).shares) > band]  # else as sliding
-            options.setdefault(positions[0], []).extend(_pareto(found))
+        for positions in self._tried:
+            if self._least[positions] <= limit and any(self.profile[k] > limit for k in positions):
+                options.setdefault(positions[0], []).extend(self._region_options(positions, limit))
         return options
+
+    def _region_options(self, positions: tuple[int, ...], limit: int) -> list[Candidate]:
+        """A region's candidates under `limit`: per strategy, the tallest band under it. A taller band holds more
+        rows in every band buffer and runs fewer bands, so of the heights under a limit the tallest costs the
+        fewest instructions, and the heights are searched by bisection: most are never worked out."""
+        region = self.region(positions)
+        found = []
+        for strategy in STRATEGIES:
+            if len(positions) > MAX_LINKS[strategy]:
+                continue
+            heights = self._heights(positions, strategy)
+            lo, hi = 0, len(heights)  # heights[:lo] are under the limit, heights[hi:] over it
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if self.candidate(positions, heights[mid], strategy).least <= limit:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo:
+                found.append(self.candidate(positions, heights[lo - 1], strategy))
+        return _pareto(found)
+
+    def _heights(self, positions: tuple[int, ...], strategy: str) -> list[int]:
+        key = (positions, strategy)
+        if key not in self._band_heights:
+            region = self.region(positions)
+            self._band_heights[key] = [band for band in _band_heights(region.params[-1]["out_h"])
+                                       if strategy != "paced" or max(region.band_rows(band).shares) > band]
+        return self._band_heights[key]  # a paced chain whose shares are all within a band runs as a sliding one
 
     def _floor(self, regions: list[tuple[int, ...]]) -> int:
         """Bytes some step keeps live whatever is chosen: per step the least of its own bytes and, for every region
@@ -134,10 +190,23 @@ class ChainSearch:
         lowest = list(self.profile)
         for positions in regions:
             region = self.region(positions)
-            fused = self._fused_bytes(region, positions) - self._overlay_most(region)
+            fused = self._least[positions] = (self._fused_bytes(region, positions) - self._overlay_most(region)
+                                              + self._least_band_bytes(region))
             for k in positions:
                 lowest[k] = min(lowest[k], fused)
         return max(lowest, default=0)
+
+    def _least_band_bytes(self, region: Region) -> int:
+        """The fewest bytes its band buffers take at any band height: each holds at least one row, and the rows
+        one call of a consumer reads (its window)."""
+        held = [1] * len(region.links)
+        for j, producers in enumerate(region.producers):
+            for k, p in enumerate(producers):
+                if p is not None:
+                    edge = region.links[j].edge(k, p)
+                    held[p] = max(held[p], min(edge.extent, edge.rows))
+        return sum(_aligned(held[j] * link.row("out") * region.element_bytes[j])
+                   for j, link in enumerate(region.links[:-1]))
 
     def _overlay_most(self, region: Region) -> int:
         """The most bytes an output written over a consumed input could save (overlay.py decides whether it may)."""
@@ -168,7 +237,7 @@ class ChainSearch:
         for j, link in enumerate(region.links):
             whole = self.kernels.get(link.op.op_index)
             in_loop = whole if whole is not None and runs_bands(whole.params_type) else None
-            shape = call_shape(in_loop or link.call, link.params)
+            shape = self._shape(positions, j, in_loop or link.call, link.params)
             row_bytes = link.row("out") * region.element_bytes[j]
             cost += _link_cost(summary[j], shape, self.extension if in_loop else None, link.params["out_h"],
                                row_bytes)
@@ -184,12 +253,25 @@ class ChainSearch:
             elif link.tail is not None:
                 band_bytes += link.tail.scratch_bytes
         fused = self._fused_bytes(region, positions) + band_bytes
+        overlaid, lead, lagged = None, 0, False
         if fused > self.floor:  # at or under the floor, no limit the search can meet needs the overlay's bytes
-            source = overlay_source(self.program, region, rows, self.users, set(positions), self.workspace_io)
-            if source is not None:  # the output goes over the input it consumes: one buffer, as big as the larger
-                output = region.buffer(len(region.links) - 1, region.links[-1].output)
-                fused -= min(self.program.buffers[source].size, self.program.buffers[output].size)
-        return Candidate(positions, band, strategy, cost, fused)
+            found = overlay_source(self.program, region, rows, self.users, set(positions), self.workspace_io)
+            if found is not None:  # the output goes over the input it consumes: one buffer, its lag further
+                source, lag = self.program.buffers[found[0]].size, found[1]
+                output = self.program.buffers[region.buffer(len(region.links) - 1, region.links[-1].output)].size
+                lead = max(output, lag + source) - source
+                made = self.intervals[found[0]][0]
+                if lead == 0 or made >= positions[0] - (positions[0] > 0):  # live from the step before at most
+                    overlaid, lead = fused - overlay_saving(source, output, lag), lead if made < positions[0] else 0
+                    lagged = lag > 0
+        return Candidate(positions, band, strategy, cost, fused, overlaid, lead, lagged)
+
+    def _shape(self, positions: tuple[int, ...], j: int, call: KernelCall, params: dict):
+        """call_shape of link j of the region, kept for the region's other band heights."""
+        key = (positions, j)
+        if key not in self._shapes:
+            self._shapes[key] = call_shape(call, params)
+        return self._shapes[key]
 
     def _fused_bytes(self, region: Region, positions: tuple[int, ...]) -> int:
         """Bytes live while the fused step runs, band buffers aside: every buffer live across the region but
@@ -222,10 +304,12 @@ class ChainSearch:
 
 
 def _pareto(candidates: list[Candidate]) -> list[Candidate]:
-    """Those no other candidate matches or beats in bytes and instructions."""
-    kept = []
-    for c in sorted(candidates, key=lambda c: (c.fused, c.cost)):
-        if not any(k.cost <= c.cost for k in kept):
+    """Those no other candidate matches or beats in bytes (with and without its overlay, and the overlay's
+    extra bytes before it) and instructions."""
+    kept: list[Candidate] = []
+    for c in sorted(candidates, key=lambda c: (c.least, c.fused, c.cost)):
+        if not any(k.cost <= c.cost and k.fused <= c.fused and k.least <= c.least and k.lead <= c.lead
+                   for k in kept):
             kept.append(c)
     return kept
 
