@@ -5,11 +5,13 @@ consecutive links, a band height and a strategy; its value is what the live
 workspace bytes per step become when its steps collapse into one (the
 buffers live across it, its band buffers, its kernels' scratch), its price
 the instructions the cost model (cost.py) says the loop adds on the kernels
-the selection pass will choose. Greedily, the candidate that lowers the
-profile most (the peak first, then the steps below it) for the fewest
-instructions is taken, while the budget lasts; a candidate may swallow chains
-taken before, so a first short chain does not block a longer one. Only
-regions covering a step at the peak are tried: others cannot lower it.
+the selection pass will choose. The search looks for the lowest peak some
+choice of chains stays under within the budget (choose): for each peak it
+tries, dynamic programming over the steps finds the cheapest such choice, a
+chain or a plain step at a time. A peak needs only the regions over a step
+above it, and of those only the ones whose bytes can be under it; per region
+and strategy, only the tallest band under it. So a region's candidates are
+worked out when a peak first needs them, and most never are.
 """
 from __future__ import annotations
 
