@@ -286,6 +286,25 @@ def profiled_problems(draw):
 
 
 @settings(max_examples=150, deadline=None)
+@given(buffers=profiled_problems(), data=st.data())
+def test_first_fit_sweeps_a_buffer_whose_bytes_do_not_vary(buffers, data):
+    """first_fit places a buffer without a byte profile by the usual sweep over its conflicts' extents against it,
+    and one with a profile by the pairwise search: both give the offset the pairwise search gives, whatever the
+    order and alignments."""
+    from usmp.planner.first_fit import _lowest_offset_pairwise, _lowest_offset_profiled
+    from usmp.planner.indexed import index_problem
+
+    aligned = [BufferInfo(b.name, b.size, data.draw(st.sampled_from([1, 4, 16])), b.pool_candidates, b.conflicts,
+                          b.live, b.profile) for b in buffers]
+    prob = index_problem(aligned, [PoolInfo("p", alignment=16)])
+    pool_of, offsets = [-1] * prob.n, [0] * prob.n
+    for i in data.draw(st.permutations(range(prob.n))):
+        offset = _lowest_offset_profiled(prob, i, 0, pool_of, offsets)
+        assert offset == _lowest_offset_pairwise(prob, i, 0, pool_of, offsets)
+        pool_of[i], offsets[i] = 0, offset
+
+
+@settings(max_examples=150, deadline=None)
 @given(buffers=profiled_problems())
 def test_nothing_beats_a_proven_optimal_plan_when_bytes_vary_over_time(buffers):
     """The exact search's pruning with byte profiles (pairwise extents, per-section bytes) must stay sound: a plan

@@ -30,7 +30,24 @@ def lowest_offset(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets:
 
 def _lowest_offset_profiled(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets: list[int]) -> int:
     """The same when bytes vary over time: each pair of conflicting buffers avoids only the bytes both use while
-    they both live, so the extents differ per pair; the lowest offset is 0 or the end of a placed conflict."""
+    they both live, so the extents differ per pair. A buffer whose own bytes do not vary needs all of them
+    against every other: the usual sweep, over the others' extents against it (most buffers; the pairwise
+    search below is quadratic in the conflicts)."""
+    if prob.profiles[i]:
+        return _lowest_offset_pairwise(prob, i, pool, pool_of, offsets)
+    offset, size, align = 0, prob.sizes[i], prob.aligns[i]
+    for start, end in sorted((offsets[j], offsets[j] + prob.extent(j, i))
+                             for j in prob.conflicts[i] if pool_of[j] == pool):
+        if offset + size <= start:
+            break
+        if end > offset:
+            offset = round_up(end, align)
+    return offset
+
+
+def _lowest_offset_pairwise(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets: list[int]) -> int:
+    """The lowest offset where buffer i's bytes against each placed conflict miss that one's against it: 0 or the
+    end of a placed conflict."""
     align = prob.aligns[i]
     spans = sorted(((offsets[j] + prob.extent(j, i), offsets[j], prob.extent(i, j))
                     for j in prob.conflicts[i] if pool_of[j] == pool), reverse=True)  # by end, the lowest last
