@@ -14,13 +14,17 @@ from usmp.planner.indexed import Indexed, round_up
 
 def lowest_offset(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets: list[int]) -> int:
     """The lowest aligned offset in `pool` where buffer i overlaps none of its placed conflicts."""
-    size, align = prob.sizes[i], prob.aligns[i]
-    sizes = prob.sizes
     if prob.profiled:
         return _lowest_offset_profiled(prob, i, pool, pool_of, offsets)
-    spans = sorted([(offsets[j], offsets[j] + sizes[j]) for j in prob.conflicts[i] if pool_of[j] == pool])
+    sizes = prob.sizes
+    return _sweep([(offsets[j], offsets[j] + sizes[j]) for j in prob.conflicts[i] if pool_of[j] == pool],
+                  prob.sizes[i], prob.aligns[i])
+
+
+def _sweep(spans: list[tuple[int, int]], size: int, align: int) -> int:
+    """The lowest aligned offset where `size` bytes miss every [start, end) of `spans`."""
     offset = 0
-    for start, end in spans:
+    for start, end in sorted(spans):
         if offset + size <= start:
             break
         if end > offset:
@@ -35,14 +39,8 @@ def _lowest_offset_profiled(prob: Indexed, i: int, pool: int, pool_of: list[int]
     search below is quadratic in the conflicts)."""
     if prob.profiles[i]:
         return _lowest_offset_pairwise(prob, i, pool, pool_of, offsets)
-    offset, size, align = 0, prob.sizes[i], prob.aligns[i]
-    for start, end in sorted((offsets[j], offsets[j] + prob.extent(j, i))
-                             for j in prob.conflicts[i] if pool_of[j] == pool):
-        if offset + size <= start:
-            break
-        if end > offset:
-            offset = round_up(end, align)
-    return offset
+    return _sweep([(offsets[j], offsets[j] + prob.extent(j, i)) for j in prob.conflicts[i] if pool_of[j] == pool],
+                  prob.sizes[i], prob.aligns[i])
 
 
 def _lowest_offset_pairwise(prob: Indexed, i: int, pool: int, pool_of: list[int], offsets: list[int]) -> int:

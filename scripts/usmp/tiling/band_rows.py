@@ -258,10 +258,10 @@ class BandRows:
         """The first row of the link's output a consumer will still read (Edge.first_read, spelt out: the search
         asks this for every link of every band it walks)."""
         if not hasattr(self, "_consumers"):
-            self._consumers = [[(j, e.stride, e.pad_top, e.rows) for j in range(k + 1, len(self.links))
+            self._consumers = [[(j, e.stride, e.pad_top) for j in range(k + 1, len(self.links))
                                 for e in self.links[j][1] if e.producer == k] for k in range(len(self.links))]
-        first = self.links[link][0]
-        for j, stride, pad_top, rows in self._consumers[link]:
+        first = self.links[link][0]  # the link's rows: no clamp to the bottom needed
+        for j, stride, pad_top in self._consumers[link]:
             row = done[j] * stride - pad_top
             if row < first:
                 first = row if row > 0 else 0

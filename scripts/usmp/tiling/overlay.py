@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from usmp.lower.program import MIN_ALIGNMENT, Arg, LoweredOp, Program
+from usmp.planner.indexed import round_up
 from usmp.tiling.links import ELEMENT_BYTES
 from usmp.tiling.band_rows import BandRows
 from usmp.tiling.loop import BandLoop
@@ -60,7 +61,7 @@ def overlay_source(program: Program, region: Region, rows: BandRows, users: dict
             continue
         if buffer.inside is not None or any(k > max(region_steps) for k in users.get(source, [])):
             continue  # inside another buffer already, or read after the region too
-        lag = _aligned(_lag(region, rows, source, program), max(buffer.alignment, MIN_ALIGNMENT))
+        lag = round_up(_lag(region, rows, source, program), max(buffer.alignment, MIN_ALIGNMENT))
         if lag and any(b.inside is not None and b.inside[0] == source for b in program.buffers.values()):
             continue  # it holds an earlier run's input further on: a lag would add to that one's, live throughout
         saved = overlay_saving(program.buffers[source].size, program.buffers[output].size, lag)
@@ -137,7 +138,3 @@ def _nest(program: Program, output: str, source: str, lag: int) -> Program:
     buffers[output] = replace(out, size=max(out.size, lag + into.size), alignment=max(into.alignment, out.alignment))
     buffers[source] = replace(into, inside=(output, lag))
     return replace(program, buffers=buffers)
-
-
-def _aligned(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment

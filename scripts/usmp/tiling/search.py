@@ -161,7 +161,6 @@ class ChainSearch:
         """A region's candidates under `limit`: per strategy, the tallest band under it. A taller band holds more
         rows in every band buffer and runs fewer bands, so of the heights under a limit the tallest costs the
         fewest instructions, and the heights are searched by bisection: most are never worked out."""
-        region = self.region(positions)
         found = []
         for strategy in STRATEGIES:
             if len(positions) > MAX_LINKS[strategy]:
