@@ -35,19 +35,23 @@ void usmp_cmsis_nn_convolve_s8(const struct usmp_cmsis_nn_conv_params *p, const 
 			      &p->output, output);
 }
 
-/* memcpy for the few bytes of one filter row, without a library call per row: on Helium 16 bytes a
- * step while they last, then word copies the compiler inlines (unaligned loads where the core has
- * them) and the last bytes. */
+/* memcpy for the few bytes of one filter row, without a library call per row: on Helium one
+ * tail-predicated vector per 16 bytes, elsewhere word copies the compiler inlines (unaligned loads
+ * where the core has them) and the last bytes. */
 static void copy_row(int8_t *dst, const int8_t *src, int32_t n)
 {
 #if defined(ARM_MATH_MVEI)
-	for (; n >= 16; n -= 16, dst += 16, src += 16)
-		vstrbq_s8(dst, vldrbq_s8(src));
-#endif
+	for (; n > 0; n -= 16, dst += 16, src += 16) {
+		const mve_pred16_t lanes = vctp8q((uint32_t)n);
+
+		vstrbq_p_s8(dst, vldrbq_z_s8(src, lanes), lanes);
+	}
+#else
 	for (; n >= 4; n -= 4, dst += 4, src += 4)
 		memcpy(dst, src, 4);
 	for (; n > 0; n--)
 		*dst++ = *src++;
+#endif
 }
 
 /* The taps [first, end) of a window starting at x0 (dilation 1) that fall inside [0, size). */
