@@ -20,6 +20,7 @@ from usmp.tiling.overlay import overlay_saving, overlay_source
 from usmp.tiling.region import buffer_users, region_at
 from usmp.tiling.band_rows import STRATEGIES
 from usmp.tiling.fuse import fuse
+from usmp.tiling.loop import BandLoop
 
 MODELS_DIR = Path(__file__).parent / "models"
 CHAINS = sorted((MODELS_DIR / "tiling").glob("*.tflite"))
@@ -302,3 +303,34 @@ def test_workspace_io_overlay_on_cortex_m0():
 @pytest.mark.parametrize("model", CHAINS + [PERSON], ids=[m.stem for m in CHAINS + [PERSON]])
 def test_workspace_io_bit_exact(model):
     check(compile_model(model, CompileOptions(tiling="max", workspace_io=True)), model, 2)
+
+
+def _concatenation_model(path: Path, tensors: int) -> Path:
+    """A 1x1 or 3x3 convolution, `tensors` - 1 branches of it, all concatenated along channels, then another."""
+    import tflite
+    import tflite_builder as tb
+    from random_chains import _Model, _branch
+
+    m = _Model(np.random.default_rng(7))
+    x = m.activation((1, 12, 6, 4), 0.05)
+    head = _branch(m, x, 4)
+    branches = [_branch(m, head, 4, head.scale, head.zero_point) for _ in range(tensors - 1)]
+    joined = m.activation((1, 12, 6, 4 * tensors), head.scale)
+    m.tensors[joined.index].zero_points = [head.zero_point]
+    m.ops.append(tb.Op(tflite.BuiltinOperator.CONCATENATION, [head.index] + [b.index for b in branches],
+                       [joined.index], options=tb.options("Concatenation", Axis=3)))
+    out = _branch(m, joined, 4)
+    path.write_bytes(tb.build([tb.Sub(m.tensors, m.ops, [x.index], [out.index])]))
+    return path
+
+
+@pytest.mark.parametrize("tensors", [4, 5])
+def test_a_concatenation_joins_a_chain_only_where_a_band_holds_its_inputs(tmp_path, tensors):
+    """struct usmp_band has row addresses for USMP_BAND_MAX_INPUTS (4) inputs: a CONCATENATION of four tensors
+    runs inside a chain, one of five stays whole (a fifth address was written past the array), both bit-exact
+    with the address sanitizer on."""
+    model = _concatenation_model(tmp_path / f"concat{tensors}.tflite", tensors)
+    compiled = compile_model(model, CompileOptions(tiling="max"))
+    loops = [op for op in compiled.program.ops if isinstance(op, BandLoop)]
+    assert any(link.opcode == "CONCATENATION" for op in loops for link in op.links) == (tensors <= 4)
+    check(compiled, model, 2, run=lambda c, x: run_host(c, x, sanitize=True))

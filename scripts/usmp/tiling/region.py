@@ -16,6 +16,8 @@ from usmp.lower.program import LoweredOp, Program
 from usmp.tiling.band_rows import BandRows
 from usmp.tiling.links import ELEMENT_BYTES, Link, link_of, reduction_link
 
+MAX_ROW_INPUTS = 4  # kernels' USMP_BAND_MAX_INPUTS: the row inputs struct usmp_band holds a link
+
 
 @dataclass
 class Region:
@@ -103,9 +105,11 @@ def _flows(program: Program, positions: list[int], links: list[Link], producers:
 
 def _fits_tables(program: Program, links: list[Link], sizes: list[int]) -> bool:
     """Every number the loop's const tables hold fits its field (kernels' usmp_kernels/tiling.h keeps them
-    narrow, as they are flash): rows int16, filter extents, strides and top padding uint8, row bytes uint16.
-    Only tensors far beyond a microcontroller's RAM, or windows taller than 255 rows, miss them; those stay
-    whole."""
+    narrow, as they are flash): rows int16, filter extents, strides and top padding uint8, row bytes uint16,
+    at most MAX_ROW_INPUTS row inputs a link. Only tensors far beyond a microcontroller's RAM, windows taller
+    than 255 rows or concatenations of more than four tensors miss them; those stay whole."""
+    if any(len(link.inputs) > MAX_ROW_INPUTS for link in links):
+        return False  # a concatenation of more tensors than struct usmp_band has input rows for
     for link, size in zip(links, sizes):
         p = link.params
         extent = (p["filter_h"] - 1) * p.get("dilation_h", 1) + 1
