@@ -43,8 +43,8 @@ def _c_program(links: list[tuple[int, list[Edge]]], rows: BandRows) -> str:
                          f".row_bytes = 4 }}")
         first += len(es)
     # whole inputs in buffers[n], band buffers in buffers[producer]; rows of 4 bytes (a word) everywhere
-    edge_rows = [f"{{ .producer = {-1 if e.producer is None else e.producer}, .stride = {e.stride}, "
-                 f".pad_top = {e.pad_top}, .extent = {e.extent}, .rows = {e.rows}, .row_bytes = 4 }}" for e in edges]
+    edge_rows = [f"{{ .producer = {len(links) if e.producer is None else e.producer}, .stride = {e.stride}, "
+                 f".pad_top = {e.pad_top}, .end_offset = {e.extent - e.pad_top - e.stride}, .rows = {e.rows}, .row_bytes = 4 }}" for e in edges]
     n = len(links)
     return f"""
 #include <stdio.h>
@@ -77,9 +77,7 @@ int main(void)
 			for (k = 0; k < links[j].inputs; k++) {{
 				const struct usmp_band_edge *e = &edges[links[j].first_edge + k];
 
-				const int source = e->producer < 0 ? {n} : e->producer; /* the one whole input: buffers[n] */
-
-				printf(" %d", (int)(((uint8_t *)b[j].in[k] - (uint8_t *)band_buffers[source]) / 4));
+				printf(" %d", (int)(((uint8_t *)b[j].in[k] - (uint8_t *)band_buffers[e->producer]) / 4));
 			}}
 			printf("\\n");
 		}}

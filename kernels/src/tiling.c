@@ -15,15 +15,9 @@ static inline uint32_t rotate_right(uint32_t v, uint32_t n)
 #endif
 
 /*
- * The plan runs for every link every band: with GCC optimized for speed even where the build optimizes for
- * size (a fifth fewer instructions a band on the Cortex-M, for about a hundred bytes), the row arithmetic
- * inlined.
+ * The step runs for every link every band, built for size like the rest (one pass over the links, the row
+ * arithmetic inlined): the kernels' calls it sets up dwarf it, and its code is what a chain adds to flash.
  */
-#if defined(__GNUC__) && !defined(__clang__)
-#define HOT __attribute__((optimize("O2")))
-#else
-#define HOT
-#endif
 #if defined(__GNUC__)
 #define OUT_OF_LINE __attribute__((noinline)) /* a row move is long: its call costs nothing, its code stays small */
 #define ROW_MATH static inline __attribute__((always_inline))
@@ -38,69 +32,31 @@ static inline uint32_t rotate_right(uint32_t v, uint32_t n)
 #define THUMB2 0
 #endif
 
-/* The first and one past the last input row that output rows [first, end) read. */
+ROW_MATH int32_t input_row(const struct usmp_band_edge *e, int32_t row)
+{
+	return row < 0 ? 0 : (row > e->rows ? e->rows : row);
+}
+
+/* The first and one past the last input row that output rows [first, end) read (end > 0). */
 ROW_MATH int32_t first_row_read(const struct usmp_band_edge *e, int32_t first)
 {
-	int32_t row = first * e->stride - e->pad_top;
-
-	return row < 0 ? 0 : (row > e->rows ? e->rows : row);
+	return input_row(e, first * e->stride - e->pad_top);
 }
 
 ROW_MATH int32_t end_row_read(const struct usmp_band_edge *e, int32_t end)
 {
-	int32_t row = (end - 1) * e->stride - e->pad_top + e->extent;
-
-	if (end <= 0 || row < 0) {
-		return 0;
-	}
-	return row > e->rows ? e->rows : row;
+	return input_row(e, end * e->stride + e->end_offset);
 }
 
 /* How many output rows have their whole window among the first `produced` input rows. */
 ROW_MATH int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, int32_t limit)
 {
-	const int32_t reach = produced + e->pad_top - e->extent;
+	const int32_t reach = produced - e->end_offset;
 
 	if (produced >= e->rows) {
 		return limit; /* every input row is there: the bottom padding too */
 	}
-	return reach < 0 ? 0 : reach / e->stride + 1;
-}
-
-/*
- * sliding: each link computes its share of rows, as far as its inputs allow; producers go first. In the same
- * pass, the first row each consumer will still read: rows above it may leave the producer's band buffer (a
- * producer comes before its consumers, so its `keep` starts at its rows before they lower it).
- */
-HOT static void plan_sliding(const struct usmp_band_chain *chain, struct usmp_band *b)
-{
-	const struct usmp_band_link *link = chain->link;
-	int32_t j, e;
-
-	for (j = 0; j < chain->links; j++, link++) {
-		const struct usmp_band_edge *edge = &chain->edge[link->first_edge];
-		const int32_t done = b[j].done;
-		int32_t last = done + link->share;
-
-		if (last > link->rows) {
-			last = link->rows;
-		}
-		b[j].keep = link->rows;
-		for (e = 0; e < link->inputs; e++, edge++) {
-			const int32_t p = edge->producer;
-
-			if (p >= 0) {
-				const int32_t ready = rows_ready(edge, b[p].end, link->rows);
-				const int32_t row = first_row_read(edge, done);
-
-				last = ready < last ? ready : last;
-				if (row < b[p].keep) {
-					b[p].keep = (int16_t)row;
-				}
-			}
-		}
-		b[j].end = (int16_t)(last > done ? last : done);
-	}
+	return reach < 0 ? 0 : reach / e->stride;
 }
 
 /* recompute: the rows band `band` of the last link reads, link by link back to the first */
@@ -109,11 +65,11 @@ static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, st
 	const int32_t last = chain->links - 1;
 	int32_t j, e;
 
-	b[last].end = (int16_t)((band + 1) * chain->band);
+	b[last].end = (uint16_t)((band + 1) * chain->band);
 	if (b[last].end > chain->link[last].rows) {
 		b[last].end = chain->link[last].rows;
 	}
-	b[last].done = (int16_t)(band * chain->band);
+	b[last].done = (uint16_t)(band * chain->band);
 	b[last].top = 0; /* the chain's output is whole */
 	for (j = 0; j < last; j++) {
 		b[j].end = 0;
@@ -130,17 +86,17 @@ static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, st
 			struct usmp_band *producer;
 			int32_t row;
 
-			if (edge->producer < 0) {
-				continue;
+			if (edge->producer > last) {
+				continue; /* a whole tensor */
 			}
 			producer = &b[edge->producer];
 			row = end_row_read(edge, b[j].end);
 			if (row > producer->end) {
-				producer->end = (int16_t)row;
+				producer->end = (uint16_t)row;
 			}
 			row = first_row_read(edge, b[j].done);
 			if (row < producer->done) {
-				producer->done = (int16_t)row;
+				producer->done = (uint16_t)row;
 			}
 		}
 	}
@@ -151,25 +107,27 @@ static void plan_recompute(const struct usmp_band_chain *chain, int32_t band, st
 
 /*
  * out[0..words) = in[0..words), a forward copy: out may start below in within the same buffer, each group of
- * words is read before it is written. Row moves in band buffers are most of what a sliding loop adds, so on
- * Thumb-2 cores eight words (then four) go at a time in one load-multiple and one store-multiple (r7 and r9,
- * which a platform may reserve, are left alone); elsewhere four words a step in C.
+ * words is read before it is written. Row moves in band buffers are most of what a sliding loop adds, so where
+ * the code may use the FPU (and Helium's registers) 64 bytes go at a time through its caller-saved registers,
+ * and on Thumb-2 cores eight words in one load-multiple and one store-multiple (r7 and r9, which a platform
+ * may reserve, are left alone); elsewhere four words a step in C.
  */
 static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
 {
+#if defined(__ARM_FP) && THUMB2
+	for (; words >= 16; words -= 16) {
+		__asm__ volatile("vldmia %1!, {d0-d7}\n\tvstmia %0!, {d0-d7}"
+				 : "+r"(out), "+r"(in)
+				 :
+				 : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "memory");
+	}
+#endif
 #if THUMB2
 	for (; words >= 8; words -= 8) {
 		__asm__ volatile("ldmia %1!, {r3-r6, r8, r10-r12}\n\tstmia %0!, {r3-r6, r8, r10-r12}"
 				 : "+r"(out), "+r"(in)
 				 :
 				 : "r3", "r4", "r5", "r6", "r8", "r10", "r11", "r12", "memory");
-	}
-	if (words >= 4) {
-		__asm__ volatile("ldmia %1!, {r3-r6}\n\tstmia %0!, {r3-r6}"
-				 : "+r"(out), "+r"(in)
-				 :
-				 : "r3", "r4", "r5", "r6", "memory");
-		words -= 4;
 	}
 #else
 	for (; words >= 4; words -= 4, in += 4, out += 4) {
@@ -186,24 +144,6 @@ static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
 	}
 }
 
-/*
- * copy_words for row moves, which are long: where the code may use the FPU (and Helium's registers), 128 bytes
- * a step through them first. A separate function, so that short copies (parameters) do not save those registers.
- */
-static void move_words(uint32_t *out, const uint32_t *in, int32_t words)
-{
-#if defined(__ARM_FP) && THUMB2
-	for (; words >= 32; words -= 32) {
-		__asm__ volatile("vldmia %1!, {d0-d15}\n\tvstmia %0!, {d0-d15}"
-				 : "+r"(out), "+r"(in)
-				 :
-				 : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13",
-				   "d14", "d15", "memory");
-	}
-#endif
-	copy_words(out, in, words);
-}
-
 /* Rows [from, from + count) of a band buffer to its top: word by word where the rows are word aligned. */
 OUT_OF_LINE static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_bytes)
 {
@@ -212,7 +152,7 @@ OUT_OF_LINE static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, 
 	int32_t i;
 
 	if ((((uintptr_t)in | (uintptr_t)buffer | (uint32_t)bytes) & 3u) == 0) {
-		move_words((uint32_t *)(void *)buffer, (const uint32_t *)(const void *)in, bytes / 4);
+		copy_words((uint32_t *)(void *)buffer, (const uint32_t *)(const void *)in, bytes / 4);
 		return;
 	}
 	for (i = 0; i < bytes; i++) {
@@ -226,22 +166,69 @@ void usmp_band_params(void *params, const void *whole, int32_t bytes)
 }
 
 /*
- * Each link's rows in this band; sliding, after moving the rows its consumers still read to its buffer's top
- * (rows above `keep` leave).
+ * Where a link's rows [first, stop) go and the rows its inputs offer them: its band's members. The inputs go
+ * last to first, so that the first one's first row is at hand for its in_h and pad_top.
  */
-HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buffers, struct usmp_band *bands,
-			   int32_t slides)
+ROW_MATH void place_rows(const struct usmp_band_chain *chain, const struct usmp_band_link *l,
+			 const struct usmp_band_edge *edges, void *const *buffers, struct usmp_band *bands,
+			 struct usmp_band *b, void *out, int32_t first, int32_t stop)
+{
+	const int32_t last = chain->links - 1;
+	int32_t k, row = 0;
+
+	for (k = l->inputs - 1; k >= 0; k--) {
+		const struct usmp_band_edge *edge = &edges[k];
+		const int32_t p = edge->producer;
+
+		row = first_row_read(edge, first);
+		/* a band buffer's row `top` is at its start */
+		b->in[k] = (uint8_t *)buffers[p] + (row - (p > last ? 0 : bands[p].top)) * edge->row_bytes;
+	}
+	b->first = (uint16_t)first;
+	b->count = (uint16_t)(stop - first);
+	b->out = (uint8_t *)out + (first - b->top) * l->row_bytes; /* unused by a reduction, which has no rows */
+	b->in_count = (uint16_t)(end_row_read(edges, stop) - row);
+	b->pad_top = (uint16_t)(edges->pad_top + row - first * edges->stride);
+}
+
+/*
+ * sliding, one pass over the links, producers first: each computes its share of rows as far as its inputs'
+ * rows allow, after moving the rows its consumers still read to its buffer's top (rows above `keep` leave).
+ * Once its rows are known, it lowers its producers' `keep` to the first row it will read next band.
+ */
+void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *const *buffers, struct usmp_band *bands)
 {
 	const int32_t last = chain->links - 1;
 	const struct usmp_band_link *l = chain->link;
+	const struct usmp_band_edge *edge = chain->edge; /* each link's row inputs follow the link before's */
 	struct usmp_band *b = bands;
 	int32_t j, k;
 
 	for (j = 0; j <= last; j++, l++, b++) {
-		int32_t first = b->done;
-		const int32_t stop = b->end;
+		const struct usmp_band_edge *const edges = edge;
+		int32_t first, stop;
 
-		if (slides && j < last && b->keep > b->top) {
+		if (band == 0) { /* nothing computed yet, every buffer's top at row 0, nothing to leave */
+			b->done = 0;
+			b->top = 0;
+			b->keep = 0;
+		}
+		first = b->done;
+		stop = first + l->share;
+		if (stop > l->rows) {
+			stop = l->rows;
+		}
+		for (k = 0; k < l->inputs; k++) {
+			const int32_t p = edge[k].producer;
+
+			if (p <= last) {
+				const int32_t ready = rows_ready(&edge[k], bands[p].end, l->rows);
+
+				stop = ready < stop ? ready : stop;
+			}
+		}
+		b->end = (uint16_t)(stop > first ? stop : first);
+		if (j < last && b->keep > b->top) {
 			if (first > b->keep) {
 				keep_rows((uint8_t *)buffers[j], b->keep - b->top, first - b->keep, l->row_bytes);
 			} else {
@@ -249,55 +236,39 @@ HOT static void next_bands(const struct usmp_band_chain *chain, void *const *buf
 			}
 			b->top = b->keep;
 		}
-		b->first = (int16_t)first;
+		b->keep = l->rows;
 		if (stop <= first) {
 			b->count = 0;
-			b->done = (int16_t)first;
-			continue;
+			stop = first;
+		} else {
+			place_rows(chain, l, edges, buffers, bands, b, buffers[j], first, stop);
 		}
-		b->count = (int16_t)(stop - first);
-		/* a reduction has no output rows: its address is never used */
-		b->out = (void *)((uintptr_t)buffers[j] + (uintptr_t)((first - b->top) * l->row_bytes));
-		{
-			const struct usmp_band_edge *edge = &chain->edge[l->first_edge];
-			const int32_t in_first = first_row_read(edge, first);
+		b->done = (uint16_t)stop;
+		for (k = 0; k < l->inputs; k++, edge++) {
+			const int32_t p = edge->producer, row = stop * edge->stride - edge->pad_top;
 
-			b->in_count = (int16_t)(end_row_read(edge, stop) - in_first);
-			b->pad_top = (int16_t)(edge->pad_top + in_first - first * edge->stride);
-			for (k = 0; k < l->inputs; k++, edge++) {
-				const int32_t row = k ? first_row_read(edge, first) : in_first;
-				const int32_t p = edge->producer;
-				/* a band buffer's row `top` is at its start; whole tensor -1 - p is buffers[links - 1 - p] */
-				const int32_t at = p < 0 ? row : row - bands[p].top;
-
-				b->in[k] = (uint8_t *)buffers[p < 0 ? chain->links - 1 - p : p] + at * edge->row_bytes;
+			/* first_row_read's clamp at the bottom is the consumer's keep already */
+			if (p <= last && row < bands[p].keep) {
+				bands[p].keep = (uint16_t)(row < 0 ? 0 : row);
 			}
 		}
-		b->done = (int16_t)stop;
 	}
-}
-
-/* Two entry points, so that a program whose chains all slide links no recompute planning, and the reverse. */
-void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *const *buffers, struct usmp_band *bands)
-{
-	int32_t j;
-
-	if (band == 0) { /* nothing computed yet, every buffer's top at row 0 */
-		for (j = 0; j < chain->links; j++) {
-			bands[j].done = 0;
-			bands[j].end = 0;
-			bands[j].top = 0;
-		}
-	}
-	plan_sliding(chain, bands);
-	next_bands(chain, buffers, bands, 1);
 }
 
 void usmp_band_step_recompute(const struct usmp_band_chain *chain, int32_t band, void *const *buffers,
 			      struct usmp_band *bands)
 {
+	const struct usmp_band_link *l = chain->link;
+	struct usmp_band *b = bands;
+	int32_t j;
+
 	plan_recompute(chain, band, bands);
-	next_bands(chain, buffers, bands, 0);
+	for (j = 0; j < chain->links; j++, l++, b++) {
+		b->count = 0;
+		if (b->end > b->done) {
+			place_rows(chain, l, &chain->edge[l->first_edge], buffers, bands, b, buffers[j], b->done, b->end);
+		}
+	}
 }
 
 /*

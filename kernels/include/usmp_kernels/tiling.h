@@ -31,44 +31,46 @@
 #define USMP_BAND_MAX_INPUTS 4
 
 /*
- * A row input of a link: output row r reads input rows [r * stride - pad_top, + extent), clipped to [0, rows).
+ * A row input of a link: output rows [first, end) read input rows [first * stride - pad_top, end * stride +
+ * end_offset), clipped to [0, rows): end_offset is (filter rows - 1) * dilation + 1 - pad_top - stride.
  * The tables are const data in flash, one entry per link and row input, so their fields are as narrow as the
  * compiler's chains allow (tiling/region.py keeps to these limits).
  */
 struct usmp_band_edge {
-	int8_t producer;    /* the link whose band buffer holds the rows; -1 - k: the k-th tensor that exists whole */
+	uint8_t producer;   /* where the rows are: buffers[producer], the producing link's band buffer or a whole tensor */
 	uint8_t stride;
 	uint8_t pad_top;
-	uint8_t extent;     /* (filter rows - 1) * dilation + 1 */
-	int16_t rows;       /* rows of the input tensor */
+	int8_t end_offset;
+	uint16_t rows;      /* rows of the input tensor */
 	uint16_t row_bytes; /* bytes of one of its rows */
 };
 
 struct usmp_band_link {
-	int16_t rows;       /* output rows of the whole tensor */
-	int16_t share;      /* rows it computes per band, at most */
-	uint8_t first_edge; /* its row inputs: edge[first_edge], ... in the kernel's argument order */
+	uint16_t rows;      /* output rows of the whole tensor */
+	uint16_t share;     /* rows it computes per band, at most */
+	uint8_t first_edge; /* its row inputs: edge[first_edge], ... in the kernel's argument order, after the
+			     * link before's */
 	uint8_t inputs;
 	uint16_t row_bytes; /* bytes of one output row */
 };
 
 struct usmp_band_chain {
-	int16_t links;
-	int16_t band; /* rows of the last link per band */
+	uint16_t links;
+	uint16_t band; /* rows of the last link per band */
 	const struct usmp_band_link *link;
 	const struct usmp_band_edge *edge;
 };
 
 /* What one link does in one band, and the loop's state for it (set up by the step of band 0). */
 struct usmp_band {
-	int16_t done;     /* rows computed so far */
-	int16_t end;      /* rows to have computed by the end of this band */
-	int16_t top;      /* the row at the top of the link's band buffer */
-	int16_t keep;     /* the first row a consumer will still read: rows above it leave the buffer */
-	int16_t first;    /* output rows [first, first + count); count 0: nothing this band */
-	int16_t count;
-	int16_t in_count; /* rows the first input offers from in[0]: the kernel's in_h */
-	int16_t pad_top;  /* padding above them: the kernel's pad_top */
+	uint16_t done;     /* rows computed so far */
+	uint16_t end;      /* rows to have computed by the end of this band */
+	uint16_t top;      /* the row at the top of the link's band buffer */
+	uint16_t keep;     /* the first row a consumer will still read: rows above it leave the buffer */
+	uint16_t first;    /* output rows [first, first + count); count 0: nothing this band */
+	uint16_t count;
+	uint16_t in_count; /* rows the first input offers from in[0]: the kernel's in_h */
+	uint16_t pad_top;  /* padding above them: the kernel's pad_top */
 	void *in[USMP_BAND_MAX_INPUTS]; /* per input: the address of the first row read */
 	void *out;                      /* the address output row `first` goes to (none for a reduction) */
 };

@@ -46,11 +46,13 @@ def band_loop_view(program: Program, layout: Layout, op: BandLoop, calls: list[d
                           row_bytes=link.row_bytes))
         sources = _sources(op, link)
         for k, e in enumerate(link.edges):
-            if e.producer is None:  # -1 - k: the k-th whole tensor, buffers[links + k]
-                producer, row_bytes = -1 - wholes.index(sources[k]), _row_bytes(program, op, link, sources[k])
+            if e.producer is None:  # the k-th whole tensor, in buffers[links + k]
+                producer = len(op.links) + wholes.index(sources[k])
+                row_bytes = _row_bytes(program, op, link, sources[k])
             else:
                 producer, row_bytes = e.producer, op.links[e.producer].row_bytes
-            edges.append(dict(producer=producer, stride=e.stride, pad_top=e.pad_top, extent=e.extent, rows=e.rows,
+            edges.append(dict(producer=producer, stride=e.stride, pad_top=e.pad_top,
+                              end_offset=e.extent - e.pad_top - e.stride, rows=e.rows,
                               row_bytes=row_bytes))
     steps = []
     for j, link in enumerate(op.links):

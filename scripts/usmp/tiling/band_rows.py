@@ -5,7 +5,10 @@ derives from the window geometry what each link computes, where it writes and
 what it reads.
 The compiler needs the same answers to size the band buffers, to check an
 output written over consumed input rows, and to cost a chain; this module
-computes them the same way, step for step, and a test keeps the two in step.
+computes them with the same arithmetic (the rows each link computes over all
+links first, then where they go; the C does both in one pass, its consumers
+lowering a producer's first kept row for the next band), and
+tests/test_band_rows.py keeps the two in step.
 """
 from __future__ import annotations
 

@@ -105,9 +105,13 @@ def _flows(program: Program, positions: list[int], links: list[Link], producers:
 
 def _fits_tables(program: Program, links: list[Link], sizes: list[int]) -> bool:
     """Every number the loop's const tables hold fits its field (kernels' usmp_kernels/tiling.h keeps them
-    narrow, as they are flash): rows int16, filter extents, strides and top padding uint8, row bytes uint16,
+    narrow, as they are flash): rows below 32768; strides and top padding uint8; filter extents less top
+    padding and stride int8; row bytes uint16; the links' band buffers and whole inputs indexed by a uint8;
     at most MAX_ROW_INPUTS row inputs a link. Only tensors far beyond a microcontroller's RAM, windows taller
-    than 255 rows or concatenations of more than four tensors miss them; those stay whole."""
+    than a hundred rows, chains of over a hundred links or concatenations of more than four tensors miss
+    them; those stay whole."""
+    if len(links) + sum(len(link.inputs) for link in links) > 0xFF:
+        return False
     if any(len(link.inputs) > MAX_ROW_INPUTS for link in links):
         return False  # a concatenation of more tensors than struct usmp_band has input rows for
     for link, size in zip(links, sizes):
@@ -115,6 +119,8 @@ def _fits_tables(program: Program, links: list[Link], sizes: list[int]) -> bool:
         extent = (p["filter_h"] - 1) * p.get("dilation_h", 1) + 1
         in_bytes = ELEMENT_BYTES[program.buffers[_buffer(link.op, link.inputs[0])].c_type]
         if max(p["out_h"], p["in_h"]) > 0x7FFF or max(p["stride_h"], p["pad_top"], extent) > 0xFF:
+            return False
+        if not -0x80 <= extent - p["pad_top"] - p["stride_h"] <= 0x7F:  # int8 end_offset
             return False
         if max([link.row("out") * size] + [link.row_in(k) * in_bytes for k in range(len(link.inputs))]) > 0xFFFF:
             return False
