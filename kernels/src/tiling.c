@@ -166,8 +166,8 @@ void usmp_band_params(void *params, const void *whole, int32_t bytes)
 }
 
 /*
- * Where a link's rows [first, stop) go and the rows its inputs offer them: its band's members. The inputs go
- * last to first, so that the first one's first row is at hand for its in_h and pad_top.
+ * Where a link's rows [first, stop) go (out: its buffer) and the rows its inputs offer them: its band's
+ * members. The inputs go last to first, so that the first one's first row is at hand for its in_h and pad_top.
  */
 ROW_MATH void place_rows(const struct usmp_band_chain *chain, const struct usmp_band_link *l,
 			 const struct usmp_band_edge *edges, void *const *buffers, struct usmp_band *bands,
@@ -247,7 +247,7 @@ void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *con
 		for (k = 0; k < l->inputs; k++, edge++) {
 			const int32_t p = edge->producer, row = stop * edge->stride - edge->pad_top;
 
-			/* first_row_read's clamp at the bottom is the consumer's keep already */
+			/* first_row_read but for its clamp to the producer's rows, where its keep starts */
 			if (p <= last && row < bands[p].keep) {
 				bands[p].keep = (uint16_t)(row < 0 ? 0 : row);
 			}
