@@ -1,12 +1,14 @@
 """Memory pools as the user describes them, and the CLI syntax for them.
 
-    --pool NAME:KIND[:size=BYTES][:align=N][:targets=a+b][:region=LABEL]
+    --pool NAME:KIND[:size=BYTES][:align=N][:targets=a+b][:region=LABEL][:wait=N]
 
 KIND is `workspace` (read-write: tensors, scratch, I/O in the workspace),
 `constant` (read-only: weights and derived constants) or `state` (read-write,
 kept from one run() to the next: the variables of stateful models). Pools are
 tried in the order given; a buffer falls back to the next pool of its kind
-when the first is full. Without --pool: one unlimited workspace pool and one
+when the first is full. wait=N is the wait states of one access to the pool's
+memory (0: as fast as the core); it prices traffic (`usmp run --stats`) and
+decides which buffers the fastest pools get (usmp/placement). Without --pool: one unlimited workspace pool and one
 constant pool; a model with state also gets an unlimited `state` pool when
 no state pool is given.
 """
@@ -31,7 +33,8 @@ class PoolSpec:
     size_limit: int | None = None
     alignment: int = 16
     targets: tuple[str, ...] = DEFAULT_TARGETS
-    region: str | None = None  # devicetree memory region (Zephyr builds)
+    region: str | None = None  # devicetree memory region (Zephyr builds), or the emulated board's
+    wait: int = 0  # wait states of one access (a 32-bit transfer)
 
     def info(self) -> PoolInfo:
         return PoolInfo(self.name, self.size_limit, self.alignment)
@@ -59,7 +62,7 @@ def parse_pool(text: str) -> PoolSpec:
         raise UsmpError(f"{where}: pool name '{name}' must be a C identifier (letters, digits, _)")
     if kind not in POOL_KINDS:
         raise UsmpError(f"{where}: kind '{kind}' must be one of {', '.join(POOL_KINDS)}")
-    values = {"size_limit": None, "alignment": 16, "targets": DEFAULT_TARGETS, "region": None}
+    values = {"size_limit": None, "alignment": 16, "targets": DEFAULT_TARGETS, "region": None, "wait": 0}
     seen: set[str] = set()
     for setting in settings:
         key, sep, value = setting.partition("=")
@@ -79,8 +82,12 @@ def parse_pool(text: str) -> PoolSpec:
             values["targets"] = tuple(t for t in value.split("+") if t)
         elif key == "region":
             values["region"] = value
+        elif key == "wait":
+            if not value.isdigit():
+                raise UsmpError(f"{where}: wait={value} is not a number of wait states (0, 1, 2, ...)")
+            values["wait"] = int(value)
         else:
-            raise UsmpError(f"{where}: unknown setting '{key}' (known: size, align, targets, region)")
+            raise UsmpError(f"{where}: unknown setting '{key}' (known: size, align, targets, region, wait)")
     return PoolSpec(name, kind, **values)
 
 

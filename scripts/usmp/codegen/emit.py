@@ -94,7 +94,8 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
             marks.append((offset, buffer_name, len(data)))
         # A pool in a NOLOAD memory region (e.g. a TCM) is filled from its flash image by init().
         section = getattr(pool.spec, "section", None)
-        constant_pools.append(dict(pool=pool, rows=_annotated_rows(bytes(image), marks), section=section))
+        constant_pools.append(dict(pool=pool, rows=_annotated_rows(bytes(image), marks), section=section,
+                                   load_section=getattr(pool.spec, "load_section", None)))
     copied = [cp for cp in constant_pools if cp["section"]]  # filled by init(): see zephyr/placement.py
     context = dict(
         name=name, NAME=name.upper(), version=__version__, source=source,

@@ -17,6 +17,8 @@ from usmp.reference_vectors import random_inputs
 from usmp.report.operators import portable_fallbacks
 from usmp.report.page import report_page
 from usmp.runner.io_files import load_inputs
+from usmp.runner.regions import place_pools
+from usmp.runner.targets import target_named
 from usmp.select import selects_fast_kernels
 from usmp.select.cpus import CPUS
 from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
@@ -48,6 +50,7 @@ def run(args) -> int:
         if args.cpu not in (None, args.target):
             raise UsmpError(f"--cpu {args.cpu} does not match --target {args.target}")
         options.cpu = args.target
+        options.pools = place_pools(options.pools, target_named(args.target))  # region=NAME: the board's memories
     compiled = compile_model(args.model, options)
     document = json.loads(compiled.files[f"{compiled.program.name}_plan.json"])
     measurements = None
@@ -55,7 +58,7 @@ def run(args) -> int:
         from usmp.runner.baremetal import run_on_target
 
         inputs = load_inputs(compiled.program, args.input) if args.input else random_inputs(compiled, args.seed)
-        measurements = run_on_target(compiled, inputs, args.target, profile=True).report
+        measurements = run_on_target(compiled, inputs, args.target, profile=True, traffic=True).report
     settings = {"model_file": Path(args.model).name, "cpu": options.cpu if options.cpu != "generic" else None,
                 "extension": CPUS.get(options.cpu),
                 "options": _options_text(options)}

@@ -1,7 +1,8 @@
 """usmp run: compile a model, run it on .npy inputs, write .npy outputs.
 
 On an emulated target (Cortex-M, RISC-V) the model runs in QEMU; --stats and
---json report what it costs there (flash and RAM by part, stack, instructions per inference).
+--json report what it costs there (flash and RAM by part, stack, instructions per inference, and with
+--stats or --profile the loads and stores per pool, priced by the pools' wait states).
 --steps N runs a sequence: each input file holds N inputs stacked on a new
 leading axis, a model with state is initialised once and run N times in
 order, and each output file holds the N outputs stacked the same way.
@@ -18,7 +19,9 @@ from usmp.commands.options import (add_model_arguments, add_planning_arguments, 
 from usmp.compiler import compile_model
 from usmp.errors import UsmpError
 from usmp.report.operators import format_profile, profile_rows
+from usmp.report.traffic import format_operator_traffic, format_traffic
 from usmp.runner.io_files import load_inputs, save_outputs
+from usmp.runner.regions import place_pools
 from usmp.runner.targets import TARGETS as EMULATED
 
 NAME = "run"
@@ -44,8 +47,9 @@ def add_arguments(parser) -> None:
                              "(4 MB each)")
     parser.add_argument("--sanitize", action="store_true", help="host only: build with AddressSanitizer and UBSan")
     parser.add_argument("--stats", action="store_true",
-                        help="emulated targets only: print flash and RAM by part, stack and instructions per "
-                             "inference")
+                        help="emulated targets only: print flash and RAM by part, stack, instructions per "
+                             "inference, and its loads and stores per pool, the stack and the rest, with the "
+                             "pools' wait cycles and the estimate instructions + wait cycles")
     parser.add_argument("--profile", action="store_true",
                         help="per operator, in execution order: kernel, MACs, bytes and, on an emulated target, "
                              "the instructions it executes (its share of the inference, per MAC)")
@@ -71,6 +75,7 @@ def run(args) -> int:
         if args.cpu not in (None, emulated.cpu):
             raise UsmpError(f"--cpu {args.cpu} does not match --target {args.target}")
         options.cpu = emulated.cpu
+        options.pools = place_pools(options.pools, emulated)  # region=NAME: the board's memories
     compiled = compile_model(args.model, options)
     print_portable_fallback_notice(compiled, options)
     inputs = load_inputs(compiled.program, args.input, args.steps)
@@ -79,7 +84,7 @@ def run(args) -> int:
         from usmp.runner.baremetal import run_on_target
 
         result = run_on_target(compiled, inputs, args.target, count=args.stats or args.json, steps=args.steps,
-                               profile=args.profile)
+                               profile=args.profile, traffic=args.stats or args.profile)
         outputs, report = result.outputs, result.report
     else:
         from usmp.runner.host import run_host
@@ -95,8 +100,11 @@ def run(args) -> int:
     if args.profile:
         report = report or {"target": args.target}
         rows = profile_rows(json.loads(compiled.files[f"{compiled.program.name}_plan.json"]),
-                            report.pop("step_instructions", None), report.get("instructions"))
+                            report.pop("step_instructions", None), report.get("instructions"),
+                            report.pop("step_memory", None))
         print(format_profile(rows, report.get("instructions"), report.pop("outside_steps", None)), file=out)
+        if rows and "memory" in rows[0]:
+            print(format_operator_traffic(rows, report["memory"]), file=out)
         report["operators"] = rows
     if args.json:
         print(json.dumps(report, sort_keys=True))
@@ -114,5 +122,9 @@ def format_stats(model_name: str, report: dict) -> str:
         f"constants {flash['constants']}, harness {flash['harness']}",
         f"  RAM        {ram_total:>9} of {report['ram_size_bytes']} bytes: pools ({pools}), "
         f"stack {ram['stack']}, other {ram['other']} (harness data, I/O buffers, C library, heap)",
+        *([f"  regions    " + ", ".join(f"{name} {r['used']} of {r['size']} bytes"
+                                       for name, r in report["region_bytes"].items())]
+          if report.get("region_bytes") else []),
         f"  inference  {report['instructions']:>9} instructions",
+        *([format_traffic(report["memory"], report["instructions"])] if "memory" in report else []),
     ])

@@ -131,9 +131,11 @@ def live_bytes_by_pool(document: dict) -> dict[str, list[int]]:
     return pools
 
 
-def profile_rows(document: dict, step_instructions: list[int] | None = None, total: int | None = None) -> list[dict]:
+def profile_rows(document: dict, step_instructions: list[int] | None = None, total: int | None = None,
+                 step_memory: list[dict] | None = None) -> list[dict]:
     """One row per step for `usmp run --profile` and the report: what it is, its MACs and bytes, and with
-    a Cortex-M run its instructions, share of the whole inference and instructions per MAC."""
+    a Cortex-M run its instructions, share of the whole inference and instructions per MAC, and its loads
+    and stores per memory when they were counted (runner/traffic.memory_entries)."""
     pools = live_bytes_by_pool(document)
     rows = []
     for entry in document["operators"]:
@@ -147,6 +149,8 @@ def profile_rows(document: dict, step_instructions: list[int] | None = None, tot
             n = step_instructions[step]
             row.update(instructions=n, share=n / total if total else None,
                        instructions_per_mac=n / entry["macs"] if entry["macs"] else None)
+        if step_memory is not None:
+            row.update(memory=step_memory[step], wait_cycles=step_memory[step]["wait_cycles"])
         rows.append(row)
     return rows
 

@@ -32,8 +32,10 @@ from usmp.paths import KERNELS_INCLUDE_DIR, TEMPLATES_DIR
 from usmp.runner.elf_stats import ImageUsage, read_image_usage
 from usmp.runner.host import cache_root, harness_source, kernel_sources
 from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
-from usmp.runner.profile import profile_inference
+from usmp.runner.profile import owner_ranges, profile_inference
+from usmp.runner.regions import image_regions, region_named
 from usmp.runner.qemu import count_instructions, executed_blocks, instructions_per_call, run_qemu
+from usmp.runner import traffic as memory_traffic
 from usmp.runner.targets import TARGETS, Target, target_named
 
 BAREMETAL_DIR = TEMPLATES_DIR / "baremetal"
@@ -56,11 +58,12 @@ class Build:
     elf: Path
     map_file: Path
     usage: ImageUsage
-    pools: dict[str, int]  # workspace pool -> bytes in the image
+    pools: dict[str, int]  # workspace or state pool in the image's RAM -> its bytes
     markers: tuple[int, int]  # addresses of the inference begin/end marker functions
     symbols: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (address, size): the profile's map
     functions: dict[str, tuple[int, int]] = field(default_factory=dict)  # function symbol -> (address, size)
     generated: tuple[str, ...] = ()  # the functions of the generated code (run() and the operators)
+    regions: dict[str, int] = field(default_factory=dict)  # bytes of pools in regions outside the image's two
 
 
 @dataclass
@@ -74,9 +77,12 @@ def support_dir(target: Target) -> Path:
 
 
 def linker_script(target: Target) -> str:
+    code, data = image_regions(target)
+    regions = [dict(name=r.name, origin=r.origin, size=r.size, writable=r.writable,
+                    image="code" if r == code else "data" if r == data else None) for r in target.memory_regions]
     return _environment().get_template(f"baremetal/{target.arch.name}/linker.ld.j2").render(
         board=target.board, flash_origin=target.flash_origin, flash_size=target.flash_size,
-        ram_origin=target.ram_origin, ram_size=target.ram_size, link_length=LINK_REGION_BYTES)
+        ram_origin=target.ram_origin, ram_size=target.ram_size, link_length=LINK_REGION_BYTES, regions=regions)
 
 
 def _part_of_object(obj: str) -> str:
@@ -271,15 +277,28 @@ def _inspect(compiled: Compiled, target: Target, build_dir: Path) -> Build:
     pools = {}
     for pool in compiled.layout.writable_pools:
         symbol = symbols.get(pool.c_symbol) or symbols.get(f"harness_pool_{pool.spec.name}")
-        pools[pool.spec.name] = symbol[1] if symbol else pool.size
+        if symbol is None or target.ram_origin <= symbol[0] < target.ram_origin + target.ram_size:
+            pools[pool.spec.name] = symbol[1] if symbol else pool.size
     markers = tuple(symbols[m][0] & ~1 for m in ("usmp_bm_inference_begin", "usmp_bm_inference_end"))
+    regions: dict[str, int] = {}
+    code, data = image_regions(target)
+    for pool in compiled.layout.pools:  # pools in the board's other memories (runner/regions.py)
+        symbol = symbols.get(pool.c_symbol)
+        region = next((r for r in target.memory_regions if symbol and r.origin <= symbol[0] < r.origin + r.size), None)
+        if region is not None and region not in (code, data):
+            regions[region.name] = max(regions.get(region.name, 0), symbol[0] + symbol[1] - region.origin)
     return Build(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers, symbols,
-                 functions, tuple(generated))
+                 functions, tuple(generated), regions)
 
 
 def check_fits(build: Build, model_name: str) -> None:
     """Refuse an image the board cannot hold, saying what each region would need."""
     target, usage = build.target, build.usage
+    for name, size in build.regions.items():
+        region = region_named(target, name, f"model '{model_name}'")
+        if size > region.size:
+            raise UsmpError(f"model '{model_name}' does not fit the {target.name} ({target.board}): the pools in "
+                            f"region {name} need {size} of its {region.size} bytes")
     ram_needed = usage.ram_static + HARNESS_RAM_RESERVE
     if usage.flash_total <= target.flash_size and ram_needed <= target.ram_size:
         return
@@ -300,10 +319,12 @@ _STATS = re.compile(r"usmp-stats: stack=(\d+) heap=(\d+) stack_overflow=(\d)")
 
 def run_on_target(compiled: Compiled, inputs: list[np.ndarray], target_name: str = "cortex-m0",
                   count: bool = False, timeout: float = 600, steps: int | None = None,
-                  reset_before: int | None = None, profile: bool = False) -> Run:
+                  reset_before: int | None = None, profile: bool = False, traffic: bool | str = False) -> Run:
     """Run one inference on the emulated board; count=True also counts its instructions, profile=True
     also per step (the report's "step_instructions", and "outside_steps" for run()'s own code) and per kernel
-    call the generated code makes (report["calls"], in the order it makes them).
+    call the generated code makes (report["calls"], in the order it makes them). traffic=True counts its
+    loads and stores per pool, the stack and the rest (report["memory"], and per step "step_memory" with
+    profile); traffic="buffers" counts them per planned buffer instead (report["buffer_traffic"]).
 
     With steps, a sequence as in run_host; the report measures the first inference.
     """
@@ -313,22 +334,36 @@ def run_on_target(compiled: Compiled, inputs: list[np.ndarray], target_name: str
 
         def one(step_inputs):
             run = run_on_target(compiled, step_inputs, target_name, count and not reports, timeout,
-                                profile=profile and not reports)
+                                profile=profile and not reports, traffic=traffic if not reports else False)
             reports.append(run.report)
             return run.outputs
 
         return Run(step_by_step(one, inputs, steps), reports[0])
     target = target_named(target_name)
+    unplaced = [p.spec.name for p in compiled.layout.pools if p.spec.region and not hasattr(p.spec, "region_size")]
+    if unplaced:
+        raise UsmpError(f"pools {', '.join(unplaced)} name a region but were not placed in the {target.name}'s "
+                        f"memories: compile with usmp.runner.regions.place_pools(pools, target)")
     build = build_image(compiled, target)
     check_fits(build, compiled.program.name)
     with tempfile.TemporaryDirectory(prefix="usmp-qemu-") as work:
         work_dir = Path(work)
         write_harness_inputs(compiled.program, inputs, steps, work_dir, reset_before)
         trace = work_dir / "qemu-trace.log" if count else None
+        plugin, counted = [], None
+        if traffic:
+            by_buffer = traffic == "buffers"
+            counted = (memory_traffic.buffer_memories(compiled.program, compiled.layout, build.symbols) if by_buffer
+                       else memory_traffic.pool_memories(compiled.layout, build.symbols))
+            owners = (owner_ranges(compiled.program, build.elf, build.symbols, target.arch.addr2line)
+                      if profile or by_buffer else [])
+            memory_traffic.write_config(work_dir / "traffic.cfg", build.markers, counted, owners)
+            plugin = memory_traffic.plugin_arguments(memory_traffic.plugin_path(cache_root()), work_dir / "traffic.cfg",
+                                                     work_dir / "traffic.out")
         progress.stage(f"emulating {target.name} ({target.arch.qemu} {' '.join(target.qemu_arguments)})"
-                       + (", tracing" if count else ""))
+                       + (", tracing" if count else "") + (", counting loads and stores" if traffic else ""))
         done = run_qemu(target.arch.qemu, target.qemu_arguments, build.elf, work_dir, timeout, trace,
-                        target.arch.qemu_package)
+                        target.arch.qemu_package, plugin)
         messages = [l for l in done.stdout.splitlines() if l.strip() and not l.startswith("usmp-stats:")]
         if done.returncode != 0:
             detail = messages[0] if messages else "no output"
@@ -351,9 +386,18 @@ def run_on_target(compiled: Compiled, inputs: list[np.ndarray], target_name: str
                                                      target.arch.addr2line)
             instructions = sum(steps_count) + outside
             calls = per_call(build, trace)
+        counts = memory_traffic.read_counts(work_dir / "traffic.out", counted) if traffic else None
     report = make_report(build, stack, heap, instructions)
     if profile:
         report.update(step_instructions=steps_count, outside_steps=outside, calls=calls)
+    if counts is not None and traffic == "buffers":
+        report["buffer_traffic"] = {name: c.as_dict() for name, c in
+                                    memory_traffic.buffer_traffic(counts, compiled.program, compiled.layout).items()}
+    elif counts is not None:
+        report.update(memory_traffic.memory_report(compiled.layout.pools, counts, instructions))
+        if profile:
+            report["step_memory"] = [memory_traffic.memory_entries(compiled.layout.pools, counts.of_owner(step))
+                                     for step in range(len(compiled.program.ops))]
     return Run(outputs, report)
 
 
@@ -367,12 +411,12 @@ def per_call(build: Build, trace: Path) -> list[int]:
 
 def make_report(build: Build, stack: int, heap: int, instructions: int | None) -> dict:
     usage, target = build.usage, build.target
-    pools = sum(build.pools.values())
-    return {
+    report = {
         "target": target.name,
         "machine": target.machine,
         "flash_bytes": dict(usage.flash_parts),
-        "ram_bytes": {"pools": dict(build.pools), "stack": stack, "other": usage.ram_static - pools + heap},
+        "ram_bytes": {"pools": dict(build.pools), "stack": stack,
+                      "other": usage.ram_static - sum(build.pools.values()) + heap},
         "instructions": instructions,
         "flash_total_bytes": usage.flash_total,
         "flash_size_bytes": target.flash_size,
@@ -380,3 +424,7 @@ def make_report(build: Build, stack: int, heap: int, instructions: int | None) -
         "ram_size_bytes": target.ram_size,
         "heap_bytes": heap,
     }
+    if build.regions:  # pools in memories of their own, outside the image's flash and RAM
+        report["region_bytes"] = {name: {"used": size, "size": region_named(target, name, "").size}
+                                  for name, size in build.regions.items()}
+    return report

@@ -99,9 +99,9 @@ def operator_functions(symbols: dict[str, tuple[int, int]],
     return spans
 
 
-def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
-                      blocks: Iterable[tuple[int, tuple[int, ...]]], addr2line: str) -> tuple[list[int], int]:
-    """Instructions of each step of program (in schedule order) and of no step, from the executed blocks."""
+def _code_map(program, elf: Path, symbols: dict[str, tuple[int, int]], addr2line: str):
+    """run()'s address range, the owner of each of its halfwords, the operator functions GCC kept and the
+    ranges that belong to no operator (the harness's main)."""
     def span(name: str) -> tuple[int, int] | None:
         if name not in symbols:
             return None
@@ -115,4 +115,32 @@ def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
     functions = operator_functions(symbols, steps_by_function)
     outside = [r for r in (span("main"),) if r is not None]
     owners = instruction_owners(elf, run_range, steps_by_function, addr2line)
+    return run_range, owners, functions, outside
+
+
+def profile_inference(program, elf: Path, symbols: dict[str, tuple[int, int]],
+                      blocks: Iterable[tuple[int, tuple[int, ...]]], addr2line: str) -> tuple[list[int], int]:
+    """Instructions of each step of program (in schedule order) and of no step, from the executed blocks."""
+    run_range, owners, functions, outside = _code_map(program, elf, symbols, addr2line)
     return attribute(blocks, len(program.ops), run_range, owners, functions, outside)
+
+
+def owner_ranges(program, elf: Path, symbols: dict[str, tuple[int, int]], addr2line: str) -> list[tuple[int, int, int]]:
+    """(step or OUTSIDE, start, end) of the code whose execution makes that step the current one, as
+    attribute() charges it: run()'s instructions each to their own operator, an operator function to its
+    step and the harness's main to none; anything else (kernels, the C library) keeps the current step.
+    The memory-traffic plugin switches operators with these (runner/traffic.py)."""
+    run_range, owners, functions, outside = _code_map(program, elf, symbols, addr2line)
+    ranges = [(OUTSIDE, lo, hi) for lo, hi in outside]
+    ranges += [(step, lo, hi) for step, (lo, hi) in functions.items()]
+    start = previous = None
+    for address in sorted(owners):  # run()'s halfwords, merged into runs of one owner
+        if start is not None and (address != previous + 2 or owners[address] != owners[start]):
+            ranges.append((owners[start], start, previous + 2))
+            start = None
+        if start is None:
+            start = address
+        previous = address
+    if start is not None:
+        ranges.append((owners[start], start, previous + 2))
+    return ranges

@@ -38,14 +38,16 @@ class QemuRun:
 
 
 def run_qemu(qemu: str, arguments: list[str], elf: Path, work_dir: Path, timeout: float,
-             trace_log: Path | None = None, package: str | None = None) -> QemuRun:
-    """Run elf with `qemu arguments` (machine, CPU) and cwd=work_dir (semihosted files are relative to it)."""
+             trace_log: Path | None = None, package: str | None = None, plugin: list[str] = ()) -> QemuRun:
+    """Run elf with `qemu arguments` (machine, CPU) and cwd=work_dir (semihosted files are relative to it);
+    plugin: the -plugin arguments of a TCG plugin to load (runner/traffic.py)."""
     if shutil.which(qemu) is None:
         raise ToolError(f"{qemu} not found; install Debian's {package or qemu} (scripts/bootstrap does)")
     command = [qemu, *arguments, "-nographic", "-monitor", "none", "-serial", "null",
                "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
     if trace_log is not None:
         command += ["-d", "in_asm,exec,nochain", "-D", str(trace_log)]
+    command += plugin
     try:
         done = subprocess.run(command, cwd=work_dir, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=timeout)

@@ -3,7 +3,8 @@
 A target is data: its architecture (toolchain, C library, start-up code,
 QEMU binary: architecture.py), the compiler flags naming the core, the
 `--cpu` it implies for kernel selection, the QEMU machine and CPU, and
-where flash and RAM are. The runner (baremetal.py) treats them all alike.
+where flash and RAM are, with the board's other memories by name (the
+`region=` of a pool: regions.py). The runner (baremetal.py) treats them all alike.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from usmp.errors import UsmpError
 from usmp.runner.architecture import Architecture
 from usmp.runner.arm import ARM
+from usmp.runner.regions import Region
 from usmp.runner.riscv import RISCV
 from usmp.select import GENERIC
 
@@ -31,6 +33,14 @@ class Target:
     ram_origin: int
     ram_size: int
     qemu_cpu: str | None = None  # qemu -cpu, when the machine's default core is not the target's
+    # The board's memories by name, for pools' region=; those at flash_origin and ram_origin are the image's
+    # own (code and constants, static data and the stack). Default: FLASH and RAM, the image's two.
+    regions: tuple[Region, ...] = ()
+
+    @property
+    def memory_regions(self) -> tuple[Region, ...]:
+        return self.regions or (Region("FLASH", self.flash_origin, self.flash_size, writable=False),
+                                Region("RAM", self.ram_origin, self.ram_size))
 
     @property
     def compile_flags(self) -> list[str]:
@@ -43,10 +53,21 @@ class Target:
 
 
 def cortex_m(cpu: str, machine: str, board: str, flash: tuple[int, int], ram: tuple[int, int],
-             float_abi: str = "soft") -> Target:
+             float_abi: str = "soft", regions: tuple[Region, ...] = ()) -> Target:
     """float_abi "hard" where the vector unit shares the FPU's registers (Helium)."""
     return Target(cpu, ARM, (f"-mcpu={cpu}", "-mthumb", f"-mfloat-abi={float_abi}"), cpu, machine, board,
-                  *flash, *ram)
+                  *flash, *ram, regions=regions)
+
+
+# The AN547's memories at their secure addresses, named as Zephyr's mps3/corstone300/an547 devicetree names
+# them (its zephyr,memory-region), plus FLASH, the board's 8 MB QSPI flash (read-only: the image loads it).
+AN547_REGIONS = (
+    Region("ITCM", 0x10000000, 512 * 1024),  # the image's code and constants, as Zephyr's chosen zephyr,flash
+    Region("SRAM", 0x11000000, 2 * MB),
+    Region("DTCM", 0x30000000, 512 * 1024),  # the image's data and stack, as Zephyr's chosen zephyr,sram
+    Region("ISRAM", 0x31000000, 4 * MB),
+    Region("FLASH", 0x38000000, 8 * MB, writable=False),
+)
 
 
 def riscv32(name: str, isa: str, qemu_cpu: str) -> Target:
@@ -67,7 +88,7 @@ TARGETS = {target.name: target for target in (
     # AN547 (SSE-300) boots secure too: code and constants in the ITCM's secure alias, data in the DTCM's.
     # Helium (MVE) needs the hard-float ABI; start-up enables the FPU before anything can use it.
     cortex_m("cortex-m55", "mps3-an547", "Arm MPS3 AN547", (0x10000000, 512 * 1024), (0x30000000, 512 * 1024),
-             float_abi="hard"),
+             float_abi="hard", regions=AN547_REGIONS),
     # RV32IMC, the small-core profile (no atomics); RV32IMAC, what Zephyr's qemu_riscv32 board builds for.
     riscv32("riscv32", "rv32imc", "rv32,a=off,f=off,d=off"),
     riscv32("riscv32imac", "rv32imac", "rv32,f=off,d=off"),

@@ -26,6 +26,7 @@ from usmp.zephyr.kconfig_pools import PoolRequest
 class PlacedPool(PoolSpec):
     """A pool with where the linker must put it (templates read `section`)."""
     section: str | None = None  # linker section; None: the default .bss/.rodata
+    load_section: str | None = None  # a constant pool's section in read-only memory the image loads (no copy)
     region_size: int | None = None  # bytes of the devicetree region, when there is one
     origin: str = ""  # the setting that made this pool, for messages (a CONFIG_ symbol or --pool)
 

@@ -29,7 +29,7 @@ def report_page(document: dict, measurements: dict | None = None, settings: dict
     the operators a DSP or Helium core runs on portable kernels (operators.portable_fallbacks)."""
     measurements = measurements or {}
     total = measurements.get("instructions")
-    rows = profile_rows(document, measurements.get("step_instructions"), total)
+    rows = profile_rows(document, measurements.get("step_instructions"), total, measurements.get("step_memory"))
     live = live_bytes_by_pool(document)
     pools = {p["name"]: p for p in document["pools"]}
     context = dict(
@@ -44,6 +44,7 @@ def report_page(document: dict, measurements: dict | None = None, settings: dict
                          if p["kind"] == "constant" and p["size_bytes"]],
         operators=_operator_rows(document, rows),
         counted=total is not None,
+        traffic=measurements.get("step_memory") is not None,
         compiler=document.get("compiler", {}),
         fallbacks=fallbacks or [],
         tiling=document.get("tiling", []),
