@@ -111,6 +111,13 @@ def run(args) -> int:
     return 0
 
 
+def _bound(report: dict) -> str:
+    if report.get("stack_bound") is None:
+        return f"unknown: {report.get('stack_bound_reason')}"
+    path = " -> ".join(f"{name} {frame}" for name, frame in report["stack_bound_path"])
+    return f"{report['stack_bound']} ({path})"
+
+
 def format_stats(model_name: str, report: dict) -> str:
     flash, ram = report["flash_bytes"], report["ram_bytes"]
     pools = ", ".join(f"{name} {size}" for name, size in ram["pools"].items()) or "none"
@@ -122,6 +129,7 @@ def format_stats(model_name: str, report: dict) -> str:
         f"constants {flash['constants']}, harness {flash['harness']}",
         f"  RAM        {ram_total:>9} of {report['ram_size_bytes']} bytes: pools ({pools}), "
         f"stack {ram['stack']}, other {ram['other']} (harness data, I/O buffers, C library, heap)",
+        f"  stack      {ram['stack']:>9} bytes measured, bound {_bound(report)}",
         *([f"  regions    " + ", ".join(f"{name} {r['used']} of {r['size']} bytes"
                                        for name, r in report["region_bytes"].items())]
           if report.get("region_bytes") else []),

@@ -9,7 +9,7 @@ The runner (baremetal.py) has no other knowledge of an architecture.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class Architecture:
     qemu_package: str
     instruction_offsets: Callable[[list[int]], list[int]]  # each instruction's byte offset in a run of 16-bit parcels
     addr2line: str  # the toolchain's addr2line, for the profile (which operator's inlined code an address is)
+    stack_isa: Any = None  # usmp.stack.image.StackIsa: what an instruction does to the stack, for the stack bound
 
     def tool(self, name: str) -> str:
         return self.toolchain_prefix + name

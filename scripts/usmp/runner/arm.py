@@ -1,7 +1,10 @@
 """Cortex-M (Thumb): newlib-nano with semihosting (rdimon), qemu-system-arm."""
 from __future__ import annotations
 
+import re
+
 from usmp.runner.architecture import Architecture
+from usmp.stack.image import CALL, INDIRECT, TAIL, StackIsa
 
 
 def thumb_instructions(halfwords: list[int]) -> int:
@@ -24,6 +27,55 @@ def thumb_instruction_offsets(halfwords: list[int]) -> list[int]:
     return offsets
 
 
+def _registers(operands: str) -> list[str]:
+    """The registers of a register list "{r4, r5, r8-r11, lr}" (ranges expanded)."""
+    listed = operands[operands.index("{") + 1:operands.index("}")] if "{" in operands else ""
+    names = []
+    for item in (i.strip() for i in listed.split(",") if i.strip()):
+        first, _, last = item.partition("-")
+        if last:
+            bank = first.rstrip("0123456789")
+            names += [f"{bank}{n}" for n in range(int(first[len(bank):]), int(last[len(bank):]) + 1)]
+        else:
+            names.append(first)
+    return names
+
+
+def _register_bytes(name: str) -> int:
+    return 8 if name.startswith("d") else 16 if name.startswith("q") else 4
+
+
+_SP_MINUS = re.compile(r"^sp, (?:sp, )?#(\d+)$")  # sub sp, #N / sub(.w|w) sp, sp, #N
+_STORE_PUSH = re.compile(r"\[sp, #-(\d+)\]!$")  # str rX, [sp, #-N]!
+
+
+def thumb_stack_bytes(mnemonic: str, operands: str) -> int | None:
+    """Bytes a Thumb instruction takes off sp (push, vpush, store-multiple or store with pre-decrement of sp,
+    subtraction of a constant); None when it subtracts a register (a frame without a fixed size)."""
+    op = mnemonic.split(".")[0]
+    if op in ("push", "vpush") or (op in ("stmdb", "stmfd", "vstmdb") and operands.startswith("sp!")):
+        return sum(_register_bytes(r) for r in _registers(operands))
+    if op.startswith("str") and _STORE_PUSH.search(operands):
+        return int(_STORE_PUSH.search(operands).group(1))
+    if op in ("sub", "subw") and operands.startswith("sp,"):
+        constant = _SP_MINUS.match(operands)
+        return int(constant.group(1)) if constant else None
+    return 0
+
+
+def thumb_call_kind(mnemonic: str, operands: str) -> str | None:
+    """bl/blx to a symbol: a call; blx to a register: indirect; any other branch (b, b.w, beq.w...) that
+    leaves the function for another's first instruction: a tail call (image.py tells the targets apart)."""
+    op = mnemonic.split(".")[0]
+    if op in ("bl", "blx"):
+        return INDIRECT if re.fullmatch(r"r\d+|lr|ip|sl|fp", operands) else CALL
+    if op.startswith("b") and op not in ("bic", "bics", "bfi", "bfc", "bkpt", "bx", "blx") and operands:
+        return TAIL
+    return None
+
+
+THUMB = StackIsa(thumb_stack_bytes, thumb_call_kind)
+
 ARM = Architecture(
     name="arm",
     toolchain_prefix="arm-none-eabi-",
@@ -36,4 +88,5 @@ ARM = Architecture(
     qemu_package="qemu-system-arm",
     instruction_offsets=thumb_instruction_offsets,
     addr2line="arm-none-eabi-addr2line",
+    stack_isa=THUMB,
 )

@@ -37,12 +37,14 @@ from usmp.runner.regions import image_regions, region_named
 from usmp.runner.qemu import count_instructions, executed_blocks, instructions_per_call, run_qemu
 from usmp.runner import traffic as memory_traffic
 from usmp.runner.targets import TARGETS, Target, target_named
+from usmp.stack import image_stack_bound
 
 BAREMETAL_DIR = TEMPLATES_DIR / "baremetal"
 SHARED_SOURCES = ("harness_hooks.c",)  # in BAREMETAL_DIR; the architecture's own are in BAREMETAL_DIR/<arch>
 STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
 SUPPORT_FLAGS = ["-std=gnu99", "-Wall", "-Wextra", "-Werror"]  # sbrk, _Exit
 THIRD_PARTY_FLAGS = ["-std=gnu99", "-O2"]  # an external kernel library (CMSIS-NN) builds with its own conventions
+STACK_USAGE_FLAGS = ["-fstack-usage"]  # every object's frames in a .su beside it (usmp/stack); no code changes
 # Regions are linked this large so an oversized image still links and can be measured.
 LINK_REGION_BYTES = 64 * 1024 * 1024
 # RAM the harness needs beyond its static data: the C library's stdio buffers on the
@@ -64,6 +66,7 @@ class Build:
     functions: dict[str, tuple[int, int]] = field(default_factory=dict)  # function symbol -> (address, size)
     generated: tuple[str, ...] = ()  # the functions of the generated code (run() and the operators)
     regions: dict[str, int] = field(default_factory=dict)  # bytes of pools in regions outside the image's two
+    object_dirs: tuple[Path, ...] = ()  # where its objects and their .su files are
 
 
 @dataclass
@@ -138,7 +141,8 @@ def _model_units(compiled: Compiled) -> list[Unit]:
 
 
 def _digest(target: Target, units: list[Unit], *extra: str) -> str:
-    digest = hashlib.sha256(" ".join([target.arch.tool("gcc"), *target.compile_flags, *extra]).encode())
+    digest = hashlib.sha256(" ".join([target.arch.tool("gcc"), *target.compile_flags, *STACK_USAGE_FLAGS,
+                                      *extra]).encode())
     for part, file_name, path, text, flags in units:
         digest.update(f"\0{part}/{file_name} {' '.join(flags)}\0".encode())
         digest.update(path.read_bytes() if path is not None else text.encode())
@@ -179,6 +183,7 @@ def build_image(compiled: Compiled, target: Target) -> Build:
         _in_staging(library_dir, lambda staging: _build_library(target, library_units, staging))
     library_objects = sorted(str(p) for p in (library_dir / "harness").glob("*.o"))
     library_objects.append(str(library_dir / "kernels" / "libusmp_kernels.a"))
+    object_dirs = [library_dir]
     external_units = _external_units(compiled)
     if external_units:  # built once per target and set of sources, like the kernel library
         external_dir = cache_root() / target.name / f"ext-{_digest(target, external_units)}"
@@ -186,6 +191,7 @@ def build_image(compiled: Compiled, target: Target) -> Build:
             progress.stage(f"cross-compiling {len(external_units)} CMSIS-NN sources for {target.name}")
             _in_staging(external_dir, lambda staging: _compile(target, external_units, staging, staging))
         library_objects += sorted(str(p) for p in external_dir.rglob("*.o"))
+        object_dirs.append(external_dir)
     model_units = _model_units(compiled)
     headers = {n: text for n, text in compiled.files.items() if n.endswith(".h")}
     script = linker_script(target)
@@ -194,7 +200,7 @@ def build_image(compiled: Compiled, target: Target) -> Build:
     if not (build_dir / "model.elf").exists():
         progress.stage(f"cross-compiling and linking the model for {target.name}")
         _in_staging(build_dir, lambda staging: _link(target, model_units, headers, library_objects, script, staging))
-    return _inspect(compiled, target, build_dir)
+    return _inspect(compiled, target, build_dir, (*object_dirs, build_dir / "obj"))
 
 
 def _build_library(target: Target, units: list[Unit], staging: Path) -> None:
@@ -234,7 +240,8 @@ def _compile(target: Target, units: list[Unit], src_dir: Path, obj_dir: Path) ->
         obj = obj_dir / part / (Path(file_name).stem + ".o")
         obj.parent.mkdir(parents=True, exist_ok=True)
         objects.append(str(obj))
-        commands.append([cc, *target.compile_flags, *flags, *includes, "-c", str(source), "-o", str(obj)])
+        commands.append([cc, *target.compile_flags, *flags, *STACK_USAGE_FLAGS, *includes, "-c", str(source),
+                         "-o", str(obj)])
     with ThreadPoolExecutor() as pool:
         list(pool.map(lambda c: _run_tool(target, c, f"{Path(c[-3]).name} did not compile for {target.name}"), commands))
     return objects
@@ -253,7 +260,7 @@ def _link(target: Target, units: list[Unit], headers: dict[str, str], library_ob
                *target.arch.link_libraries, "-o", str(staging / "model.elf")], f"linking for {target.name} failed")
 
 
-def _inspect(compiled: Compiled, target: Target, build_dir: Path) -> Build:
+def _inspect(compiled: Compiled, target: Target, build_dir: Path, object_dirs: tuple[Path, ...]) -> Build:
     usage = read_image_usage(build_dir / "model.map", _part_of_object,
                              (target.flash_origin, target.flash_size), (target.ram_origin, target.ram_size))
     symbols, functions = {}, {}
@@ -288,7 +295,7 @@ def _inspect(compiled: Compiled, target: Target, build_dir: Path) -> Build:
         if region is not None and region not in (code, data):
             regions[region.name] = max(regions.get(region.name, 0), symbol[0] + symbol[1] - region.origin)
     return Build(target, build_dir / "model.elf", build_dir / "model.map", usage, pools, markers, symbols,
-                 functions, tuple(generated), regions)
+                 functions, tuple(generated), regions, object_dirs)
 
 
 def check_fits(build: Build, model_name: str) -> None:
@@ -319,12 +326,14 @@ _STATS = re.compile(r"usmp-stats: stack=(\d+) heap=(\d+) stack_overflow=(\d)")
 
 def run_on_target(compiled: Compiled, inputs: list[np.ndarray], target_name: str = "cortex-m0",
                   count: bool = False, timeout: float = 600, steps: int | None = None,
-                  reset_before: int | None = None, profile: bool = False, traffic: bool | str = False) -> Run:
+                  reset_before: int | None = None, profile: bool = False, traffic: bool | str = False,
+                  stack: bool = False) -> Run:
     """Run one inference on the emulated board; count=True also counts its instructions, profile=True
     also per step (the report's "step_instructions", and "outside_steps" for run()'s own code) and per kernel
     call the generated code makes (report["calls"], in the order it makes them). traffic=True counts its
     loads and stores per pool, the stack and the rest (report["memory"], and per step "step_memory" with
-    profile); traffic="buffers" counts them per planned buffer instead (report["buffer_traffic"]).
+    profile); traffic="buffers" counts them per planned buffer instead (report["buffer_traffic"]). count or
+    stack=True also bound the stack from the image's call graph (stack_report).
 
     With steps, a sequence as in run_host; the report measures the first inference.
     """
@@ -388,6 +397,8 @@ def run_on_target(compiled: Compiled, inputs: list[np.ndarray], target_name: str
             calls = per_call(build, trace)
         counts = memory_traffic.read_counts(work_dir / "traffic.out", counted) if traffic else None
     report = make_report(build, stack, heap, instructions)
+    if count or stack:
+        report.update(stack_report(build, compiled.program))
     if profile:
         report.update(step_instructions=steps_count, outside_steps=outside, calls=calls)
     if counts is not None and traffic == "buffers":
@@ -407,6 +418,13 @@ def per_call(build: Build, trace: Path) -> list[int]:
     entries = {address for address, _ in build.functions.values()}
     offsets = build.target.arch.instruction_offsets
     return instructions_per_call(executed_blocks(trace, *build.markers, offsets), caller, entries)
+
+
+def stack_report(build: Build, program) -> dict:
+    """The stack bound of one inference from the image's call graph (usmp/stack), beside the measured stack."""
+    bound = image_stack_bound(build.elf, list(build.object_dirs), build.target.arch, program)
+    return {"stack_bound": bound.bytes, "stack_bound_reason": bound.reason,
+            "stack_bound_path": [list(p) for p in bound.path], "stack_bound_steps": bound.steps}
 
 
 def make_report(build: Build, stack: int, heap: int, instructions: int | None) -> dict:

@@ -34,7 +34,11 @@ def instruction_owners(elf: Path, run_range: tuple[int, int], steps_by_function:
     owns the address.
     """
     start, end = run_range
-    addresses = list(range(start, end, 2))
+    return owners_of(elf, list(range(start, end, 2)), steps_by_function, addr2line)
+
+
+def owners_of(elf: Path, addresses: list[int], steps_by_function: dict[str, int], addr2line: str) -> dict[int, int]:
+    """Step of the operator each address of run() belongs to (see instruction_owners)."""
     if not addresses:
         return {}
     command = [addr2line, "-a", "-f", "-i", "-e", str(elf)]

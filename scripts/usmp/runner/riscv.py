@@ -8,8 +8,11 @@ keeps its floating-point printf out of the harness's flash.
 """
 from __future__ import annotations
 
+import re
+
 from usmp.errors import ToolError
 from usmp.runner.architecture import Architecture
+from usmp.stack.image import CALL, INDIRECT, SAVE, TAIL, StackIsa
 
 
 def riscv_instructions(parcels: list[int]) -> int:
@@ -34,6 +37,41 @@ def riscv_instruction_offsets(parcels: list[int]) -> list[int]:
     return offsets
 
 
+_SP_ADD = re.compile(r"^sp,sp,(\S+)$")
+
+
+def riscv_stack_bytes(mnemonic: str, operands: str) -> int | None:
+    """Bytes an instruction takes off sp: addi sp,sp,-N (objdump prints c.addi16sp and addi alike, as add
+    or addi); None when sp is added a register (a frame without a fixed size)."""
+    operands = operands.split("#")[0].strip()
+    if mnemonic not in ("add", "addi", "c.addi", "c.addi16sp") or not operands.startswith("sp,sp,"):
+        return 0
+    value = _SP_ADD.match(operands).group(1)
+    if not re.fullmatch(r"-?\d+", value):
+        return None
+    return max(-int(value), 0)
+
+
+def riscv_call_kind(mnemonic: str, operands: str) -> str | None:
+    """jal (to ra) a call, jal t0 a register-saving helper (__riscv_save_N: its bytes are the caller's frame),
+    j a tail call; jalr and jr through a register are indirect (the image's symbols cannot name them),
+    but for a far call whose target objdump names."""
+    fields = operands.split("#")[0].split(",")
+    if mnemonic == "jal":
+        return SAVE if fields[0].strip() == "t0" else CALL
+    if mnemonic == "j":
+        return TAIL
+    if mnemonic in ("jalr", "jr"):
+        if "#" in operands:  # auipc + jalr with the target resolved in the comment
+            return CALL if mnemonic == "jalr" else TAIL
+        if mnemonic == "jr" and fields[0].strip() in ("ra", "t0"):
+            return None  # a return (t0: from a register-saving helper)
+        return INDIRECT
+    return None
+
+
+RISCV_STACK = StackIsa(riscv_stack_bytes, riscv_call_kind)
+
 RISCV = Architecture(
     name="riscv",
     toolchain_prefix="riscv64-unknown-elf-",
@@ -46,4 +84,5 @@ RISCV = Architecture(
     qemu_package="qemu-system-misc",
     instruction_offsets=riscv_instruction_offsets,
     addr2line="riscv64-unknown-elf-addr2line",
+    stack_isa=RISCV_STACK,
 )

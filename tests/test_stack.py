@@ -1,0 +1,102 @@
+"""The stack of one inference: its bound from the image's call graph holds on every emulated core.
+
+The bound (usmp/stack) is the deepest path under run(): GCC's frames, the disassembly's for the C library,
+and the calls the disassembly shows. Measured by stack painting, an inference never takes more.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference import outputs_match, random_inputs, reference_outputs
+from usmp.compiler import CompileOptions, compile_model
+from usmp.runner.arm import thumb_call_kind, thumb_stack_bytes
+from usmp.runner.riscv import riscv_call_kind, riscv_stack_bytes
+from usmp.runner.targets import TARGETS
+from usmp.stack import CallGraph, stack_bound
+from usmp.stack.image import CALL, INDIRECT, SAVE, TAIL, Function
+
+TILING = Path(__file__).parent / "models" / "tiling"
+
+
+@pytest.mark.parametrize("instruction, taken", [
+    ("push {r4, r5, r6, r7, lr}", 20), ("push.w {r4, r5, r6, r7, r8, r9, sl, fp, lr}", 36),
+    ("vpush {d8-d15}", 64), ("stmdb sp!, {r4, r5, lr}", 12), ("sub sp, #12", 12),
+    ("sub.w sp, sp, #1024", 1024), ("subw sp, sp, #1100", 1100), ("str.w lr, [sp, #-4]!", 4),
+    ("sub sp, r3", None), ("add sp, #12", 0), ("pop {r4, pc}", 0), ("ldr r3, [sp, #4]", 0),
+    ("sub r3, sp, #4", 0)])
+def test_thumb_frames(instruction, taken):
+    mnemonic, _, operands = instruction.partition(" ")
+    assert thumb_stack_bytes(mnemonic, operands) == taken
+
+
+@pytest.mark.parametrize("instruction, kind", [
+    ("bl 8c4", CALL), ("blx 8c4", CALL), ("blx r3", INDIRECT), ("b.w 8c4", TAIL), ("beq.n 8c4", TAIL),
+    ("bx lr", None), ("bics r3, r2", None), ("cbz r3, 8c4", None), ("ldr r3, [r4]", None)])
+def test_thumb_calls(instruction, kind):
+    mnemonic, _, operands = instruction.partition(" ")
+    assert thumb_call_kind(mnemonic, operands) == kind
+
+
+@pytest.mark.parametrize("instruction, taken, kind", [
+    ("add sp,sp,-48", 48, None), ("addi sp,sp,-16", 16, None), ("add sp,sp,16", 0, None),
+    ("add sp,sp,t0", None, None), ("sw ra,12(sp)", 0, None), ("jal 80000abc", 0, CALL),
+    ("jal t0,80000abc", 0, SAVE), ("j 80000abc", 0, TAIL), ("jalr a5", 0, INDIRECT), ("jr t0", 0, None),
+    ("jalr ra,ra,12 # 80000abc", 0, CALL)])
+def test_riscv_frames_and_calls(instruction, taken, kind):
+    mnemonic, _, operands = instruction.partition(" ")
+    assert riscv_stack_bytes(mnemonic, operands) == taken
+    assert riscv_call_kind(mnemonic, operands) == kind
+
+
+def _graph(**functions) -> CallGraph:
+    return CallGraph({name: Function(name, 0, frame, dict(enumerate(calls)), list(saves), list(indirect))
+                      for name, (frame, calls, saves, indirect) in functions.items()}, {})
+
+
+def test_the_deepest_path_per_operator():
+    graph = _graph(run=(16, ["op_1_conv", "usmp_add_s8"], [], []), op_1_conv=(8, ["k"], [], []),
+                   k=(40, ["memcpy"], [], []), memcpy=(12, [], [], []), usmp_add_s8=(24, [], [], []))
+    graph.frames["k"] = 48  # GCC's own frame replaces the disassembly's
+    bound = stack_bound(graph, "run", {1: 0}, {"op_0_add": 0, "op_1_conv": 1}, 2)
+    assert bound.bytes == 16 + 8 + 48 + 12
+    assert bound.path == [("run", 16), ("op_1_conv", 8), ("k", 48), ("memcpy", 12)]
+    assert bound.steps == [16 + 24, 16 + 8 + 48 + 12]
+
+
+@pytest.mark.parametrize("functions, reason", [
+    (dict(run=(16, ["f"], [], []), f=(8, ["run"], [], [])), "recursion: run -> f -> run"),
+    (dict(run=(16, ["f"], [], []), f=(8, [], [], [0x40])), "f calls a function through a register"),
+    (dict(run=(16, ["f"], [], []), f=(None, [], [], [])), "f has a frame of no fixed size"),
+    (dict(run=(16, ["g"], [], [])), "g is not in the image")])
+def test_unbounded(functions, reason):
+    bound = stack_bound(_graph(**functions), "run", {}, {}, 0)
+    assert bound.bytes is None and reason in bound.reason
+
+
+def test_register_saving_helpers_are_the_callers_frame():
+    graph = _graph(run=(16, ["f"], ["__riscv_save_0"], []), f=(0, [], [], []), __riscv_save_0=(16, [], [], []))
+    assert stack_bound(graph, "run", {}, {}, 0).bytes == 32
+
+
+EMULATED = [t for t in TARGETS.values() if shutil.which(t.arch.tool("gcc")) and shutil.which(t.arch.qemu)]
+
+
+@pytest.mark.parametrize("target", EMULATED, ids=[t.name for t in EMULATED])
+def test_the_bound_holds_on_every_core(target):
+    """A residual chain ending in a global pool, depth-first (loop state, band kernels, the reduction)."""
+    model = TILING / "residual_int8.tflite"
+    compiled = compile_model(model, CompileOptions(tiling="max", workspace_io=True, cpu=target.cpu))
+    inputs = random_inputs(compiled.program.graph, np.random.default_rng(33))
+    from usmp.runner.baremetal import run_on_target
+
+    run = run_on_target(compiled, inputs, target.name, stack=True)
+    assert all(outputs_match(e, g) for e, g in zip(reference_outputs(model, inputs), run.outputs))
+    report = run.report
+    measured, bound = report["ram_bytes"]["stack"], report["stack_bound"]
+    assert bound is not None, report["stack_bound_reason"]
+    assert measured <= bound, report["stack_bound_path"]
+    assert max(report["stack_bound_steps"]) == bound
