@@ -4,6 +4,7 @@
            -> tile (depth-first band loops, costed on the kernels the selection will choose)
            -> select kernels (CMSIS-NN and USMP's own on DSP and Helium cores, in loops too)
            -> one scratch buffer per loop -> analyse liveness (and bytes in use over time)
+           -> rank pools by demand (the fastest memories to the most accessed bytes)
            -> plan -> rewrite offsets -> emit C
 """
 from __future__ import annotations
@@ -19,10 +20,11 @@ from usmp.analysis.schedule import reorder_program
 from usmp.analysis.scopes import realize_memory_scopes
 from usmp.codegen import Layout, emit_library, make_layout, write_files
 from usmp.codegen.guards import guarded_buffer_infos
-from usmp.errors import ModelError
+from usmp.errors import ModelError, PlanError
 from usmp.fold import fold_constants
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
+from usmp.placement import DemandReport, estimated_wait_cycles, place_by_demand
 from usmp.planner import BufferInfo, PlanResult, plan
 from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
@@ -54,6 +56,13 @@ class CompileOptions:
     kernels: str = "auto"  # auto (USMP's DSP kernels, CMSIS-NN where known), portable, cmsis-nn or usmp
     cmsis_nn: str | None = None  # CMSIS-NN directory (default: $CMSIS_NN_PATH)
     optimize: str = "balanced"  # speed: wide DSP filters everywhere; size: none; balanced: constants <= 1.25x
+    placement: str = "demand"  # demand: fastest pools to the most accessed bytes (usmp/placement); order: as listed
+    io_targets: tuple[str, ...] = ()  # engines writing the inputs and reading the outputs (e.g. "dma"): the I/O
+    # then lives in the workspace, in pools they reach (analysis/scopes.py); implies workspace_io
+
+    def __post_init__(self):
+        if self.io_targets:  # the engines' buffers are planned like the rest
+            self.workspace_io = True
 
 
 @dataclass
@@ -70,16 +79,47 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
     if options.guards:
         buffers = guarded_buffer_infos(program, buffers)
     pools = aligned_pools(model_pools(program, options), buffers)
+    program, buffers, demand, result = place_and_plan(program, buffers, pools, options)
     pool_infos = [p.info() for p in pools]
-    progress.stage(f"planning {len(buffers)} buffers")
-    result = plan(buffers, pool_infos, options.algorithm, options.time_limit, options.progress)
     verify_plan(buffers, pool_infos, result.placements, f"algorithm '{options.algorithm}'")
     check_pool_limits(pools, result.pool_sizes)
     layout = make_layout(program, pools, result, options.workspace_io, options.user_pools)
     progress.stage("writing the C code")
     files = emit_library(program, layout, source=Path(model_path).name, guards=options.guards)
-    files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools))
+    files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools, demand))
     return Compiled(program, result, layout, files)
+
+
+def place_and_plan(program: Program, buffers: list[BufferInfo], pools: list[PoolSpec], options: CompileOptions):
+    """Rank the pools by demand (unless --placement order), then plan. The ranking sees bytes live per step,
+    the planner packs them, so of the plans ranked with start-up copies, ranked without and in the user's
+    order, the one whose estimated wait cycles are fewest is kept (placement.estimated_wait_cycles)."""
+    def planned(infos):
+        progress.stage(f"planning {len(infos)} buffers")
+        return plan(infos, [p.info() for p in pools], options.algorithm, options.time_limit, options.progress)
+
+    if options.placement != "demand":
+        return program, buffers, DemandReport(), planned(buffers)
+    choices = []
+    for copies in (not (options.user_pools or options.guards), False):
+        progress.stage("ranking pools by demand")
+        ranked_program, ranked, demand = place_by_demand(program, buffers, pools, cpu_extension(options.cpu),
+                                                         options.workspace_io, copies)
+        if not demand.ranked:
+            return program, buffers, demand, planned(buffers)
+        try:
+            result = planned(ranked)
+        except PlanError:  # the ranking's packing is the planner's first fit: a safeguard, keep the pools' order
+            continue
+        choices.append((estimated_wait_cycles(demand.accesses, result.placements, pools),
+                        ranked_program, ranked, demand, result))
+        if not demand.copies:
+            break
+    in_order = planned(buffers)
+    choices.append((estimated_wait_cycles(demand.accesses, in_order.placements, pools), program, buffers,
+                    replace(demand, copies={}, io_copies={}, ranked=False), in_order))
+    _, program, buffers, demand, result = min(choices, key=lambda c: c[0])
+    return program, buffers, demand, result
 
 
 def aligned_pools(pools: list[PoolSpec], buffers: list[BufferInfo]) -> list[PoolSpec]:
@@ -102,7 +142,7 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     except ModelError as exc:
         raise with_problem_count(exc, model_path) from None
     pools = model_pools(program, options)
-    program = realize_memory_scopes(program, pools)
+    program = realize_memory_scopes(replace(program, io_targets=tuple(options.io_targets)), pools)
     if options.reorder:
         program = reorder_program(program, options.workspace_io)
     tiling = _tiling(options, program)

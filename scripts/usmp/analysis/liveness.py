@@ -4,8 +4,8 @@ Step k is the k-th lowered operator (an IF or WHILE counts as the steps of its
 blocks and copies, see usmp/control). A buffer is live from the first step
 that touches it to the last; an operator's inputs, outputs and scratch are
 live together at its step, so they never share memory. Model inputs are
-live from the start and outputs until the end; constants and state (kept
-from one inference to the next) always.
+live from the start and outputs until the end; constants, state and the
+start-up copies of constants (kept from one inference to the next) always.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ def live_intervals(program: Program) -> dict[str, tuple[int, int]]:
     for name, buffer in program.buffers.items():
         used = steps[name] or [0]
         first, last = min(used), max(used)
-        if buffer.kind in ("input", "constant", "state"):
+        if buffer.kind in ("input", "constant", "state", "copy"):
             first = 0
-        if buffer.kind in ("output", "constant", "state"):
+        if buffer.kind in ("output", "constant", "state", "copy"):
             last = last_step
         intervals[name] = (first, last)
     for name, buffer in program.buffers.items():  # a buffer is live whenever one inside it is

@@ -7,6 +7,12 @@ all operators touching it may access, in the user's priority order. When a
 producer and a consumer share no pool, the consumer gets its own copy of the
 buffer, made by a COPY operator (run by a target that reaches a pool of each
 side) just before the first consumer that needs it.
+
+The model's inputs and outputs may have an engine of their own (`--io-targets dma`: a peripheral's DMA
+writes the inputs and reads the outputs), which then counts among their users: an input lives in a pool
+that engine reaches, copied for the operators that reach none of those, and an output that the operators
+cannot write there is written beside them and copied over after its last writer. Copies into a faster pool
+that only pay off (placement by demand) are made the same way (insert_copy).
 """
 from __future__ import annotations
 
@@ -38,11 +44,13 @@ def candidate_pools(targets: set[str], kind: str, pools: list[PoolSpec]) -> tupl
 
 
 def buffer_targets(program: Program) -> dict[str, set[str]]:
-    """The targets of the operators touching each buffer."""
+    """The targets of the operators touching each buffer, and the I/O engines of the model's inputs and outputs."""
     targets: dict[str, set[str]] = {name: set() for name in program.buffers}
     for op in program.ops:
         for arg in op.args:
             targets[arg.buffer].add(op_target(op))
+    for name in (*program.inputs, *program.outputs) if program.io_targets else ():
+        targets[name] |= set(program.io_targets)
     return targets
 
 
@@ -64,14 +72,18 @@ def realize_memory_scopes(program: Program, pools: list[PoolSpec]) -> Program:
         if buffer.kind == "state":  # a copy would lose the update: state stays in one place
             raise PlanError(f"state '{name}' is used by targets {sorted(targets[name])}, but no state pool "
                             f"is accessible to all of them")
-        ops, next_index = _split(name, buffer, buffers, ops, pools, next_index)
+        if name in program.outputs and program.io_targets:
+            ops, next_index = _split_output(name, buffer, buffers, ops, pools, set(program.io_targets), next_index)
+            continue
+        engine = set(program.io_targets) if name in program.inputs else set()
+        ops, next_index = _split(name, buffer, buffers, ops, pools, next_index, engine)
     return replace(program, buffers=buffers, ops=ops)
 
 
-def _split(name, buffer, buffers, ops, pools, next_index):
+def _split(name, buffer, buffers, ops, pools, next_index, engine=frozenset()):
     users = [k for k, op in enumerate(ops) if any(a.buffer == name for a in op.args)]
     writers = [k for k in users if any(a.buffer == name and a.writable for a in ops[k].args)]
-    home = {op_target(ops[k]) for k in writers} or {op_target(ops[users[0]])}
+    home = {op_target(ops[k]) for k in writers} | set(engine) or {op_target(ops[users[0]])}
     if not candidate_pools(home, "workspace", pools):
         raise PlanError(f"no workspace pool is accessible to target(s) {'+'.join(sorted(home))}, which use "
                         f"'{name}': add targets={'+'.join(sorted(home))} to a --pool NAME:workspace")
@@ -96,6 +108,43 @@ def _split(name, buffer, buffers, ops, pools, next_index):
         ops.insert(first_use, _copy_op(next_index, name, copy_name, buffer, mover))
         next_index += 1
     return ops, next_index
+
+
+def _split_output(name, buffer, buffers, ops, pools, engine, next_index):
+    """An output its engine reads where its writers cannot write: they write a copy beside them, moved over
+    after the last of them."""
+    writers = [k for k, op in enumerate(ops) if any(a.buffer == name and a.writable for a in op.args)]
+    side = {op_target(ops[k]) for k in writers}
+    if not candidate_pools(engine, "workspace", pools):
+        raise PlanError(f"no workspace pool is accessible to target(s) {'+'.join(sorted(engine))}, which read the "
+                        f"output '{name}': add targets=...+{'+'.join(sorted(engine))} to a --pool NAME:workspace")
+    mover = _copy_target(engine, next(iter(side)), pools)
+    ops, _ = insert_copy(ops, name, f"{name}@{'+'.join(sorted(side))}", buffers, mover, next_index, before=False)
+    return ops, next_index + 1
+
+
+def insert_copy(ops: list[LoweredOp], name: str, copy_name: str, buffers: dict[str, Buffer], mover: str,
+                index: int, before: bool = True, call: KernelCall | None = None,
+                size: int | None = None) -> tuple[list[LoweredOp], int]:
+    """A copy of buffer `name` that the operators use instead: before=True, filled from it just before its
+    first user (every operator using it uses the copy); else written by its users and moved into it after the
+    last of them. call: the COPY's kernel call on arguments "input" and "output" (default: an element-wise
+    copy), size: the copy's bytes (default: the buffer's). Returns the operators and the COPY's position."""
+    buffers[copy_name] = replace(buffers[name], name=copy_name, kind="tensor", tensors=[], io_index=None,
+                                 size=size or buffers[name].size)
+    users = [k for k, op in enumerate(ops) if any(a.buffer == name for a in op.args)]
+    rewired = []
+    for k, op in enumerate(ops):
+        if k in users:
+            op = copy.copy(op)  # keeps the target, which is not a dataclass field (yet)
+            op.args = [replace(a, buffer=copy_name) if a.buffer == name else a for a in op.args]
+        rewired.append(op)
+    source, target = (name, copy_name) if before else (copy_name, name)
+    step = _copy_op(index, source, target, buffers[name], mover)
+    if call is not None:
+        step.calls = [call]
+    at = users[0] if before else users[-1] + 1
+    return rewired[:at] + [step] + rewired[at:], at
 
 
 def _copy_target(home: set[str], target: str, pools: list[PoolSpec]) -> str:

@@ -103,6 +103,8 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         pools=layout.pools, workspace_pools=layout.writable_pools,
         constant_pools=constant_pools, ops=ops, functions=functions, init_ops=init_ops, layout=layout,
         state_pools=[p for p in layout.pools if p.spec.kind == "state"], stateful=bool(program.init_ops),
+        has_state=bool(program.state_buffers), startup_copies=startup_copies(program, layout),
+        io_copies=io_copies(program, layout),
         copied_pools=copied, needs_init=bool(program.init_ops or copied),
         pools_argument=layout.user_pools or layout.workspace_io,
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
@@ -119,6 +121,37 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         f"{name}_constants.c": env.get_template("constants.c.j2").render(context),
         "CMakeLists.txt": env.get_template("CMakeLists.txt.j2").render(context),
     }
+
+
+def startup_copies(program: Program, layout: Layout) -> list[dict]:
+    """The constants init() copies into a faster pool (usmp/placement/copies.py), for the header's comments."""
+    copies = []
+    for op in program.init_ops:
+        buffer_of = {a.name: a.buffer for a in op.args}
+        for call in op.calls:
+            source, target = (buffer_of[a] for a in call.args[:2]) if len(call.args) >= 2 else (None, None)
+            if target in program.buffers and program.buffers[target].kind == "copy":
+                copies.append(dict(constant=source, bytes=program.buffers[target].size,
+                                   source_pool=placement_of(program, layout, source)[0],
+                                   pool=placement_of(program, layout, target)[0]))
+    return copies
+
+
+def io_copies(program: Program, layout: Layout) -> list[dict]:
+    """The COPY operators moving a model input or output between pools (analysis/scopes.py, placement by
+    demand), for the header's comments."""
+    copies = []
+    io = {*program.inputs, *program.outputs}
+    for op in program.ops:
+        if op.opcode != "COPY":
+            continue
+        source, target = op.args[0].buffer, op.args[1].buffer
+        if source in io or target in io:
+            name = source if source in io else target
+            copies.append(dict(buffer=name, output=name in program.outputs, bytes=program.buffers[name].size,
+                               source_pool=placement_of(program, layout, source)[0] if layout.workspace_io else None,
+                               pool=placement_of(program, layout, target)[0], index=op.op_index))
+    return copies
 
 
 def _external_view(program: Program) -> dict | None:

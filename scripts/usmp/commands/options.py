@@ -7,6 +7,7 @@ import sys
 from usmp import progress
 from usmp.compiler import Compiled, CompileOptions
 from usmp.errors import UsmpError
+from usmp.placement import PLACEMENTS
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
 from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, OPTIMIZE_CHOICES, missed_fast_kernels
@@ -29,6 +30,11 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
         help="a memory pool NAME:KIND[:size=BYTES][:align=N][:targets=T1+T2][:region=LABEL], KIND workspace, "
              "constant or state (variables kept between runs); repeat for several, in priority order "
              "(default: workspace:workspace and constants:constant, plus state:state for a model with state)")
+    parser.add_argument("--placement", choices=PLACEMENTS, default=None,
+                        help="which pool of a kind each buffer prefers when the pools' wait states differ: demand "
+                             "(default: the fastest pools to the buffers accessed most per byte and step, hot "
+                             "constants copied at start-up into a faster pool's spare room) or order (the pools in "
+                             "the order given)")
     parser.add_argument("--algorithm", default="auto",
                         help="planning algorithm: a name (see `usmp plan`) or package.module:function (default: auto)")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
@@ -45,6 +51,10 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
                              f"(default: {DEFAULT_BUDGET:g})")
     parser.add_argument("--workspace-io", action="store_true",
                         help="plan model inputs and outputs inside a workspace pool")
+    parser.add_argument("--io-targets", metavar="ENGINE[+ENGINE]", default=None,
+                        help="the engines that write the model's inputs and read its outputs (e.g. dma): they live "
+                             "in a workspace pool whose targets= include them (implies --workspace-io), and are "
+                             "copied into a faster pool for the operators where that pays")
     parser.add_argument("--guards", action="store_true",
                         help="debug aid: canary bytes after every workspace buffer, checked after each operator; "
                              "run() returns 1000 + the index of an operator that wrote out of bounds")
@@ -86,7 +96,20 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         kernels=getattr(args, "kernels", None) or "auto",
         optimize=getattr(args, "optimize", None) or "balanced",
         cmsis_nn=getattr(args, "cmsis_nn", None),
+        placement=getattr(args, "placement", None) or "demand",
+        io_targets=io_targets(getattr(args, "io_targets", None)),
     )
+
+
+def io_targets(text: str | None) -> tuple[str, ...]:
+    """--io-targets dma or dma+i2s."""
+    if not text:
+        return ()
+    engines = tuple(t for t in text.replace(",", "+").split("+") if t)
+    for engine in engines:
+        if not engine.replace("_", "").isalnum():
+            raise UsmpError(f"--io-targets {text}: '{engine}' is not a target name (letters, digits, _)")
+    return engines
 
 
 def portable_fallback_notice(compiled: Compiled, options: CompileOptions) -> str | None:

@@ -6,13 +6,13 @@ from pathlib import Path
 
 from usmp import progress
 from usmp.commands.options import add_model_arguments, add_planning_arguments, compile_options
-from usmp.compiler import aligned_pools, analyse_model, model_pools
+from usmp.compiler import aligned_pools, analyse_model, model_pools, place_and_plan
 from usmp.errors import PlanError
 from usmp.planner import plan
 from usmp.planner.registry import COMPARED
 from usmp.report.plan_json import dumps, plan_document
 from usmp.report.svg import plan_svg
-from usmp.report.table import algorithms_table, control_flow_table, pools_table, tiling_table
+from usmp.report.table import algorithms_table, control_flow_table, placement_table, pools_table, tiling_table
 from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
 
 NAME = "plan"
@@ -33,8 +33,8 @@ def run(args) -> int:
     program, buffers = analyse_model(args.model, options)
     specs = aligned_pools(model_pools(program, options), buffers)
     pools = [p.info() for p in specs]
-    result = plan(buffers, pools, options.algorithm, options.time_limit, options.progress)
-    document = plan_document(program, buffers, result, specs)
+    program, buffers, demand, result = place_and_plan(program, buffers, specs, options)
+    document = plan_document(program, buffers, result, specs, demand)
     progress.clear()  # the stage line, before the command's own output
     if args.svg:
         Path(args.svg).write_text(plan_svg(document))
@@ -48,6 +48,9 @@ def run(args) -> int:
           + (", optimal (proven)" if result.optimal_proven else ""))
     print()
     print(pools_table(document))
+    if document["placement"]["ranked"]:
+        print()
+        print(placement_table(document))
     if document["tiling"]:
         print()
         print(tiling_table(document))

@@ -13,7 +13,8 @@ from typing import Any
 
 from usmp.ir.graph import Graph
 
-BUFFER_KINDS = ("input", "output", "tensor", "scratch", "constant", "state")
+# "copy": a constant's copy in a faster pool, made by init() and read by run() (usmp/placement/copies.py)
+BUFFER_KINDS = ("input", "output", "tensor", "scratch", "constant", "state", "copy")
 
 # Every buffer is at least word aligned: a Cortex-M0 faults on unaligned words.
 MIN_ALIGNMENT = 4
@@ -110,6 +111,9 @@ class Program:
     outputs: list[str]  # buffer per model output
     init_ops: list[LoweredOp] = field(default_factory=list)  # set the state buffers' initial contents
     external_kernels: ExternalKernels | None = None  # set by the kernel selection pass (usmp/select)
+    # the engines (kernel targets, e.g. "dma") that write the model's inputs and read its outputs, beside the
+    # operators: the inputs and outputs live in pools those reach (--io-targets; analysis/scopes.py)
+    io_targets: tuple[str, ...] = ()
 
     @property
     def state_buffers(self) -> list[str]:

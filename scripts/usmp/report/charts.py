@@ -15,9 +15,10 @@ import re
 from html import escape
 
 COLOURS = {"tensor": "#4e79a7", "scratch": "#f28e2b", "input": "#59a14f", "output": "#e15759",
-           "constant": "#9c755f", "state": "#b07aa1", "band": "#edc948"}
+           "constant": "#9c755f", "state": "#b07aa1", "band": "#edc948", "copy": "#ff9da7"}
 KIND_NAMES = {"tensor": "tensor", "scratch": "scratch", "input": "model input", "output": "model output",
-              "state": "state", "band": "depth-first band buffer", "constant": "constant"}
+              "state": "state", "band": "depth-first band buffer", "constant": "constant",
+              "copy": "start-up copy of a constant"}
 FAMILY_COLOURS = {"portable": "#76b7b2", "cmsis-nn": "#4e79a7", "helium": "#af7aa1", "dsp": "#59a14f",
                   "depth-first": "#edc948"}
 LEFT, RIGHT, TOP = 70, 20, 36

@@ -35,6 +35,24 @@ def format_rows(rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
+def placement_table(document: dict) -> str:
+    """Placement by demand: each pool's wait states and the accesses and wait cycles the access model estimates
+    there; then the constants copied at start-up, and the kernels the model had to guess for."""
+    placement = document["placement"]
+    rows = [("pool", "wait", "est. accesses", "est. wait cycles")]
+    for p in placement["pools"]:
+        rows.append((p["name"], str(p["wait"]), str(p["estimated_accesses"]), str(p["estimated_wait_cycles"])))
+    lines = [format_rows(rows), f"estimated wait cycles of one inference: {placement['estimated_wait_cycles']}"]
+    for c in placement["copies"]:
+        how = "by init()" if c["when"] == "start-up" else "by a COPY operator"
+        lines.append(f"{c['when']} copy: {c['buffer']} ({c['size_bytes']} B) from {c['from_pool']} into "
+                     f"{c['to_pool']} {how}, {c['estimated_accesses']} accesses of the copy an inference")
+    if placement["unmodelled_kernels"]:
+        lines.append("kernels without an access model (each operand counted once): "
+                     + ", ".join(placement["unmodelled_kernels"]))
+    return "\n".join(lines)
+
+
 def tiling_table(document: dict) -> str:
     """The depth-first chains: which operators, band height, bytes saved and the instructions the cost model says
     each adds (per cent of the whole-tensor program's estimate)."""

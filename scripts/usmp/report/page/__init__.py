@@ -65,7 +65,7 @@ def _environment() -> jinja2.Environment:
 def _kinds_drawn(document: dict) -> list[str]:
     bands = band_buffer_names(document)
     drawn = {"band" if b["name"] in bands else b["kind"] for b in document["buffers"] if b["kind"] != "constant"}
-    return [k for k in ("input", "tensor", "scratch", "band", "output", "state") if k in drawn]
+    return [k for k in ("input", "tensor", "scratch", "band", "output", "state", "copy") if k in drawn]
 
 
 def _summary(document: dict, measurements: dict, rows: list[dict]) -> dict:
