@@ -24,6 +24,7 @@ class MemoryRegion:
     size: int
     linker_name: str | None  # `zephyr,memory-region`: the linker section and MEMORY region
     compatible: tuple[str, ...] = ()
+    wait_states: int | None = None  # the node's `wait-states` property, when the board gives one
 
     @property
     def display(self) -> str:
@@ -99,10 +100,21 @@ def read_edt_pickle(path: Path, zephyr_base: str | Path | None) -> Devicetree:
             compat = node.props.get("compatible")
             tree.regions[node.path] = MemoryRegion(
                 node.path, tuple(node.labels), reg.addr or 0, reg.size, prop.val if prop else None,
-                tuple(compat.val) if compat else ())
+                tuple(compat.val) if compat else (), _pickled_wait_states(node))
     for name, node in edt.chosen_nodes.items():
         tree.chosen[name] = node.path
     return tree
+
+
+def _pickled_wait_states(node) -> int | None:
+    """`wait-states` of an edtlib node: a binding's property, else the raw devicetree one (no binding has it)."""
+    if "wait-states" in node.props:
+        return int(node.props["wait-states"].val)
+    raw = getattr(getattr(node, "_node", None), "props", {}).get("wait-states")
+    try:
+        return raw.to_num() if raw is not None else None
+    except Exception:  # not a single cell: ignored, as a board that does not say
+        return None
 
 
 # --- zephyr.dts ------------------------------------------------------------
@@ -243,9 +255,11 @@ def parse_dts(text: str, source: str = "<dts>") -> Devicetree:
             address = _join_cells(reg[:address_cells])
             size = _join_cells(reg[address_cells:address_cells + size_cells])
             name = node.props.get("zephyr,memory-region")
+            waits = node.props.get("wait-states")
             tree.regions[node.path] = MemoryRegion(
                 node.path, tuple(node.labels), address, size, name[0] if name else None,
-                tuple(v for v in node.props.get("compatible", []) if isinstance(v, str)))
+                tuple(v for v in node.props.get("compatible", []) if isinstance(v, str)),
+                waits[0] if waits and isinstance(waits[0], int) else None)
         if node.path == "/chosen":
             for key, value in node.props.items():
                 if value and isinstance(value[0], str):

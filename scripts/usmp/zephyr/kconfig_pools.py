@@ -35,6 +35,9 @@ class PoolRequest:
     size_limit: int  # 0: no limit of its own
     alignment: int
     priority: int
+    wait: int = -1  # wait states of one access; -1: from the devicetree (placement.py)
+    targets: tuple[str, ...] = ("c",)
+    flash_wait: int = 0  # CONFIG_USMP_FLASH_WAIT_STATES: flash's wait states where the devicetree does not say
 
     def symbol(self, suffix: str = "") -> str:
         return f"CONFIG_USMP_POOL{self.slot}{'_' + suffix if suffix else ''}"
@@ -52,6 +55,8 @@ class UsmpSettings:
     cpu: str = "generic"  # the --cpu of CONFIG_CPU_CORTEX_M*, which picks the kernels (usmp/select)
     kernels: str = "auto"  # CONFIG_USMP_KERNELS_{AUTO,PORTABLE,CMSIS_NN,USMP}
     optimize: str = "balanced"  # CONFIG_USMP_OPTIMIZE_{BALANCED,SPEED,SIZE}
+    placement: str = "demand"  # CONFIG_USMP_PLACEMENT_{DEMAND,ORDER}
+    io_targets: tuple[str, ...] = ()  # CONFIG_USMP_IO_TARGETS
 
 
 def settings_from_config(config: KconfigValues) -> UsmpSettings:
@@ -71,7 +76,19 @@ def settings_from_config(config: KconfigValues) -> UsmpSettings:
         kernels=next((k for k in ("portable", "cmsis-nn", "usmp")
                       if config.flag(f"CONFIG_USMP_KERNELS_{k.upper().replace('-', '_')}")), "auto"),
         optimize=next((m for m in ("speed", "size") if config.flag(f"CONFIG_USMP_OPTIMIZE_{m.upper()}")), "balanced"),
+        placement="order" if config.flag("CONFIG_USMP_PLACEMENT_ORDER") else "demand",
+        io_targets=_targets(config, "CONFIG_USMP_IO_TARGETS", ""),
     )
+
+
+def _targets(config: KconfigValues, symbol: str, default: str) -> tuple[str, ...]:
+    """A "+"-separated list of target names."""
+    text = config.string(symbol, default).strip()
+    names = tuple(t for t in text.replace(",", "+").split("+") if t.strip())
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name.strip()):
+            raise UsmpError(f"{config.source}: {symbol}=\"{text}\": '{name}' is not a target name (letters, digits, _)")
+    return tuple(n.strip() for n in names)
 
 
 def _tiling_budget(config: KconfigValues) -> float | None:
@@ -130,8 +147,12 @@ def _pool(config: KconfigValues, slot: int) -> PoolRequest | None:
     size_limit = config.integer(f"{prefix}_SIZE", 0)
     if size_limit < 0:
         raise UsmpError(f"{config.source}: {prefix}_SIZE={size_limit} is negative: use 0 for no limit")
+    wait = config.integer(f"{prefix}_WAIT", -1)
+    if wait < -1:
+        raise UsmpError(f"{config.source}: {prefix}_WAIT={wait}: expected wait states (0, 1, ...) or -1 (devicetree)")
     return PoolRequest(slot, name, kind, config.string(f"{prefix}_REGION").strip(), size_limit, alignment,
-                       config.integer(f"{prefix}_PRIORITY", slot))
+                       config.integer(f"{prefix}_PRIORITY", slot), wait, _targets(config, f"{prefix}_TARGETS", "c") or ("c",),
+                       config.integer("CONFIG_USMP_FLASH_WAIT_STATES", 0))
 
 
 def _check_pools(pools: list[PoolRequest], source: str) -> None:

@@ -73,4 +73,9 @@ def zephyr_compile_options(args: argparse.Namespace, options: CompileOptions) ->
         changes["kernels"] = settings.kernels
     if getattr(args, "optimize", None) is None:
         changes["optimize"] = settings.optimize
+    if getattr(args, "placement", None) is None:
+        changes["placement"] = settings.placement
+    if getattr(args, "io_targets", None) is None and settings.io_targets:
+        changes["io_targets"] = settings.io_targets
+        changes["workspace_io"] = True
     return dataclasses.replace(options, **changes)

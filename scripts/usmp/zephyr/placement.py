@@ -38,9 +38,9 @@ def place_pools(requests: list[PoolRequest], tree: Devicetree | None) -> list[Pl
 def place_pool(request: PoolRequest, tree: Devicetree | None) -> PlacedPool:
     limit = request.size_limit or None
     common = dict(name=request.name, kind=request.kind, alignment=request.alignment,
-                  region=request.region or None, origin=request.symbol("SIZE"))
+                  region=request.region or None, origin=request.symbol("SIZE"), targets=request.targets)
     if not request.region:
-        return PlacedPool(size_limit=limit, **common)
+        return PlacedPool(size_limit=limit, wait=pool_wait(request, None, tree), **common)
     where = f"{request.symbol('REGION')}=\"{request.region}\""
     if tree is None:
         raise UsmpError(f"{where}: a pool region needs the devicetree: give -d BUILD_DIR or --devicetree FILE")
@@ -50,7 +50,29 @@ def place_pool(request: PoolRequest, tree: Devicetree | None) -> PlacedPool:
                         f"({region.size} B): lower it, or set 0 to use the region's size")
     size = min(limit, region.size) if limit else region.size
     section = _section(request, region, tree, where)
-    return PlacedPool(size_limit=size, section=section, region_size=region.size, **common)
+    return PlacedPool(size_limit=size, section=section, region_size=region.size,
+                      wait=pool_wait(request, region, tree), **common)
+
+
+def pool_wait(request: PoolRequest, region: MemoryRegion | None, tree: Devicetree | None) -> int:
+    """CONFIG_USMP_POOL<n>_WAIT, or when it is -1 the devicetree's: the memory's `wait-states` property, else
+    0 for a tightly coupled memory and RAM, CONFIG_USMP_FLASH_WAIT_STATES for flash. A pool without a region
+    is in the chosen zephyr,flash (constants) or zephyr,sram."""
+    if request.wait >= 0:
+        return request.wait
+    if region is None and tree is not None:
+        region = tree.chosen_region("zephyr,flash" if request.kind == "constant" else "zephyr,sram")
+    if region is None:
+        return request.flash_wait if request.kind == "constant" else 0
+    if region.wait_states is not None:
+        return region.wait_states
+    names = " ".join([*region.labels, region.linker_name or "", region.path.rsplit("/", 1)[-1]]).lower()
+    if "tcm" in names:
+        return 0
+    chosen_flash = tree.chosen_region("zephyr,flash") if tree is not None else None
+    flash = ("soc-nv-flash" in region.compatible or "flash" in names
+             or (chosen_flash is not None and chosen_flash.path == region.path))
+    return request.flash_wait if flash else 0
 
 
 def _section(request: PoolRequest, region: MemoryRegion, tree: Devicetree, where: str) -> str | None:

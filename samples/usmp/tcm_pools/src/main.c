@@ -5,7 +5,9 @@
  * Kconfig. ITCM is linked NOLOAD, so usmp_micro_speech_init() copies the
  * ITCM pool's image from flash before the first run. Each pool is checked
  * against the linker's symbols of its region and against the devicetree;
- * the outputs against TFLite Micro's, byte for byte.
+ * the outputs against TFLite Micro's, byte for byte. The scenario with a DMA engine
+ * (CONFIG_USMP_IO_TARGETS="dma") puts the input and output in SRAM, the one pool the DMA
+ * reaches, and the activations in DTCM; where each lands is printed and checked too.
  */
 #include <string.h>
 
@@ -40,6 +42,18 @@ static int pool_inside(const char *pool, const uint8_t *base, uint32_t size, uin
 	       inside ? "inside" : "OUTSIDE", region, start, end, aligned ? "aligned to" : "NOT aligned to",
 	       align);
 	return inside && aligned;
+}
+
+/* Where an input or output buffer lives: in DTCM or SRAM (with CONFIG_USMP_IO_TARGETS="dma", in SRAM). */
+static int io_buffer(const char *what, const char *name, const void *p, uint32_t size)
+{
+	const uint8_t *at = p;
+	const char *region = at >= __DTCM_start && at + size <= __DTCM_end	? "DTCM"
+			     : at >= __SRAM_start && at + size <= __SRAM_end ? "SRAM"
+									      : NULL;
+
+	printk("%s %s: %u B at %p, in region %s\n", what, name, size, p, region ? region : "none");
+	return region != NULL;
 }
 
 static int run_once(struct usmp_micro_speech_workspace_pools *pools)
@@ -84,6 +98,10 @@ int main(void)
 				 USMP_MICRO_SPEECH_FLASH_POOL_ALIGN, "flash", (const uint8_t *)__rom_region_start,
 				 (const uint8_t *)__rom_region_end, DT_REG_ADDR(DT_CHOSEN(zephyr_flash)),
 				 DT_REG_SIZE(DT_CHOSEN(zephyr_flash)));
+	failures += !io_buffer("input", "reshape_1", usmp_micro_speech_map_inputs(pools).reshape_1,
+			       USMP_MICRO_SPEECH_INPUT_RESHAPE_1_SIZE);
+	failures += !io_buffer("output", "labels_softmax", usmp_micro_speech_map_outputs(pools).labels_softmax,
+			       USMP_MICRO_SPEECH_OUTPUT_LABELS_SOFTMAX_SIZE);
 
 	for (int run = 0; run < RUNS; run++) {
 		int same = run_once(pools);
