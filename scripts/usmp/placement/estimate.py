@@ -1,10 +1,12 @@
 """Accesses of each planned buffer in one inference: the access model (access.py) over the program's calls.
 
 A depth-first loop runs its links' calls once a band and its set-up and finish once; a buffer stored inside
-another (Buffer.inside) counts with the one that holds it, since that is what the planner places.
+another (Buffer.inside) counts with the one that holds it, since that is what the planner places. A kernel
+whose entry does not fit its call (parameters it no longer has) is counted by the default, as one without.
 """
 from __future__ import annotations
 
+from usmp.errors import UsmpError
 from usmp.lower.program import Program
 from usmp.placement.access import ELEMENT_BYTES, AccessEstimate, Accesses, call_accesses, default_accesses
 from usmp.tiling.loop import BandLoop
@@ -40,7 +42,10 @@ def program_accesses(program: Program, extension: str | None = None) -> AccessEs
             names = [buffer_of[a] for a in call.args]
             elements = [ELEMENT_BYTES.get(program.buffers[n].c_type, 1) for n in names]
             sizes = [program.buffers[n].size for n in names]
-            counted = call_accesses(call.function, call.params, names, runs, sizes, extension)
+            try:
+                counted = call_accesses(call.function, call.params, names, runs, sizes, extension)
+            except UsmpError:  # an entry that does not fit this call's parameters (a kernel changed): guessed
+                counted = None
             if counted is None:
                 unmodelled[call.function] = None
                 counted = default_accesses([writable[a] for a in call.args], elements, sizes, runs)
