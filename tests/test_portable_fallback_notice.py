@@ -59,7 +59,7 @@ def test_no_notice_when_cmsis_nn_is_found(tmp_path, capsys):
 def test_zephyr_core_from_kconfig(tmp_path, capsys, no_cmsis_nn):
     """In a Zephyr build the core comes from .config: a Cortex-M33 with DSP gets the notice, without it none."""
     dsp = tmp_path / "dsp.config"
-    dsp.write_text("CONFIG_USMP=y\nCONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_USMP_KERNELS_AUTO=y\n")
+    dsp.write_text("CONFIG_USMP=y\nCONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_FPU=y\nCONFIG_USMP_KERNELS_AUTO=y\n")
     lines = compile_lines(tmp_path, capsys, "--dotconfig", str(dsp))
     assert len(lines) == 1 and NOTICE.match(lines[0]).group(3) == "cortex-m33"
     plain = tmp_path / "plain.config"

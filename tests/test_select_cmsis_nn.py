@@ -235,24 +235,6 @@ def test_fewer_instructions_on_micro_speech():
     assert counts["cmsis-nn"] < 0.6 * counts["portable"], counts
 
 
-@pytest.mark.parametrize("lines, cpu", [
-    ("CONFIG_CPU_CORTEX_M4=y", "cortex-m4"),
-    ("CONFIG_CPU_CORTEX_M33=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),
-    ("CONFIG_CPU_CORTEX_M33=y", "generic"),  # -mcpu=cortex-m33+nodsp: no DSP instructions
-    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y\nCONFIG_FPU=y", "cortex-m55"),
-    # without an FPU GCC builds with the soft-float ABI, which has no Helium: the DSP extension only
-    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y\nCONFIG_ARMV8_1_M_MVEI=y", "cortex-m33"),
-    ("CONFIG_CPU_CORTEX_M55=y\nCONFIG_ARMV8_M_DSP=y", "cortex-m33"),  # no Helium: the DSP extension only
-    ("CONFIG_CPU_CORTEX_M0=y", "cortex-m0"),
-    ("", "generic"),
-])
-def test_zephyr_core_gives_the_cpu(lines, cpu):
-    from usmp.zephyr.dotconfig import parse_config_text
-    from usmp.zephyr.kconfig_pools import settings_from_config
-
-    assert settings_from_config(parse_config_text(f"CONFIG_USMP=y\n{lines}\n", "prj.conf")).cpu == cpu
-
-
 @pytest.mark.parametrize("lines, kernels", [("", "auto"), ("CONFIG_USMP_KERNELS_PORTABLE=y", "portable"),
                                             ("CONFIG_USMP_KERNELS_CMSIS_NN=y", "cmsis-nn")])
 def test_zephyr_kernels_choice(lines, kernels):

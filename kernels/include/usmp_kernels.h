@@ -47,5 +47,6 @@
 #include "usmp_kernels/hybrid.h"
 #include "usmp_kernels/signal.h"
 #include "usmp_kernels/dsp.h"
+#include "usmp_kernels/fpu.h"
 
 #endif /* USMP_KERNELS_H */

@@ -1,6 +1,7 @@
 """Make the benchmark models: the common small-vision and keyword-spotting architectures (fixed seeds).
 
-Run with a Python that has TensorFlow:  /work/tfvenv/bin/python tests/models/make_benchmark_models.py
+Run with a Python that has TensorFlow:  /work/tfvenv/bin/python tests/models/make_benchmark_models.py [TYPE ...]
+(TYPE int8 or float32; default both)
 
 Written to benchmarks/models/ (int8, full-integer post-training quantization
 with random calibration data; random Keras-initialised weights, so the
@@ -16,6 +17,9 @@ figures measure the architecture, not a trained model):
 - resnet8_32: MLPerf Tiny's ResNet-8 for 32x32x3 images: 16/32/64 channels,
   three residual stages (the last two strided, with 1x1 projections), an
   8x8 average pool and 10 classes.
+
+float32 twins of DS-CNN and MobileNetV1 (ds_cnn_kws_f32, mobilenet_v1_025_96_f32: the same architecture,
+seed and weights, converted without quantization) measure the float kernels.
 """
 from __future__ import annotations
 
@@ -102,18 +106,25 @@ def unit_variance(model, seed: int) -> None:
             layer.set_weights([w / std for w in layer.get_weights()])
 
 
-def main() -> None:
+FLOAT32_TWINS = ("ds_cnn_kws", "mobilenet_v1_025_96")
+
+
+def main(types: list[str]) -> None:
     import tensorflow as tf
 
     BENCHMARKS.mkdir(exist_ok=True)
     for seed, (name, build, shape) in enumerate([("ds_cnn_kws", ds_cnn, (1, 49, 10, 1)),
                                                  ("mobilenet_v1_025_96", mobilenet_v1_025, (1, 96, 96, 3)),
                                                  ("resnet8_32", resnet8, (1, 32, 32, 3))]):
-        tf.keras.backend.clear_session()
-        path = convert(build, [shape], f"../../benchmarks/models/{name}", seed=500 + seed, input_range=(-1.0, 1.0),
-                       prepare=lambda model: unit_variance(model, seed))
-        print(f"{path.name}: {len(opcodes(path))} operators, {path.stat().st_size} bytes")
+        for quantize in types:
+            if quantize == "float32" and name not in FLOAT32_TWINS:
+                continue
+            tf.keras.backend.clear_session()
+            suffix = "" if quantize == "int8" else "_f32"
+            path = convert(build, [shape], f"../../benchmarks/models/{name}{suffix}", quantize=quantize,
+                           seed=500 + seed, input_range=(-1.0, 1.0), prepare=lambda model: unit_variance(model, seed))
+            print(f"{path.name}: {len(opcodes(path))} operators, {path.stat().st_size} bytes")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or ["int8", "float32"])

@@ -19,7 +19,7 @@ COLOURS = {"tensor": "#4e79a7", "scratch": "#f28e2b", "input": "#59a14f", "outpu
 KIND_NAMES = {"tensor": "tensor", "scratch": "scratch", "input": "model input", "output": "model output",
               "state": "state", "band": "depth-first band buffer", "constant": "constant",
               "copy": "start-up copy of a constant"}
-FAMILY_COLOURS = {"portable": "#76b7b2", "cmsis-nn": "#4e79a7", "helium": "#af7aa1", "dsp": "#59a14f",
+FAMILY_COLOURS = {"portable": "#76b7b2", "cmsis-nn": "#4e79a7", "helium": "#af7aa1", "dsp": "#59a14f", "fpu": "#f28e2b",
                   "depth-first": "#edc948"}
 LEFT, RIGHT, TOP = 70, 20, 36
 PLOT_WIDTH = 900

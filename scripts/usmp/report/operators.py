@@ -25,6 +25,8 @@ def kernel_family(op: LoweredOp) -> dict:
         family = "helium"
     elif any(f.startswith("usmp_dsp_") for f in functions):
         family = "dsp"
+    elif any(f.startswith("usmp_fpu_") for f in functions):
+        family = "fpu"
     elif any(f.startswith("usmp_cmsis_nn_") for f in functions):
         family = "cmsis-nn"
     else:
@@ -40,14 +42,16 @@ def kernel_label(entry: dict) -> str:
         on = [name for name, used in (
             ("CMSIS-NN", any(f.startswith("usmp_cmsis_nn_") and "helium" not in f for f in functions)),
             ("USMP Helium", any("helium" in f for f in functions)),
-            ("USMP DSP", any(f.startswith("usmp_dsp_") for f in functions))) if used] or ["portable"]
+            ("USMP DSP", any(f.startswith("usmp_dsp_") for f in functions)),
+            ("USMP FPU", any(f.startswith("usmp_fpu_") for f in functions))) if used] or ["portable"]
         return f"depth-first x{len(entry.get('chain', [])) or '?'}, {entry['bands']} bands, {' + '.join(on)} kernels"
-    if family in ("cmsis-nn", "helium", "dsp"):
-        name = next((f for f in functions if f.startswith(("usmp_cmsis_nn_", "usmp_helium_", "usmp_dsp_"))),
-                    functions[0])
+    if family in ("cmsis-nn", "helium", "dsp", "fpu"):
+        own = ("usmp_cmsis_nn_", "usmp_helium_", "usmp_dsp_", "usmp_fpu_")
+        name = next((f for f in functions if f.startswith(own)), functions[0])
         short = (name.removeprefix("usmp_cmsis_nn_").removeprefix("usmp_helium_").removeprefix("usmp_dsp_")
-                 .replace("_helium", ""))
-        return f"{ {'cmsis-nn': 'CMSIS-NN', 'helium': 'USMP Helium', 'dsp': 'USMP DSP'}[family]} {short}"
+                 .removeprefix("usmp_fpu_").replace("_helium", ""))
+        names = {'cmsis-nn': 'CMSIS-NN', 'helium': 'USMP Helium', 'dsp': 'USMP DSP', 'fpu': 'USMP FPU'}
+        return f"{names[family]} {short}"
     return "portable"
 
 

@@ -122,7 +122,9 @@ def _external_units(compiled: Compiled) -> list[Unit]:
         return []
     includes = _external_includes(compiled)
     units = [("kernels", path.name, path, None, THIRD_PARTY_FLAGS + includes) for path in external.sources]
-    return units + [("kernels", path.name, path, None, STRICT_FLAGS + includes) for path in external.glue]
+    # kernel families share file names (dsp/conv_s8.c, helium/conv_s8.c): objects are named by folder too
+    return units + [("kernels", f"{path.parent.name}_{path.name}", path, None, STRICT_FLAGS + includes)
+                    for path in external.glue]
 
 
 def _model_units(compiled: Compiled) -> list[Unit]:

@@ -129,7 +129,7 @@ def _external_objects(cc: list[str], optimize: str, flags: list[str], external, 
     gets our flags; sections let the link drop the glue functions whose library sources are not built."""
     objects = []
     for path, own in [(p, False) for p in external.sources] + [(p, True) for p in external.glue]:
-        obj = staging / f"ext_{path.stem}.o"
+        obj = staging / f"ext_{path.parent.name}_{path.stem}.o"  # kernel families share file names
         source_flags = flags if own else ["-std=gnu99", optimize]
         _compile(cc + source_flags + ["-ffunction-sections", "-I", str(KERNELS_INCLUDE_DIR), *includes, "-c",
                                       str(path), "-o", str(obj)], path.name)

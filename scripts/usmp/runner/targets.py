@@ -8,7 +8,7 @@ where flash and RAM are, with the board's other memories by name (the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from usmp.errors import UsmpError
 from usmp.runner.architecture import Architecture
@@ -53,10 +53,19 @@ class Target:
 
 
 def cortex_m(cpu: str, machine: str, board: str, flash: tuple[int, int], ram: tuple[int, int],
-             float_abi: str = "soft", regions: tuple[Region, ...] = ()) -> Target:
-    """float_abi "hard" where the vector unit shares the FPU's registers (Helium)."""
-    return Target(cpu, ARM, (f"-mcpu={cpu}", "-mthumb", f"-mfloat-abi={float_abi}"), cpu, machine, board,
-                  *flash, *ram, regions=regions)
+             fpu: str | None = None, regions: tuple[Region, ...] = ()) -> Target:
+    """A core with an FPU (`fpu`: GCC's -mfpu, "auto" where -mcpu implies it, as for Helium) builds with the
+    hard-float ABI, so floats travel in its registers and every float operation is an instruction; without
+    one with the soft-float ABI. Start-up enables the FPU whenever the code is built for it."""
+    abi = ("-mfloat-abi=soft",) if fpu is None else ("-mfloat-abi=hard",) + ((f"-mfpu={fpu}",) if fpu != "auto" else ())
+    return Target(cpu, ARM, (f"-mcpu={cpu}", "-mthumb", *abi), cpu, machine, board, *flash, *ram, regions=regions)
+
+
+def without_fpu(target: Target) -> Target:
+    """The same core and board built as a part without an FPU (GCC's -mcpu=<core>+nofp, soft-float ABI): QEMU's
+    core has the FPU, but soft-float code never touches it."""
+    name = f"{target.name}+nofp"
+    return replace(target, name=name, cpu=name, core_flags=(f"-mcpu={name}", "-mthumb", "-mfloat-abi=soft"))
 
 
 # The AN547's memories at their secure addresses, named as Zephyr's mps3/corstone300/an547 devicetree names
@@ -77,18 +86,27 @@ def riscv32(name: str, isa: str, qemu_cpu: str) -> Target:
                   0x80000000, 4 * MB, 0x84000000, 4 * MB, qemu_cpu=qemu_cpu)
 
 
+# The FPU each emulated core has (QEMU's MVFR0/MVFR1): the M4's single-precision FPv4, the M7's double-precision
+# FPv5 (QEMU's M7 has the double-precision unit, as on STM32F7/H7), the M33's single-precision FPv5.
+_FPU_CORES = (
+    # AN386 and AN500 keep AN385's memory map; only the core differs (DSP extension, M7 pipeline).
+    cortex_m("cortex-m4", "mps2-an386", "Arm MPS2 AN386", (0x00000000, 4 * MB), (0x20000000, 4 * MB),
+             fpu="fpv4-sp-d16"),
+    cortex_m("cortex-m7", "mps2-an500", "Arm MPS2 AN500", (0x00000000, 4 * MB), (0x20000000, 4 * MB), fpu="fpv5-d16"),
+    # AN505 boots secure: code in SSRAM1's secure alias, data in SSRAM2's.
+    cortex_m("cortex-m33", "mps2-an505", "Arm MPS2 AN505", (0x10000000, 4 * MB), (0x38000000, 2 * MB),
+             fpu="fpv5-sp-d16"),
+)
 TARGETS = {target.name: target for target in (
     cortex_m("cortex-m0", "microbit", "BBC micro:bit, nRF51822", (0x00000000, 256 * 1024), (0x20000000, 16 * 1024)),
     cortex_m("cortex-m3", "mps2-an385", "Arm MPS2 AN385", (0x00000000, 4 * MB), (0x20000000, 4 * MB)),
-    # AN386 and AN500 keep AN385's memory map; only the core differs (DSP extension, M7 pipeline).
-    cortex_m("cortex-m4", "mps2-an386", "Arm MPS2 AN386", (0x00000000, 4 * MB), (0x20000000, 4 * MB)),
-    cortex_m("cortex-m7", "mps2-an500", "Arm MPS2 AN500", (0x00000000, 4 * MB), (0x20000000, 4 * MB)),
-    # AN505 boots secure: code in SSRAM1's secure alias, data in SSRAM2's.
-    cortex_m("cortex-m33", "mps2-an505", "Arm MPS2 AN505", (0x10000000, 4 * MB), (0x38000000, 2 * MB)),
+    *_FPU_CORES,
     # AN547 (SSE-300) boots secure too: code and constants in the ITCM's secure alias, data in the DTCM's.
-    # Helium (MVE) needs the hard-float ABI; start-up enables the FPU before anything can use it.
+    # Helium (MVE) needs the hard-float ABI; -mcpu=cortex-m55 implies its FPU and MVE-F.
     cortex_m("cortex-m55", "mps3-an547", "Arm MPS3 AN547", (0x10000000, 512 * 1024), (0x30000000, 512 * 1024),
-             float_abi="hard", regions=AN547_REGIONS),
+             fpu="auto", regions=AN547_REGIONS),
+    # The same cores as parts without an FPU (cortex-m4+nofp, ...): soft-float, the portable float kernels.
+    *(without_fpu(target) for target in _FPU_CORES),
     # RV32IMC, the small-core profile (no atomics); RV32IMAC, what Zephyr's qemu_riscv32 board builds for.
     riscv32("riscv32", "rv32imc", "rv32,a=off,f=off,d=off"),
     riscv32("riscv32imac", "rv32imac", "rv32,f=off,d=off"),

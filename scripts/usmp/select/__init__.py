@@ -12,7 +12,8 @@ operator would get whole, when that kernel can run a band.
 
 On DSP cores USMP's own kernels (kernels/dsp/, dsp.py decides) take the calls
 they compute faster, with `--kernels auto` (CMSIS-NN, if known, for the rest)
-or `usmp` (the portable kernels for the rest); they need no CMSIS-NN.
+or `usmp` (the portable kernels for the rest); they need no CMSIS-NN. So do
+the float32 kernels on cores with an FPU (kernels/fpu/, fpu.py decides).
 """
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, ExternalKernels, Kern
 from usmp.paths import KERNELS_DIR
 from usmp.select.cmsis_nn import REWRITES, NewBuffer, Rewrite, Site, portable_calls
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
-from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension
+from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension, float_unit
 from usmp.select.dsp import CANDIDATES, DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICES, select_dsp_kernels
+from usmp.select.fpu import FAMILIES as FLOAT_FAMILIES
+from usmp.select.fpu import REWRITES as FLOAT_REWRITES
+from usmp.select.fpu import select_float_kernels
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.loop import BandLoop
 
@@ -45,13 +49,15 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
     root = _root(kernels, optimize, cmsis_nn)
     if kernels == "portable":
         return program
-    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
+    own = _own_kernels(program, cpu, kernels, optimize, root is not None)
     if (root is None or extension is None) and not own:  # plain cores run the portable kernels faster
         return program
     by_family: dict[str, set[tuple[int, int]]] = {"own": set(), "cmsis-nn": set()}  # (position, op index)
     called: set[str] = set()
+    own_sources: set = set()
     for site, rewrite in own.items():
         by_family["own"].add(_place(program, site, rewrite))
+        own_sources.update(_own_sources(rewrite.function))
     for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
         rewrite = rewrite_fn(call)
         if rewrite is None or (site.link is not None and not runs_bands(rewrite.params_type)):
@@ -65,8 +71,25 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
     rewritten, mine = len(by_family["cmsis-nn"]), len(by_family["own"])
     if rewritten or mine:  # also when only USMP's own kernels were chosen
         _drop_unused(program)
-        program.external_kernels = _external(cpu, root if rewritten else None, called, rewritten, mine)
+        program.external_kernels = _external(cpu, root if rewritten else None, called, rewritten, mine,
+                                             sorted(own_sources))
     return program
+
+
+def _own_kernels(program: Program, cpu: str, kernels: str, optimize: str, cmsis_nn: bool) -> dict:
+    """Site -> rewrite into USMP's own kernels for the core: the DSP kernels' int8 and the float kernels."""
+    if kernels not in ("auto", "usmp"):
+        return {}
+    own = select_dsp_kernels(program, cpu_extension(cpu), optimize, cmsis_nn)
+    own.update(select_float_kernels(program, float_unit(cpu)))
+    return own
+
+
+def _own_sources(function: str) -> tuple:
+    """The sources of USMP's own kernel family a rewritten call reaches."""
+    family = next((f for f in FLOAT_FAMILIES.values() if function.startswith(f"{f.prefix}_") and
+                   function.endswith("_f32")), None)
+    return family.sources if family is not None else DSP_SOURCES
 
 
 def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
@@ -105,17 +128,19 @@ def _place(program: Program, site: Site, rewrite: Rewrite, names: list[str] | No
         return site.position, op.op_index
     call = op.calls[site.call]
     link = op.links[site.link]
-    names = names or list(REWRITES[call.function][0] if call.function in REWRITES else CANDIDATES[call.function][0])
+    names = names or list(next(table[call.function][0] for table in (REWRITES, CANDIDATES, FLOAT_REWRITES)
+                               if call.function in table))
     op.calls[site.call] = _apply_in_loop(program, op, site.link, link.op_index, call, tuple(names), rewrite)
     return site.position, link.op_index
 
 
-def _external(cpu: str, root, called: set[str], rewritten: int, own: int) -> ExternalKernels:
-    """What the build adds: CMSIS-NN's sources the program reaches and its glue, and the DSP kernels."""
+def _external(cpu: str, root, called: set[str], rewritten: int, own: int, own_sources: list) -> ExternalKernels:
+    """What the build adds: CMSIS-NN's sources the program reaches and its glue, and USMP's own kernels."""
     glue = [GLUE_SOURCE] if root is not None else []
-    glue += list(DSP_SOURCES) if own else []
+    glue += own_sources
     if root is None:
-        return ExternalKernels("usmp-dsp", cpu, [], [], glue, 0, DSP_HEADER, own)
+        family = "usmp-dsp" if any(s in DSP_SOURCES for s in own_sources) else "usmp-float"
+        return ExternalKernels(family, cpu, [], [], glue, 0, DSP_HEADER, own)
     return ExternalKernels("cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), glue, rewritten,
                            own_operators=own)
 
@@ -148,11 +173,11 @@ def preview_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
     """The call each single-call operator would get, by operator index, without changing the program: what the
     tiling pass costs its chains with (a kernel that cannot run a band is not taken in a chain's loop)."""
     extension = cpu_extension(cpu)
-    if not selects_fast_kernels(cpu, kernels, cmsis_nn) or extension is None:
+    if not selects_fast_kernels(cpu, kernels, cmsis_nn):
         return {}
     root = _root(kernels, optimize, cmsis_nn)
     chosen = {}
-    own = select_dsp_kernels(program, extension, optimize, root is not None) if kernels in ("auto", "usmp") else {}
+    own = _own_kernels(program, cpu, kernels, optimize, root is not None)
     for site, rewrite in own.items():
         chosen[program.ops[site.position].op_index] = _preview(rewrite)
     for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
@@ -172,6 +197,8 @@ def _preview(rewrite: Rewrite) -> KernelCall:
 def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: str | os.PathLike | None = None) -> bool:
     """Whether select_kernels may rewrite calls for this core (without checking a given path again)."""
     extension = cpu_extension(cpu)
+    if kernels in ("auto", "usmp") and float_unit(cpu) is not None:  # USMP's float kernels
+        return True
     if kernels == "portable" or extension is None:
         return False
     if kernels == "usmp" or (kernels == "auto" and extension == "dsp"):

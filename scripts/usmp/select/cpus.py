@@ -21,6 +21,20 @@ CPUS = {
     "cortex-m7": "dsp",
     "cortex-m33": "dsp",
     "cortex-m55": "mve",
+    # the same cores as parts without an FPU (GCC's names): DSP, soft-float
+    "cortex-m4+nofp": "dsp",
+    "cortex-m7+nofp": "dsp",
+    "cortex-m33+nofp": "dsp",
+    "cortex-m33+nodsp": None,  # an M33 built without its DSP extension, with its FPU (Zephyr's AN521)
+}
+# cpu -> the float unit its float32 kernels use: "fpu" (scalar single precision with fused multiply-add: VFMA),
+# "mve-f" (Helium's four float lanes). Any other core computes float32 in software (soft-float ABI).
+FLOAT_UNITS = {
+    "cortex-m4": "fpu",
+    "cortex-m7": "fpu",
+    "cortex-m33": "fpu",
+    "cortex-m33+nodsp": "fpu",
+    "cortex-m55": "mve-f",
 }
 KERNEL_CHOICES = ("auto", "portable", "cmsis-nn", "usmp")
 
@@ -29,3 +43,8 @@ def cpu_extension(cpu: str) -> str | None:
     if cpu not in CPUS:
         raise UsmpError(f"unknown --cpu '{cpu}' (known: {', '.join(CPUS)})")
     return CPUS[cpu]
+
+
+def float_unit(cpu: str) -> str | None:
+    cpu_extension(cpu)  # a clear error for an unknown name
+    return FLOAT_UNITS.get(cpu)

@@ -45,6 +45,9 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
     # USMP's DSP kernels (kernels/dsp/): rows outside [0, in_h) are padding, as for the portable window kernels
     "usmp_dsp_conv_params": _WINDOW,
     "usmp_dsp_depthwise_params": _WINDOW,
+    # USMP's float kernels (kernels/fpu/, kernels/helium/*_f32.c): the same
+    "usmp_fpu_conv_params": _WINDOW,
+    "usmp_fpu_depthwise_params": _WINDOW,
 }
 
 

@@ -83,6 +83,15 @@ KERNELS = {
     ("usmp_dsp_conv_wide_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.5, per_mac=0.92),
     ("usmp_dsp_depthwise_s8", "dsp"): KernelCost(call=100, per_mac=4.8, per_halo_element=2.0, per_halo_row=170),
     ("usmp_dsp_depthwise_wide_s8", "dsp"): KernelCost(call=100, per_mac=4.6, per_halo_element=2.0, per_halo_row=170),
+    # USMP's float kernels (kernels/fpu/ on the M4, M7, M33; kernels/helium/ on the M55), measured on DS-CNN's and
+    # MobileNetV1's float32 layers whole (usmp run --profile): a lone last pixel costs about what a pair of
+    # columns costs per pixel (one column through the same loop) on the FPU, a lone one of three on Helium
+    # twice its share.
+    **{("usmp_fpu_conv_f32", extension): KernelCost(call=100, granule=2, leftover=0.1, per_mac=1.3)
+       for extension in (None, "dsp")},
+    **{("usmp_fpu_depthwise_f32", extension): KernelCost(call=60, per_mac=2.9) for extension in (None, "dsp")},
+    ("usmp_helium_conv_f32", "mve"): KernelCost(call=100, granule=3, leftover=1.0, per_mac=0.47),
+    ("usmp_helium_depthwise_f32", "mve"): KernelCost(call=60, per_mac=1.4),
 }
 PORTABLE = KernelCost(call=100)
 

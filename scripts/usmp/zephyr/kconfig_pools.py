@@ -105,18 +105,26 @@ def _tiling_budget(config: KconfigValues) -> float | None:
 # Cortex-M55 without CONFIG_ARMV8_1_M_MVEI has no Helium, only the DSP extension, and
 # neither has one built without CONFIG_FPU: GCC enables Helium only with a floating-point
 # ABI (-mfloat-abi=softfp or hard), so CMSIS-NN compiles its DSP code paths there.
+# The float kernels for an FPU need CONFIG_FPU: without it Zephyr builds -mfloat-abi=soft (no
+# FPU instruction may run), so a core that may have an FPU is named as GCC names it without
+# one (cortex-m4+nofp), and an M33 without DSP but with its FPU as cortex-m33+nodsp (the FPU
+# kernels, no DSP ones). CONFIG_FP_SOFTABI (softfp) still enables the FPU's instructions, and
+# the generated library is compiled with the board's own flags, so it follows either ABI.
 _CPUS = {"M0": "cortex-m0", "M0PLUS": "cortex-m0plus", "M3": "cortex-m3", "M4": "cortex-m4",
          "M7": "cortex-m7", "M33": "cortex-m33", "M55": "cortex-m55"}
+_MAY_HAVE_FPU = ("cortex-m4", "cortex-m7", "cortex-m33")
 
 
 def _cpu(config: KconfigValues) -> str:
+    fpu, dsp = config.flag("CONFIG_FPU"), config.flag("CONFIG_ARMV8_M_DSP")
     for symbol, cpu in _CPUS.items():
-        if config.flag(f"CONFIG_CPU_CORTEX_{symbol}"):
-            if symbol == "M33" and not config.flag("CONFIG_ARMV8_M_DSP"):
-                return "generic"
-            if symbol == "M55" and not (config.flag("CONFIG_ARMV8_1_M_MVEI") and config.flag("CONFIG_FPU")):
-                return "cortex-m33" if config.flag("CONFIG_ARMV8_M_DSP") else "generic"
-            return cpu
+        if not config.flag(f"CONFIG_CPU_CORTEX_{symbol}"):
+            continue
+        if symbol == "M55" and not (config.flag("CONFIG_ARMV8_1_M_MVEI") and fpu):
+            cpu = "cortex-m33"  # no Helium: an ARMv8-M mainline core like the M33, with or without DSP and FPU
+        if cpu == "cortex-m33" and not dsp:
+            return "cortex-m33+nodsp" if fpu else "generic"
+        return f"{cpu}+nofp" if cpu in _MAY_HAVE_FPU and not fpu else cpu
     return "generic"
 
 

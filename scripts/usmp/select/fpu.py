@@ -1,0 +1,120 @@
+"""USMP's float32 kernels for cores with an FPU (kernels/fpu/) or Helium's float lanes: which calls take them.
+
+On the Cortex-M4F, M7 and M33 with FPU every float multiply-add is one VFMA
+once the code is built for the FPU; the portable kernels then still spend
+several instructions a MAC on loads and loop control. The FPU kernels keep
+blocks of sums in the FPU's 32 registers and load their operands with
+load-multiples (usmp_kernels/fpu.h). Convolutions without groups and fully
+connected layers become a matrix product (the window copied into a column
+unless the input pixel is its own), depthwise layers with depth multiplier 1
+and a multiple of 4 channels a loop over groups of 8 channels. The constants
+are laid out here (float_layout.py); the portable filter and bias are then
+no longer planned. The Cortex-M55 runs the same calls on its MVE-F kernels
+(kernels/helium/, the files ending _f32.c), which read the same constants.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dataclasses import dataclass
+
+from usmp.lower.program import Program
+from usmp.paths import KERNELS_DIR
+from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite, Site, portable_calls
+from usmp.select.float_layout import conv_stream, depthwise_stream, floats
+from usmp.tiling.band_fields import runs_bands
+
+FPU_SOURCES = tuple(sorted((KERNELS_DIR / "fpu").glob("*.c")))  # built only for programs that call them
+HELIUM_F32_SOURCES = tuple(sorted((KERNELS_DIR / "helium").glob("*_f32.c")))
+
+
+@dataclass(frozen=True)
+class FloatFamily:
+    """The float kernels of one float unit (cpus.FLOAT_UNITS)."""
+
+    prefix: str  # of its functions: <prefix>_conv_f32, <prefix>_depthwise_f32
+    sources: tuple  # what a build that calls them compiles (Helium's fall back to the FPU's off the M55)
+    columns: int  # windows the convolution copies at a time
+
+
+FAMILIES = {
+    "fpu": FloatFamily("usmp_fpu", FPU_SOURCES, 2),
+    "mve-f": FloatFamily("usmp_helium", HELIUM_F32_SOURCES + FPU_SOURCES, 3),
+}
+
+_GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch", "filter_h", "filter_w", "stride_h",
+             "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")
+
+
+def conv_rewrite(c: Call, family: FloatFamily) -> Rewrite | None:
+    """CONV_2D without groups as the matrix kernel."""
+    p = c.p
+    if p["filter_in_ch"] != p["in_ch"]:
+        return None
+    taps = p["filter_h"] * p["filter_w"] * p["in_ch"]
+    weights = floats(c, "filter")[:p["out_ch"] * taps].reshape(p["out_ch"], taps)
+    return _matrix(c, family, {k: p[k] for k in _GEOMETRY}, weights, floats(c, "bias")[:p["out_ch"]])
+
+
+def fully_connected_rewrite(c: Call, family: FloatFamily) -> Rewrite | None:
+    """Each batch row is one pixel of a 1 x batches image under a 1x1 filter."""
+    p = c.p
+    rows, depth = p["out_features"], p["in_features"]
+    geometry = dict(batches=1, in_h=1, in_w=p["batches"], in_ch=depth, out_h=1, out_w=p["batches"], out_ch=rows,
+                    filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_top=0, pad_left=0)
+    weights = floats(c, "weights")[:rows * depth].reshape(rows, depth)
+    return _matrix(c, family, geometry, weights, floats(c, "bias")[:rows])
+
+
+def _matrix(c: Call, family: FloatFamily, geometry: dict, weights: np.ndarray, bias: np.ndarray) -> Rewrite:
+    data, depth = conv_stream(weights, bias)
+    g = geometry
+    direct = ((g["filter_h"], g["filter_w"], g["stride_h"], g["stride_w"], g["pad_top"], g["pad_left"])
+              == (1, 1, 1, 1, 0, 0) and g["in_ch"] == depth and (g["in_h"], g["in_w"]) == (g["out_h"], g["out_w"]))
+    params = dict(geometry, depth=depth, direct=int(direct), act_min=c.p["act_min"], act_max=c.p["act_max"])
+    args = [("input", c.buffers["input"], False),
+            ("weights", NewBuffer("float_weights", "float", len(data), data), False),
+            ("columns", NewBuffer("float_columns", "float", 0 if direct else 4 * family.columns * depth), True),
+            ("output", c.buffers["output"], True)]
+    return Rewrite(f"{family.prefix}_conv_f32", "usmp_fpu_conv_params", params, args, ())
+
+
+def depthwise_rewrite(c: Call, family: FloatFamily) -> Rewrite | None:
+    p = c.p
+    if p["depth_multiplier"] != 1 or p["in_ch"] % 4:
+        return None
+    channels, taps = p["in_ch"], p["filter_h"] * p["filter_w"]
+    data = depthwise_stream(floats(c, "filter")[:channels * taps].reshape(channels, taps),
+                            floats(c, "bias")[:channels])
+    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w",
+            "dilation_h", "dilation_w", "pad_top", "pad_left")
+    params = dict({k: p[k] for k in keys}, channels=channels, act_min=p["act_min"], act_max=p["act_max"])
+    params = {k: params[k] for k in ("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "filter_w",
+                                     "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left",
+                                     "act_min", "act_max")}
+    args = [("input", c.buffers["input"], False),
+            ("weights", NewBuffer("float_weights", "float", len(data), data), False),
+            ("output", c.buffers["output"], True)]
+    return Rewrite(f"{family.prefix}_depthwise_f32", "usmp_fpu_depthwise_params", params, args, ())
+
+
+# portable kernel -> (its parameter names in order, rewrite)
+REWRITES = {
+    "usmp_conv_f32": (("input", "filter", "bias", "output"), conv_rewrite),
+    "usmp_depthwise_conv_f32": (("input", "filter", "bias", "output"), depthwise_rewrite),
+    "usmp_fully_connected_f32": (("input", "weights", "bias", "output"), fully_connected_rewrite),
+}
+
+
+def select_float_kernels(program: Program, unit: str | None) -> dict[Site, Rewrite]:
+    """Where a portable float call is -> its rewrite into the float kernels of `unit` (cpus.FLOAT_UNITS; none
+    without one). The calls of depth-first loops are taken as their operators would be whole: the kernels run
+    bands."""
+    if unit is None:
+        return {}
+    chosen = {}
+    for site, call, rewrite_fn in portable_calls(program, REWRITES, None):
+        rewrite = rewrite_fn(call, FAMILIES[unit])
+        if rewrite is not None and (site.link is None or runs_bands(rewrite.params_type)):
+            chosen[site] = rewrite
+    return chosen
