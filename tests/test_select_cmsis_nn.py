@@ -116,15 +116,14 @@ def test_no_op_without_dsp(cpu):
     assert selected.files == portable.files
 
 
-def test_portable_and_auto_without_cmsis_nn_change_nothing(monkeypatch):
-    """Without CMSIS-NN the Helium core keeps the portable kernels (a DSP core takes USMP's own: test_dsp_kernels)."""
+def test_portable_ignores_cmsis_nn(monkeypatch):
+    """--kernels portable calls no CMSIS-NN even when it is given (without it a DSP or Helium core takes USMP's
+    own kernels: test_dsp_kernels.py, test_helium_kernels.py)."""
     monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
     model = MODELS["micro_speech_quantized"]
-    plain = compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable")).files
-    assert compile_model(model, CompileOptions(cpu="cortex-m4", kernels="portable",
-                                               cmsis_nn=str(CMSIS_NN))).files == plain
-    plain_helium = compile_model(model, CompileOptions(cpu="cortex-m55", kernels="portable")).files
-    assert compile_model(model, CompileOptions(cpu="cortex-m55", kernels="auto")).files == plain_helium
+    for cpu in ("cortex-m4", "cortex-m55"):
+        plain = compile_model(model, CompileOptions(cpu=cpu, kernels="portable")).files
+        assert compile_model(model, CompileOptions(cpu=cpu, kernels="portable", cmsis_nn=str(CMSIS_NN))).files == plain
 
 
 def test_auto_takes_the_environment_variable(monkeypatch):
@@ -322,15 +321,15 @@ def test_row_im2col_edge_cases(tmp_path, target, depthwise, wide_rows):
 
 
 # Helium takes other variants than the DSP cores: the row im2col into int8 columns for CMSIS-NN's int8 GEMM,
-# the vectorised _opt for 3x3 depthwise, and avgpool without scratch
+# the vectorised _opt for 3x3 depthwise, and avgpool without scratch (--kernels cmsis-nn: not USMP's own Helium
+# kernels, test_helium_kernels.py)
 HELIUM_MODELS = dict(QEMU_MODELS, **{
     "micro_speech_quantized": {"usmp_cmsis_nn_convolve_rows_nt_s8", "usmp_band_fully_connected_s8",
                                "usmp_cmsis_nn_softmax_s8"},
     "conv_3x3_same_relu": {"usmp_cmsis_nn_convolve_rows_nt_s8"},
     "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_nt_s8"},  # 49 pixels: one column in the last call
-    "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_helium_s8"},
+    "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_s8_opt"},
     "avgpool_same": {"usmp_cmsis_nn_avgpool_s8_unbuffered"},
-    "conv_1x1": {"usmp_helium_conv_1x1_s8"},  # USMP's own kernel, no CMSIS-NN function
 })
 
 
@@ -346,53 +345,6 @@ def test_helium_matches_reference(name):
     assert_matches(MODELS[name], compiled, lambda c, x: run_on_target(c, x, "cortex-m55").outputs, 2, 13)
 
 
-
-def _pointwise_model(tmp_path: Path, in_ch: int, out_ch: int, batches: int, h: int, w: int, per_channel: bool,
-                     activation: int, out_scale: float) -> Path:
-    """A hand-built CONV_2D 1x1 stride 1 (activation: TFLite's fused function, 1 RELU, 3 RELU6); a small
-    output scale makes some multipliers exceed 1 (a left shift)."""
-    import tflite
-
-    import tflite_builder as tb
-
-    rng = np.random.default_rng(in_ch * 1000 + out_ch)
-    w_scales = list(rng.uniform(0.002, 0.03, out_ch)) if per_channel else [0.01]
-    tensors = [
-        tb.T("input", (batches, h, w, in_ch), scales=[0.05], zero_points=[-7]),
-        tb.T("filter", (out_ch, 1, 1, in_ch), data=rng.integers(-127, 128, (out_ch, 1, 1, in_ch)).astype(np.int8),
-             scales=w_scales, zero_points=[0] * len(w_scales), axis=0),
-        tb.T("bias", (out_ch,), "int32", data=rng.integers(-3000, 3000, out_ch).astype(np.int32),
-             scales=[0.05 * s for s in w_scales], zero_points=[0] * len(w_scales)),
-        tb.T("output", (batches, h, w, out_ch), scales=[out_scale], zero_points=[3]),
-    ]
-    opts = tb.options("Conv2D", Padding=1, StrideW=1, StrideH=1, FusedActivationFunction=activation)
-    path = tmp_path / f"pointwise_{in_ch}_{out_ch}.tflite"
-    path.write_bytes(tb.build([tb.Sub(tensors, [tb.Op(tflite.BuiltinOperator.CONV_2D, [0, 1, 2], [3], options=opts)],
-                                      [0], [3])]))
-    return path
-
-
-@needs_qemu
-@pytest.mark.parametrize("shape", [
-    (19, 7, 1, 3, 5, True, 1, 0.5),  # depth tail, 3 of 4 channels in the last block, 15 pixels, RELU
-    (37, 13, 2, 1, 7, False, 3, 0.1),  # two batches of 7 pixels, per-tensor, RELU6
-    (64, 64, 1, 2, 3, True, 0, 0.0005),  # full blocks; some multipliers above 1 (left shifts)
-    (5, 2, 1, 1, 1, True, 0, 0.3),  # shallower than one vector, one pixel
-], ids=["19to7_relu", "37to13_per_tensor_relu6", "64to64_left_shift", "5to2_one_pixel"])
-def test_helium_pointwise_kernel(tmp_path, shape):
-    """USMP's own Helium 1x1 kernel is chosen on the Cortex-M55 and is bit-exact with TFLite Micro for
-    channel counts off the 4-channel blocks and the 16-byte chunks and pixel counts off any multiple; so
-    is its plain C twin on the host."""
-    from usmp.runner.baremetal import run_on_target
-
-    model = _pointwise_model(tmp_path, *shape)
-    compiled = compile_model(model, cmsis_options("cortex-m55"))
-    assert functions(compiled) == {"usmp_helium_conv_1x1_s8"}
-    shifts = np.concatenate([np.frombuffer(b.data, np.int32) for n, b in compiled.program.buffers.items()
-                             if n.endswith("helium_shift")])
-    assert (shifts > 0).any() == (shape[-1] < 0.001)
-    assert_matches(model, compiled, lambda c, x: run_on_target(c, x, "cortex-m55").outputs, 2, 21)
-    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 2, 22)  # its plain C twin
 
 _SIZES_PROGRAM = r"""
 #include <stdio.h>
@@ -447,59 +399,6 @@ def test_helium_sizes_are_cmsis_nns(tmp_path):
         assert depthwise == cmsis_nn_sizes.depthwise_conv_s8_opt("mve", c, h, w), (c, h, w)
         assert avgpool == cmsis_nn_sizes.avgpool_s8("mve", c), c
         assert fc == 5 * 4, c  # the bias: one int32 per output row
-
-
-def _helium_depthwise_model(tmp_path: Path, channels: int, filter_hw: tuple[int, int], stride: int, padding: int,
-                            batches: int, per_channel: bool, activation: int) -> Path:
-    """DEPTHWISE_CONV_2D, multiplier 1, for USMP's Helium kernel: channel counts around its groups of 8,
-    windows cut by the padding on every side, strides, batches, per-tensor scales, fused clamps."""
-    import tflite
-
-    import tflite_builder as tb
-
-    rng = np.random.default_rng(channels * 7 + stride)
-    w_scales = list(rng.uniform(0.005, 0.02, channels)) if per_channel else [0.01]
-    fh, fw = filter_hw
-    in_h, in_w = 7, 6
-    out_h = -(-in_h // stride) if padding == 0 else (in_h - fh) // stride + 1
-    out_w = -(-in_w // stride) if padding == 0 else (in_w - fw) // stride + 1
-    tensors = [
-        tb.T("input", (batches, in_h, in_w, channels), scales=[0.05], zero_points=[-9]),
-        tb.T("filter", (1, fh, fw, channels), data=rng.integers(-127, 128, (1, fh, fw, channels)).astype(np.int8),
-             scales=w_scales, zero_points=[0] * len(w_scales), axis=3),
-        tb.T("bias", (channels,), "int32", data=rng.integers(-3000, 3000, channels).astype(np.int32),
-             scales=[0.05 * s for s in (w_scales if per_channel else w_scales * channels)], zero_points=[0] * channels),
-        tb.T("output", (batches, out_h, out_w, channels), scales=[0.08], zero_points=[3]),
-    ]
-    opts = tb.options("DepthwiseConv2D", Padding=padding, StrideW=stride, StrideH=stride, DepthMultiplier=1,
-                      FusedActivationFunction=activation)
-    op = tb.Op(tflite.BuiltinOperator.DEPTHWISE_CONV_2D, [0, 1, 2], [3], options=opts)
-    path = tmp_path / "dw_helium.tflite"
-    path.write_bytes(tb.build([tb.Sub(tensors, [op], [0], [3])]))
-    return path
-
-
-@pytest.mark.parametrize("channels, filter_hw, stride, padding, batches, per_channel, activation", [
-    (13, (3, 3), 2, 0, 2, True, 0),   # a full group and a partial one, SAME, stride 2, two batches
-    (24, (5, 5), 1, 0, 1, True, 1),   # 5x5 SAME: windows cut on every side, RELU
-    (8, (3, 3), 1, 1, 1, False, 3),   # VALID, per-tensor scales, RELU6
-    (3, (3, 2), 1, 0, 1, True, 0),    # fewer channels than one group, an uneven window
-    (44, (3, 3), 1, 0, 1, True, 1),   # five full groups and a partial one through the 3x3 interior loop, RELU
-    (136, (3, 3), 1, 1, 1, True, 3),  # 17 groups, a channel stride past the loads' immediate range, RELU6
-])
-def test_helium_depthwise_kernel(tmp_path, channels, filter_hw, stride, padding, batches, per_channel, activation):
-    """USMP's own Helium depthwise is chosen for multiplier 1 and is bit-exact with TFLite Micro on the
-    emulated Cortex-M55 (interior windows from the folded bias, cut ones tap by tap), and its plain C
-    twin on the host under the sanitizers."""
-    model = _helium_depthwise_model(tmp_path, channels, filter_hw, stride, padding, batches, per_channel, activation)
-    compiled = compile_model(model, cmsis_options("cortex-m55"))
-    assert "usmp_cmsis_nn_depthwise_conv_helium_s8" in functions(compiled)
-    assert not any(b.kind == "scratch" for b in compiled.program.buffers.values())
-    assert_matches(model, compiled, lambda c, x: run_host(c, x, sanitize=True), 3, 41)
-    if not MISSING:
-        from usmp.runner.baremetal import run_on_target
-
-        assert_matches(model, compiled, lambda c, x: run_on_target(c, x, "cortex-m55").outputs, 3, 42)
 
 
 def _depthwise_5x5_model(tmp_path: Path) -> Path:

@@ -48,5 +48,6 @@
 #include "usmp_kernels/signal.h"
 #include "usmp_kernels/dsp.h"
 #include "usmp_kernels/fpu.h"
+#include "usmp_kernels/helium.h"
 
 #endif /* USMP_KERNELS_H */

@@ -63,13 +63,6 @@ struct usmp_cmsis_nn_dw_conv_params {
 	int32_t buffer_size;
 };
 
-/*
- * DEPTHWISE_CONV_2D with multiplier 1 on Helium: USMP's own, no scratch; eight channels a vector,
- * valid taps only. requant: per group of 8 channels (the last padded), bias, folded bias, multiplier,
- * left and right shift, 8 lanes each, even channels first (cmsis_nn._helium_depthwise).
- */
-void usmp_cmsis_nn_depthwise_conv_helium_s8(const struct usmp_cmsis_nn_dw_conv_params *p, const int8_t *input,
-					    const int8_t *filter, const int32_t *requant, int8_t *output);
 /* DEPTHWISE_CONV_2D: _s8_opt (multiplier 1, int16 scratch), _3x3_s8 and _s8 (any multiplier, dilation). */
 void usmp_cmsis_nn_depthwise_conv_s8_opt(const struct usmp_cmsis_nn_dw_conv_params *p, const int8_t *input,
 					 const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
@@ -156,27 +149,5 @@ struct usmp_cmsis_nn_mul_params {
 
 void usmp_cmsis_nn_elementwise_mul_s8(const struct usmp_cmsis_nn_mul_params *p, const int8_t *input1,
 				      const int8_t *input2, int8_t *output);
-
-/*
- * USMP's own Helium kernel for CONV_2D 1x1, stride 1, no padding (Cortex-M55 only, ARM_MATH_MVEI):
- * out[px][o] = requantize(bias[o] + sum_k input[px][k] * filter[o][k]) with the input zero point
- * already folded into bias by the compiler. The compiler rearranges the constants:
- *   filter: blocks of 4 output channels, each block in_ch rounded up to 16 bytes long, stored as
- *           16-byte chunks [block][chunk][4 channels][16], zero padded (channels and depth);
- *   bias, multiplier, shift: out_ch rounded up to 4 (TFLite's shift: > 0 left, < 0 right).
- * Four channels of one pixel are summed at once (vmladava) and requantized together as a vector.
- */
-struct usmp_helium_conv_1x1_params {
-	int32_t pixels; /* batches * height * width */
-	int32_t in_ch;
-	int32_t out_ch;
-	int32_t output_offset;
-	int32_t act_min;
-	int32_t act_max;
-};
-
-void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_1x1_params *p, const int8_t *input,
-			     const int8_t *filter, const int32_t *bias, const int32_t *multiplier,
-			     const int32_t *shift, int8_t *output);
 
 #endif /* USMP_KERNELS_CMSIS_NN_GLUE_H */

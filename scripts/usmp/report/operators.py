@@ -21,7 +21,7 @@ def kernel_family(op: LoweredOp) -> dict:
     choice = getattr(op, "choice", None)
     if choice is not None:
         return {"kernel": "depth-first", "functions": functions, "bands": choice.bands}
-    if any("helium" in f for f in functions):
+    if any(f.startswith("usmp_helium_") for f in functions):
         family = "helium"
     elif any(f.startswith("usmp_dsp_") for f in functions):
         family = "dsp"
@@ -40,8 +40,8 @@ def kernel_label(entry: dict) -> str:
     family, functions = entry["kernel"], entry.get("functions", [])
     if family == "depth-first":
         on = [name for name, used in (
-            ("CMSIS-NN", any(f.startswith("usmp_cmsis_nn_") and "helium" not in f for f in functions)),
-            ("USMP Helium", any("helium" in f for f in functions)),
+            ("CMSIS-NN", any(f.startswith("usmp_cmsis_nn_") for f in functions)),
+            ("USMP Helium", any(f.startswith("usmp_helium_") for f in functions)),
             ("USMP DSP", any(f.startswith("usmp_dsp_") for f in functions)),
             ("USMP FPU", any(f.startswith("usmp_fpu_") for f in functions))) if used] or ["portable"]
         return f"depth-first x{len(entry.get('chain', [])) or '?'}, {entry['bands']} bands, {' + '.join(on)} kernels"
@@ -49,7 +49,7 @@ def kernel_label(entry: dict) -> str:
         own = ("usmp_cmsis_nn_", "usmp_helium_", "usmp_dsp_", "usmp_fpu_")
         name = next((f for f in functions if f.startswith(own)), functions[0])
         short = (name.removeprefix("usmp_cmsis_nn_").removeprefix("usmp_helium_").removeprefix("usmp_dsp_")
-                 .removeprefix("usmp_fpu_").replace("_helium", ""))
+                 .removeprefix("usmp_fpu_"))
         names = {'cmsis-nn': 'CMSIS-NN', 'helium': 'USMP Helium', 'dsp': 'USMP DSP', 'fpu': 'USMP FPU'}
         return f"{names[family]} {short}"
     return "portable"

@@ -11,9 +11,10 @@ portable. The links of a depth-first chain (tiling) get the kernel their
 operator would get whole, when that kernel can run a band.
 
 On DSP cores USMP's own kernels (kernels/dsp/, dsp.py decides) take the calls
-they compute faster, with `--kernels auto` (CMSIS-NN, if known, for the rest)
-or `usmp` (the portable kernels for the rest); they need no CMSIS-NN. So do
-the float32 kernels on cores with an FPU (kernels/fpu/, fpu.py decides).
+they compute faster, and on Helium cores USMP's Helium kernels (kernels/helium/,
+helium.py: int8), with `--kernels auto` (CMSIS-NN, if known, for the rest) or
+`usmp` (the portable kernels for the rest); they need no CMSIS-NN. So do the
+float32 kernels on cores with an FPU (kernels/fpu/, fpu.py decides).
 """
 from __future__ import annotations
 
@@ -31,10 +32,13 @@ from usmp.select.dsp import CANDIDATES, DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICE
 from usmp.select.fpu import FAMILIES as FLOAT_FAMILIES
 from usmp.select.fpu import REWRITES as FLOAT_REWRITES
 from usmp.select.fpu import select_float_kernels
+from usmp.select.helium import CANDIDATES as HELIUM_CANDIDATES
+from usmp.select.helium import HELIUM_HEADER, HELIUM_SOURCES, select_helium_kernels
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.loop import BandLoop
 
 GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
+OWN_KERNELS = ("dsp", "mve")  # the extensions USMP has kernels of its own for (kernels/dsp/, kernels/helium/)
 
 __all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "missed_fast_kernels", "preview_kernels",
            "select_kernels",
@@ -77,10 +81,15 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
 
 
 def _own_kernels(program: Program, cpu: str, kernels: str, optimize: str, cmsis_nn: bool) -> dict:
-    """Site -> rewrite into USMP's own kernels for the core: the DSP kernels' int8 and the float kernels."""
+    """Site -> rewrite into USMP's own kernels for the core: the DSP or Helium kernels' int8 and the float
+    kernels."""
     if kernels not in ("auto", "usmp"):
         return {}
-    own = select_dsp_kernels(program, cpu_extension(cpu), optimize, cmsis_nn)
+    extension = cpu_extension(cpu)
+    if extension == "mve":
+        own = select_helium_kernels(program, extension, cmsis_nn)
+    else:
+        own = select_dsp_kernels(program, extension, optimize, cmsis_nn)
     own.update(select_float_kernels(program, float_unit(cpu)))
     return own
 
@@ -89,7 +98,9 @@ def _own_sources(function: str) -> tuple:
     """The sources of USMP's own kernel family a rewritten call reaches."""
     family = next((f for f in FLOAT_FAMILIES.values() if function.startswith(f"{f.prefix}_") and
                    function.endswith("_f32")), None)
-    return family.sources if family is not None else DSP_SOURCES
+    if family is not None:
+        return family.sources
+    return HELIUM_SOURCES if function.startswith("usmp_helium_") else DSP_SOURCES
 
 
 def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
@@ -128,8 +139,8 @@ def _place(program: Program, site: Site, rewrite: Rewrite, names: list[str] | No
         return site.position, op.op_index
     call = op.calls[site.call]
     link = op.links[site.link]
-    names = names or list(next(table[call.function][0] for table in (REWRITES, CANDIDATES, FLOAT_REWRITES)
-                               if call.function in table))
+    names = names or list(next(table[call.function][0] for table in (REWRITES, CANDIDATES, HELIUM_CANDIDATES,
+                                                                     FLOAT_REWRITES) if call.function in table))
     op.calls[site.call] = _apply_in_loop(program, op, site.link, link.op_index, call, tuple(names), rewrite)
     return site.position, link.op_index
 
@@ -139,6 +150,8 @@ def _external(cpu: str, root, called: set[str], rewritten: int, own: int, own_so
     glue = [GLUE_SOURCE] if root is not None else []
     glue += own_sources
     if root is None:
+        if any(s in HELIUM_SOURCES for s in own_sources):
+            return ExternalKernels("usmp-helium", cpu, [], [], glue, 0, HELIUM_HEADER, own)
         family = "usmp-dsp" if any(s in DSP_SOURCES for s in own_sources) else "usmp-float"
         return ExternalKernels(family, cpu, [], [], glue, 0, DSP_HEADER, own)
     return ExternalKernels("cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), glue, rewritten,
@@ -201,8 +214,8 @@ def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: st
         return True
     if kernels == "portable" or extension is None:
         return False
-    if kernels == "usmp" or (kernels == "auto" and extension == "dsp"):
-        return extension == "dsp"
+    if kernels == "usmp" or (kernels == "auto" and extension in OWN_KERNELS):
+        return extension in OWN_KERNELS
     return kernels == "cmsis-nn" or known_root(cmsis_nn) is not None
 
 

@@ -167,55 +167,7 @@ def _convolution(c: Call, filter_buffer, filter_in_ch: int, out_ch: int) -> Rewr
 
 
 def rewrite_conv(c: Call) -> Rewrite | None:
-    return _helium_1x1(c) or _convolution(c, c.buffers["filter"], c.p["filter_in_ch"], c.p["out_ch"])
-
-
-def _padded(values: np.ndarray, size: int) -> np.ndarray:
-    return np.concatenate([values, np.zeros(size - len(values), values.dtype)])
-
-
-def _helium_1x1(c: Call) -> Rewrite | None:
-    """CONV_2D 1x1, stride 1, no padding on Helium: USMP's own kernel (usmp_helium_conv_1x1_s8 in the glue)
-    instead of arm_convolve_1x1_s8_fast. Every output reads the whole window, so the lowering's folded bias
-    (bias + input offset * filter row sum) is exact and the inner loop is a plain int8 dot product; the
-    filter is stored as the kernel reads it (4 output channels' 16-byte chunks side by side, zero padded)
-    and the per-channel constants are padded to 4 channels, so no tail needs a branch but the depth's."""
-    p = c.p
-    if c.extension != "mve" or (p["filter_h"], p["filter_w"], p["stride_h"], p["stride_w"]) != (1, 1, 1, 1):
-        return None
-    if p["pad_top"] or p["pad_left"] or (p["dilation_h"], p["dilation_w"]) != (1, 1) or p["in_ch"] != p["filter_in_ch"]:
-        return None
-    if (p["in_h"], p["in_w"]) != (p["out_h"], p["out_w"]):
-        return None
-    in_ch, out_ch = p["in_ch"], p["out_ch"]
-    params = dict(pixels=p["batches"] * p["out_h"] * p["out_w"], in_ch=in_ch, out_ch=out_ch,
-                  output_offset=p["output_offset"], act_min=p["act_min"], act_max=p["act_max"])
-    args = [("input", c.buffers["input"], False), *_helium_gemm_constants(c, c.buffers["filter"], in_ch, out_ch),
-            ("output", c.buffers["output"], True)]
-    return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_1x1_params", params, args, ())
-
-
-def _helium_gemm_constants(c: Call, filter_buffer: str, depth: int, out_ch: int) -> list:
-    """The constants of usmp_helium_conv_1x1_s8 for a [out_ch, depth] filter: stored as the kernel reads it
-    (4 output channels' 16-byte chunks side by side, zero padded), the folded bias and the per-channel
-    multipliers and shifts padded to 4 channels."""
-    blocks, padded_depth = -(-out_ch // 4), -(-depth // 16) * 16
-    weights = np.frombuffer(c.program.buffers[filter_buffer].data, np.int8)[:out_ch * depth]
-    padded = np.zeros((blocks * 4, padded_depth), np.int8)
-    padded[:out_ch, :depth] = weights.reshape(out_ch, depth)
-    # [block][chunk][channel of the block][16]
-    interleaved = padded.reshape(blocks, 4, padded_depth // 16, 16).transpose(0, 2, 1, 3).tobytes()
-
-    def per_channel(name: str) -> np.ndarray:
-        values = np.frombuffer(c.program.buffers[c.buffers[name]].data, np.int32)
-        return _padded(values[:out_ch] if c.p.get("per_channel", 1) else np.repeat(values[:1], out_ch), blocks * 4)
-
-    bias = _padded(np.frombuffer(c.program.buffers[c.buffers["folded_bias"]].data, np.int32)[:out_ch], blocks * 4)
-    return [("filter", NewBuffer("helium_filter", "int8_t", len(interleaved), interleaved), False),
-            ("bias", NewBuffer("helium_bias", "int32_t", 16 * blocks, _int32(bias)), False),
-            ("multiplier", NewBuffer("helium_multiplier", "int32_t", 16 * blocks, _int32(per_channel("multiplier"))),
-             False),
-            ("shift", NewBuffer("helium_shift", "int32_t", 16 * blocks, _int32(per_channel("shift"))), False)]
+    return _convolution(c, c.buffers["filter"], c.p["filter_in_ch"], c.p["out_ch"])
 
 
 def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
@@ -234,8 +186,6 @@ def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
         return None
     weights = c.program.graph.tensors[c.graph_op().inputs[1]]  # CMSIS-NN reads the [1, H, W, C] filter as stored
     hwc = np.ascontiguousarray(weights.data, dtype=np.int8).tobytes()
-    if extension == "mve" and p["depth_multiplier"] == 1 and dilation == (1, 1):
-        return _helium_depthwise(c, hwc)
     multiplier, shift = _per_channel(c, out_ch)
     params = dict(conv=[p["input_offset"], p["output_offset"], p["depth_multiplier"], [p["stride_w"], p["stride_h"]],
                         [p["pad_left"], p["pad_top"]], [dilation[1], dilation[0]], [p["act_min"], p["act_max"]]],
@@ -259,36 +209,6 @@ def rewrite_depthwise_conv(c: Call) -> Rewrite | None:
         args.append(("buffer", NewBuffer("cmsis_buffer", "int16_t", scratch), True))
     args.append(("output", c.buffers["output"], True))
     return Rewrite(f"usmp_cmsis_nn_{function[4:]}", "usmp_cmsis_nn_dw_conv_params", params, args, (function,))
-
-
-def _helium_depthwise(c: Call, hwc: bytes) -> Rewrite:
-    """USMP's own Helium depthwise (kernels/cmsis_nn: usmp_cmsis_nn_depthwise_conv_helium_s8), no scratch.
-    Its per-channel numbers are laid out here, at compile time, as the vector loop reads them: per group
-    of eight channels, even channels first, the bias, the bias with the input offset's sums folded in (for
-    windows inside the input), the multiplier and the shift's left and right parts."""
-    p = c.p
-    channels = p["in_ch"]
-    padded = -(-channels // 8) * 8
-
-    def lanes(name: str, fill: int) -> np.ndarray:
-        values = np.frombuffer(c.program.buffers[c.buffers[name]].data, np.int32)
-        values = np.resize(values, channels) if len(values) == 1 else values[:channels]  # per tensor: repeated
-        values = np.concatenate([values, np.full(padded - channels, fill, np.int32)]).reshape(-1, 8)
-        return values[:, [0, 2, 4, 6, 1, 3, 5, 7]]
-
-    shift = lanes("shift", 0)
-    fields = [lanes("bias", 0), lanes("folded_bias", 0), lanes("multiplier", 1 << 30),
-              np.maximum(shift, 0), np.minimum(shift, 0)]
-    requant = np.stack(fields, axis=1).reshape(-1)  # [group][field][lane]
-    params = dict(conv=[p["input_offset"], p["output_offset"], 1, [p["stride_w"], p["stride_h"]],
-                        [p["pad_left"], p["pad_top"]], [1, 1], [p["act_min"], p["act_max"]]],
-                  input=_dims(p["batches"], p["in_h"], p["in_w"], channels),
-                  filter=_dims(1, p["filter_h"], p["filter_w"], channels), bias=_dims(1, 1, 1, channels),
-                  output=_dims(p["batches"], p["out_h"], p["out_w"], channels))
-    args = [("input", c.buffers["input"], False), ("filter", NewBuffer("cmsis_filter", "int8_t", len(hwc), hwc), False),
-            ("requant", NewBuffer("helium_requant", "int32_t", 4 * len(requant), _int32(requant)), False),
-            ("output", c.buffers["output"], True)]
-    return Rewrite("usmp_cmsis_nn_depthwise_conv_helium_s8", "usmp_cmsis_nn_dw_conv_params", params, args, ())
 
 
 def rewrite_fully_connected(c: Call) -> Rewrite | None:
@@ -349,7 +269,7 @@ def rewrite_softmax(c: Call) -> Rewrite | None:
                    [("input", c.buffers["input"], False), ("output", c.buffers["output"], True)], ("arm_softmax_s8",))
 
 
-def _same_shape_size(p: dict) -> int | None:
+def same_shape_size(p: dict) -> int | None:
     """Elements of a binary operator whose inputs have the output's shape (CMSIS-NN does not broadcast)."""
     if p["rank"] == 1 and p["stride1"][0] == 1 and p["stride2"][0] == 1:
         return p["shape"][0]
@@ -362,7 +282,7 @@ def _binary_args(c: Call) -> list:
 
 
 def rewrite_add(c: Call) -> Rewrite | None:
-    size = _same_shape_size(c.p)
+    size = same_shape_size(c.p)
     if c.extension not in FAST or size is None:
         return None
     fields = ("input1_offset", "input1_multiplier", "input1_shift", "input2_offset", "input2_multiplier",
@@ -373,7 +293,7 @@ def rewrite_add(c: Call) -> Rewrite | None:
 
 
 def rewrite_mul(c: Call) -> Rewrite | None:
-    size = _same_shape_size(c.p)
+    size = same_shape_size(c.p)
     if c.extension not in FAST or size is None:
         return None
     fields = ("input1_offset", "input2_offset", "output_offset", "output_multiplier", "output_shift",

@@ -33,7 +33,7 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
        for t in ("usmp_relu6_s8_params", "usmp_relu_f32_params", "usmp_leaky_relu_s8_params",
                  "usmp_leaky_relu_f32_params", "usmp_lookup_s8_params", "usmp_unary_f32_params",
                  "usmp_requantize_s8_params",
-                 "usmp_cmsis_nn_add_params", "usmp_cmsis_nn_mul_params")},
+                 "usmp_cmsis_nn_add_params", "usmp_cmsis_nn_mul_params", "usmp_helium_add_params")},
     "usmp_band_sum_params": (BandField("count", "count", "width"),),
     "usmp_band_fully_connected_params": (BandField("count", "count", "row"),),
     "usmp_concat_rows_params": (BandField("pixels", "count", "width"),),
@@ -41,7 +41,9 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
     "usmp_cmsis_nn_conv_params": (*_CMSIS_NN_WINDOW, BandField("conv.padding.h", "pad_top")),
     "usmp_cmsis_nn_dw_conv_params": (*_CMSIS_NN_WINDOW, BandField("conv.padding.h", "pad_top")),
     "usmp_cmsis_nn_pool_params": (*_CMSIS_NN_WINDOW, BandField("pool.padding.h", "pad_top")),
-    "usmp_helium_conv_1x1_params": (BandField("pixels", "count", "width"),),
+    # USMP's Helium kernels (kernels/helium/)
+    "usmp_helium_conv_params": _WINDOW,
+    "usmp_helium_depthwise_params": _WINDOW,
     # USMP's DSP kernels (kernels/dsp/): rows outside [0, in_h) are padding, as for the portable window kernels
     "usmp_dsp_conv_params": _WINDOW,
     "usmp_dsp_depthwise_params": _WINDOW,

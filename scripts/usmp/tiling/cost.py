@@ -69,8 +69,15 @@ KERNELS = {
     ("usmp_cmsis_nn_convolve_1x1_s8", "mve"): KernelCost(call=200, per_weight=0.25, granule=4, leftover=0.7),
     ("usmp_cmsis_nn_convolve_rows_nt_s8", "mve"): KernelCost(call=300, granule=4, leftover=0.7),
     ("usmp_cmsis_nn_convolve_s8", "mve"): KernelCost(call=300, granule=4, leftover=0.7),
-    ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=100, per_block=50),
-    ("usmp_cmsis_nn_depthwise_conv_helium_s8", "mve"): KernelCost(call=80),
+    # USMP's Helium kernels (kernels/helium/), measured on the M55 with the benchmark models' layers (whole tensors:
+    # benchmarks/helium_kernels.py --layers; bands: benchmarks/band_costs.py). The matrix kernel takes two pixels
+    # at a time (a lone one costs about half as much again) and builds a band's first columns in each call; the
+    # depthwise kernel copies the filter's rows into its strips again in each call (the halo), and per group of
+    # channels and output row sets up a call of its assembly.
+    ("usmp_helium_conv_s8", "mve"): KernelCost(call=50, granule=2, leftover=0.5, per_mac=0.2),
+    ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.5, per_mac=0.17),
+    ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=100, per_mac=1.25, per_halo_element=0.3,
+                                                    per_halo_row=40),
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "dsp"): KernelCost(call=300),
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "mve"): KernelCost(call=300),
     # USMP's DSP kernels (kernels/dsp/), measured on the Cortex-M4 with DS-CNN's layers whole and as bands of one

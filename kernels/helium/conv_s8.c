@@ -1,0 +1,440 @@
+/*
+ * CONV_2D and FULLY_CONNECTED on Helium as a matrix product (see usmp_kernels/helium.h).
+ *
+ * Each output pixel's window is a column of 16-byte chunks: the input itself
+ * for a 1x1 window over whole chunks, else an im2col of a few output pixels
+ * at a time (padding is the input zero point, so the folded bias is exact
+ * everywhere). The matrix loop takes two pixels and a block of four output
+ * channels at once: per chunk two column loads, four filter loads and eight
+ * VMLADAVA (128 multiply-accumulates in 16 instructions), the eight sums in
+ * general registers; then both pixels' sums are requantized as two vectors.
+ */
+#include "usmp_kernels/helium.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "usmp_kernels/arith.h"
+
+#include "helium_ops.h"
+
+/* What the matrix loop reads; the assembly below reads the fields at these offsets. */
+struct gemm_job {
+	const int8_t *column0; /* 0: the first pair's first pixel's column */
+	const int8_t *column1; /* 4: its second pixel's */
+	int32_t pair_step;     /* 8: bytes from a pair's columns to the next pair's */
+	int32_t pairs;         /* 12 */
+	const int8_t *blocks;  /* 16: the first block of 4 output channels */
+	int32_t full_blocks;   /* 20: blocks of 4 channels the assembly takes */
+	int32_t chunks;        /* 24 */
+	int8_t *output;        /* 28: the first pixel's output */
+	int32_t out_ch;        /* 32: bytes from one pixel's output to the next's */
+	int32_t output_offset; /* 36 */
+	int32_t act_min;       /* 40 */
+	int32_t act_max;       /* 44 */
+	int32_t block_bytes;   /* 48 */
+};
+
+/* A block's bytes: the four biases, the filter chunks, the multipliers and the right shifts, and with
+ * left shifts (general) the left shifts. */
+static int32_t block_bytes(int32_t chunks, int32_t general)
+{
+	return 16 + 64 * chunks + (general ? 48 : 32);
+}
+
+#if USMP_HELIUM_NATIVE
+/*
+ * Pixel pairs against every full block of 4 output channels, in assembly: GCC can neither keep eight
+ * accumulators (VMLADAVA wants even registers, and lr is one) nor the requantization vectors in registers.
+ * Pairs outer, blocks inner: the blocks are read as one stream (biases, filter chunks, multipliers, shifts),
+ * the pair's columns from the start for each block. Per block the eight sums start from its biases (two
+ * ldm), the chunk loop takes 16 bytes of both columns against the block's four filters (8 VMLADAVA), then
+ * the sums go through the stack (one stm, two vector loads: cheaper than eight lane moves) and are
+ * requantized as helium_requantize (without left shifts and with every right shift non-zero the rounding
+ * fix needs no mask), offset (q3, or general from the stack), clamped (q6, q7) and stored, 4 channels of
+ * each pixel (VSTRB.32 takes a low register for its address). The frame: the sums at sp, the pair's output
+ * (32), the blocks left (36), the pair's columns (40, 44), then a copy of the job (48 on).
+ */
+#define GEMM_PAIRS(name, left_load, left_shift, fix0, fix1, offset_setup, offset_add)                      \
+	__attribute__((naked, noinline)) static void name(const struct gemm_job *job)                      \
+	{                                                                                                  \
+		(void)job;                                                                                 \
+		__asm volatile("	push	{r4-r11, lr}\n"                                             \
+			       "	vpush	{d8-d15}\n"                                                 \
+			       "	sub	sp, sp, #96\n"                                              \
+			       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
+			       "	add	r0, sp, #48\n"                                             \
+			       "	stm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
+			       "	vdup.32	q6, r11\n"                                                  \
+			       "	vdup.32	q7, r12\n" offset_setup                                     \
+			       "	mov	r7, r8\n"                                                   \
+			       "	mov	r9, r1\n"                                                   \
+			       "	mov	r11, r2\n"                                                  \
+			       "2:	str	r9, [sp, #40]\n"                                            \
+			       "	str	r11, [sp, #44]\n"                                           \
+			       "	str	r7, [sp, #32]\n"                                            \
+			       "	ldr	r3, [sp, #80]\n"                                            \
+			       "	add	r3, r7, r3\n"                                               \
+			       "	ldr	r5, [sp, #64]\n"                                            \
+			       "	ldr	r1, [sp, #68]\n"                                            \
+			       "	str	r1, [sp, #36]\n"                                            \
+			       "3:	ldm	r5, {r0, r2, r4, r6}\n"                                     \
+			       "	ldm	r5!, {r8, r10, r12, lr}\n"                                  \
+			       "	ldr	r9, [sp, #40]\n"                                            \
+			       "	ldr	r11, [sp, #44]\n"                                           \
+			       "	ldr	r1, [sp, #72]\n"                                            \
+			       "4:	vldrb.8	q0, [r9], #16\n"                                            \
+			       "	vldrb.8	q1, [r11], #16\n"                                           \
+			       "	vldrb.8	q2, [r5], #16\n"                                            \
+			       "	vmladava.s8	r0, q0, q2\n"                                       \
+			       "	vmladava.s8	r8, q1, q2\n"                                       \
+			       "	vldrb.8	q2, [r5], #16\n"                                            \
+			       "	vmladava.s8	r2, q0, q2\n"                                       \
+			       "	vmladava.s8	r10, q1, q2\n"                                      \
+			       "	vldrb.8	q2, [r5], #16\n"                                            \
+			       "	vmladava.s8	r4, q0, q2\n"                                       \
+			       "	vmladava.s8	r12, q1, q2\n"                                      \
+			       "	vldrb.8	q2, [r5], #16\n"                                            \
+			       "	vmladava.s8	r6, q0, q2\n"                                       \
+			       "	vmladava.s8	lr, q1, q2\n"                                       \
+			       "	subs	r1, r1, #1\n"                                               \
+			       "	bne	4b\n"                                                       \
+			       "	stm	sp, {r0, r2, r4, r6, r8, r10, r12, lr}\n"                   \
+			       "	vldrw.u32	q0, [sp]\n"                                         \
+			       "	vldrw.u32	q1, [sp, #16]\n"                                    \
+			       "	vldrw.u32	q4, [r5], #16\n"                                    \
+			       "	vldrw.u32	q5, [r5], #16\n" left_load left_shift               \
+			       "	vqrdmulh.s32	q0, q0, q4\n"                                       \
+			       "	vqrdmulh.s32	q1, q1, q4\n" fix0 "	vqadd.s32	q0, q0, q2\n" fix1 \
+			       "	vqadd.s32	q1, q1, q2\n"                                       \
+			       "	vrshl.s32	q0, q0, q5\n"                                       \
+			       "	vrshl.s32	q1, q1, q5\n" offset_add                            \
+			       "	vmax.s32	q0, q0, q6\n"                                       \
+			       "	vmax.s32	q1, q1, q6\n"                                       \
+			       "	vmin.s32	q0, q0, q7\n"                                       \
+			       "	vmin.s32	q1, q1, q7\n"                                       \
+			       "	vstrb.32	q0, [r7], #4\n"                                     \
+			       "	vstrb.32	q1, [r3], #4\n"                                     \
+			       "	ldr	r1, [sp, #36]\n"                                            \
+			       "	subs	r1, r1, #1\n"                                               \
+			       "	str	r1, [sp, #36]\n"                                            \
+			       "	bne	3b\n"                                                       \
+			       "	ldr	r7, [sp, #32]\n"                                            \
+			       "	ldr	r1, [sp, #80]\n"                                            \
+			       "	add	r7, r7, r1, lsl #1\n"                                       \
+			       "	ldr	r9, [sp, #40]\n"                                            \
+			       "	ldr	r11, [sp, #44]\n"                                           \
+			       "	ldr	r1, [sp, #56]\n"                                            \
+			       "	add	r9, r9, r1\n"                                               \
+			       "	add	r11, r11, r1\n"                                             \
+			       "	ldr	r1, [sp, #60]\n"                                            \
+			       "	subs	r1, r1, #1\n"                                               \
+			       "	str	r1, [sp, #60]\n"                                            \
+			       "	bne	2b\n"                                                       \
+			       "	add	sp, sp, #96\n"                                              \
+			       "	vpop	{d8-d15}\n"                                                 \
+			       "	pop	{r4-r11, pc}\n");                                           \
+	}
+
+/* every right shift non-zero, no left shift: the rounding fix is the sign alone; the offset stays in q3 */
+GEMM_PAIRS(gemm_pairs, "", "", "	vshr.s32	q2, q0, #31\n", "	vshr.s32	q2, q1, #31\n",
+	   "	vdup.32	q3, r10\n", "	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n")
+/* any shifts: left shifts in q3, the rounding fix only where there is a right shift, the offset from the stack */
+GEMM_PAIRS(gemm_pairs_general, "	vldrw.u32	q3, [r5], #16\n",
+	   "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
+	   "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n", "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
+	   "", "	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")
+
+/* One pixel against `count` blocks from `block` (the last one may have fewer than 4 channels left). */
+HELIUM_HOT static void gemm_lone(const struct gemm_job *j, int32_t general, const int8_t *column, const int8_t *block,
+		      int32_t count, int32_t channels_left, int8_t *out)
+{
+	for (; count > 0; count--, block += j->block_bytes, out += 4, channels_left -= 4) {
+		const int32_t *bias = (const int32_t *)(const void *)block;
+		const int8_t *w = block + 16;
+		int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+
+		for (int32_t k = 0; k < j->chunks; k++, w += 64) {
+			const int8x16_t x = vldrbq_s8(column + 16 * k);
+
+			a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
+			a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
+			a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
+			a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
+		}
+		const int32_t *requant = (const int32_t *)(const void *)w;
+		int32x4_t acc = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
+		const int32x4_t right = vldrwq_s32(requant + 4);
+
+		acc = helium_requantize(acc, vldrwq_s32(requant), general ? vldrwq_s32(requant + 8) : vdupq_n_s32(0),
+					right);
+		acc = vaddq_n_s32(acc, j->output_offset);
+		acc = vminq_s32(vmaxq_s32(acc, vdupq_n_s32(j->act_min)), vdupq_n_s32(j->act_max));
+		vstrbq_p_s32(out, acc, vctp32q((uint32_t)(channels_left < 4 ? channels_left : 4)));
+	}
+}
+
+/* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
+ * out_ch). */
+HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride,
+			    int32_t pixels, const int8_t *blocks, int8_t *out)
+{
+	const int32_t general = p->requant_general, out_ch = p->out_ch;
+	struct gemm_job j = { columns, columns + stride, 2 * stride, pixels >> 1, blocks, out_ch >> 2, p->chunks, out,
+			      out_ch, p->output_offset, p->act_min, p->act_max, block_bytes(p->chunks, general) };
+
+	if (j.pairs > 0 && j.full_blocks > 0) {
+		if (general)
+			gemm_pairs_general(&j);
+		else
+			gemm_pairs(&j);
+	}
+	if (out_ch & 3) { /* the last block's channels, pixel by pixel */
+		const int8_t *last = blocks + (size_t)j.full_blocks * j.block_bytes;
+
+		for (int32_t px = 0; px < (pixels & ~1); px++)
+			gemm_lone(&j, general, columns + (size_t)px * stride, last, 1, out_ch & 3,
+				  out + (size_t)px * out_ch + (out_ch & ~3));
+	}
+	if (pixels & 1) /* the odd last pixel, every block */
+		gemm_lone(&j, general, columns + (size_t)(pixels - 1) * stride, blocks, (out_ch + 3) >> 2, out_ch,
+			  out + (size_t)(pixels - 1) * out_ch);
+}
+
+/* n bytes from src to dst, a tail-predicated vector per 16 (a low-overhead loop: WLSTP skips n = 0). */
+HELIUM_INLINE void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
+{
+	__asm volatile("	wlstp.8	lr, %[n], 2f\n"
+		       "1:	vldrb.8	q0, [%[src]], #16\n"
+		       "	vstrb.8	q0, [%[dst]], #16\n"
+		       "	letp	lr, 1b\n"
+		       "2:\n"
+		       : [dst] "+r"(dst), [src] "+r"(src)
+		       : [n] "r"(n)
+		       : "q0", "lr", "memory");
+}
+
+HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
+{
+	__asm volatile("	vdup.8	q0, %[v]\n"
+		       "	wlstp.8	lr, %[n], 2f\n"
+		       "1:	vstrb.8	q0, [%[dst]], #16\n"
+		       "	letp	lr, 1b\n"
+		       "2:\n"
+		       : [dst] "+r"(dst)
+		       : [n] "r"(n), [v] "r"((int32_t)value)
+		       : "q0", "lr", "memory");
+}
+
+/* count (>= 1) runs of n bytes, src_step and dst_step apart: one filter row of consecutive windows. */
+HELIUM_INLINE void copy_runs(int8_t *dst, int32_t dst_step, const int8_t *src, int32_t src_step, int32_t count,
+			     int32_t n)
+{
+	const int8_t *s;
+	int8_t *d;
+
+	__asm volatile("1:	mov	%[s], %[src]\n"
+		       "	mov	%[d], %[dst]\n"
+		       "	wlstp.8	lr, %[n], 3f\n"
+		       "2:	vldrb.8	q0, [%[s]], #16\n"
+		       "	vstrb.8	q0, [%[d]], #16\n"
+		       "	letp	lr, 2b\n"
+		       "3:	add	%[src], %[src], %[ss]\n"
+		       "	add	%[dst], %[dst], %[ds]\n"
+		       "	subs	%[count], %[count], #1\n"
+		       "	bne	1b\n"
+		       : [s] "=&r"(s), [d] "=&r"(d), [src] "+r"(src), [dst] "+r"(dst), [count] "+r"(count)
+		       : [n] "r"(n), [ss] "r"(src_step), [ds] "r"(dst_step)
+		       : "q0", "lr", "memory", "cc");
+}
+/* count (>= 1) runs of n bytes of `value`, dst_step apart. */
+HELIUM_INLINE void fill_runs(int8_t *dst, int32_t dst_step, int8_t value, int32_t count, int32_t n)
+{
+	int8_t *d;
+
+	__asm volatile("	vdup.8	q0, %[v]\n"
+		       "1:	mov	%[d], %[dst]\n"
+		       "	wlstp.8	lr, %[n], 3f\n"
+		       "2:	vstrb.8	q0, [%[d]], #16\n"
+		       "	letp	lr, 2b\n"
+		       "3:	add	%[dst], %[dst], %[ds]\n"
+		       "	subs	%[count], %[count], #1\n"
+		       "	bne	1b\n"
+		       : [d] "=&r"(d), [dst] "+r"(dst), [count] "+r"(count)
+		       : [n] "r"(n), [ds] "r"(dst_step), [v] "r"((int32_t)value)
+		       : "q0", "lr", "memory", "cc");
+}
+/* count windows (src_step apart) of gathered bytes, 8 a gather (offsets from each window's first tap), into
+ * columns `stride` apart: windows whose filter rows are shorter than a vector. */
+HELIUM_INLINE void gather_windows(int8_t *column, int32_t stride, const int8_t *src, int32_t src_step, int32_t count,
+				  const uint16_t *offsets, int32_t gathers)
+{
+	for (; count > 0; count--, src += src_step, column += stride)
+		for (int32_t g = 0; g < gathers; g++)
+			vstrbq_s16(column + 8 * g, vldrbq_gather_offset_s16(src, vldrhq_u16(offsets + 8 * g)));
+}
+#else
+HELIUM_INLINE void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
+{
+	memcpy(dst, src, (size_t)n);
+}
+
+HELIUM_INLINE void gather_windows(int8_t *column, int32_t stride, const int8_t *src, int32_t src_step, int32_t count,
+				  const uint16_t *offsets, int32_t gathers)
+{
+	for (; count > 0; count--, src += src_step, column += stride)
+		for (int32_t i = 0; i < 8 * gathers; i++)
+			column[i] = src[offsets[i]];
+}
+
+HELIUM_INLINE void copy_runs(int8_t *dst, int32_t dst_step, const int8_t *src, int32_t src_step, int32_t count,
+			     int32_t n)
+{
+	for (; count > 0; count--, dst += dst_step, src += src_step)
+		memcpy(dst, src, (size_t)n);
+}
+
+HELIUM_INLINE void fill_runs(int8_t *dst, int32_t dst_step, int8_t value, int32_t count, int32_t n)
+{
+	for (; count > 0; count--, dst += dst_step)
+		memset(dst, value, (size_t)n);
+}
+
+HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
+{
+	memset(dst, value, (size_t)n);
+}
+
+/* The same sums one output at a time from the same constants (the host tests, builds without Helium). */
+static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride, int32_t pixels,
+		 const int8_t *blocks, int8_t *out)
+{
+	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
+
+	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
+		for (int32_t o = 0; o < p->out_ch; o++) {
+			const int8_t *block = blocks + (size_t)(o >> 2) * bytes;
+			const int32_t *requant = (const int32_t *)(const void *)(block + 16 + 64 * p->chunks);
+			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
+
+			for (int32_t k = 0; k < p->depth; k++)
+				sum += (int32_t)columns[k] * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
+			sum = usmp_mul_by_quantized_multiplier(
+				sum, requant[o & 3], requant[4 + (o & 3)] + (p->requant_general ? requant[8 + (o & 3)] : 0));
+			out[o] = (int8_t)usmp_clamp(sum + p->output_offset, p->act_min, p->act_max);
+		}
+	}
+}
+#endif
+
+/* One filter row of a window into the column: its taps inside the input copied, those outside padding. */
+HELIUM_HOT static void window_row(const struct usmp_helium_conv_params *p, const int8_t *row, int32_t x0, int8_t *column)
+{
+	const int32_t c = p->in_ch, taps = p->filter_w;
+	const int8_t pad = (int8_t)p->pad_value;
+
+	if (row == NULL) {
+		fill_bytes(column, pad, taps * c);
+		return;
+	}
+	if (p->dilation_w == 1) {
+		int32_t first, end;
+
+		helium_window_span(x0, p->in_w, taps, &first, &end);
+		if (end <= first) {
+			fill_bytes(column, pad, taps * c);
+			return;
+		}
+		if (first > 0)
+			fill_bytes(column, pad, first * c);
+		copy_bytes(column + first * c, row + (x0 + first) * c, (end - first) * c);
+		if (end < taps)
+			fill_bytes(column + end * c, pad, (taps - end) * c);
+		return;
+	}
+	for (int32_t k = 0; k < taps; k++, column += c) {
+		const int32_t x = x0 + k * p->dilation_w;
+
+		if (x < 0 || x >= p->in_w)
+			fill_bytes(column, pad, c);
+		else
+			copy_bytes(column, row + x * c, c);
+	}
+}
+
+/* The columns of output pixels [xa, xb) of output row oy, filter row by filter row: a row outside the input is
+ * padding for every pixel; the pixels whose windows lie inside the input's width copy their runs of the row in
+ * one loop, those at the edges tap by tap. */
+HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image,
+				   const uint16_t *offsets, int32_t oy, int32_t xa, int32_t xb, int8_t *columns)
+{
+	const int32_t stride = 16 * p->chunks, row_bytes = p->filter_w * p->in_ch, in_row = p->in_w * p->in_ch;
+	const int32_t sw = p->stride_w, pl = p->pad_left, span = (p->filter_w - 1) * p->dilation_w;
+	const int32_t y0 = oy * p->stride_h - p->pad_top;
+	int32_t first = (pl + sw - 1) / sw, end = (p->in_w - 1 - span + pl) / sw + 1; /* windows inside */
+	int gathered = 0;
+
+	if (p->dilation_w != 1 || p->in_w - 1 - span + pl < 0)
+		first = end = xb;
+	first = first < xa ? xa : first > xb ? xb : first;
+	end = end > xb ? xb : end < first ? first : end;
+	if (p->gathers && end > first && y0 >= 0 && y0 + (p->filter_h - 1) * p->dilation_h < p->in_h) {
+		gather_windows(columns + (first - xa) * stride, stride, image + (size_t)y0 * in_row + (first * sw - pl) * p->in_ch,
+			       sw * p->in_ch, end - first, offsets, p->gathers);
+		if (first == xa && end == xb)
+			return; /* no window at the borders */
+		gathered = 1;
+	}
+	for (int32_t ky = 0, y = y0; ky < p->filter_h; ky++, y += p->dilation_h) {
+		int8_t *column = columns + ky * row_bytes;
+		const int8_t *row = image + (size_t)y * in_row;
+
+		if (y < 0 || y >= p->in_h) {
+			fill_runs(column, stride, (int8_t)p->pad_value, xb - xa, row_bytes);
+			continue;
+		}
+		for (int32_t x = xa; x < first; x++)
+			window_row(p, row, x * sw - pl, column + (x - xa) * stride);
+		if (end > first && !gathered)
+			copy_runs(column + (first - xa) * stride, stride, row + (first * sw - pl) * p->in_ch, sw * p->in_ch,
+				  end - first, row_bytes);
+		for (int32_t x = end; x < xb; x++)
+			window_row(p, row, x * sw - pl, column + (x - xa) * stride);
+	}
+}
+
+/* `run` output pixels at a time (a run may span output rows): their columns (im2col by rows of the output),
+ * then the matrix loop over them. */
+HELIUM_HOT void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
+				    const int8_t *blocks, int8_t *columns, int8_t *output)
+{
+	const int32_t pixels = p->out_h * p->out_w, stride = 16 * p->chunks;
+	const uint16_t *offsets = (const uint16_t *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
+									     block_bytes(p->chunks, p->requant_general));
+
+	for (int32_t batch = 0; batch < p->batches; batch++) {
+		const int8_t *image = input + (size_t)batch * p->in_h * p->in_w * p->in_ch;
+
+		for (int32_t px = 0, oy = 0, ox = 0; px < pixels; px += p->run) {
+			const int32_t n = pixels - px < p->run ? pixels - px : p->run;
+
+			for (int32_t done = 0; done < n; oy++, ox = 0) { /* the run's part of each output row */
+				const int32_t part = n - done < p->out_w - ox ? n - done : p->out_w - ox;
+
+				row_columns(p, image, offsets, oy, ox, ox + part, columns + done * stride);
+				done += part;
+				ox += part;
+				if (ox < p->out_w)
+					break;
+			}
+			gemm(p, columns, stride, n, blocks, output + (size_t)px * p->out_ch);
+		}
+		output += (size_t)pixels * p->out_ch;
+	}
+}
+
+HELIUM_HOT void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
+					const int8_t *blocks, int8_t *output)
+{
+	gemm(p, input, p->in_ch, p->batches * p->out_h * p->out_w, blocks, output);
+}

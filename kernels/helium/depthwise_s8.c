@@ -1,0 +1,356 @@
+/*
+ * DEPTHWISE_CONV_2D (multiplier 1) on Helium (see usmp_kernels/helium.h).
+ *
+ * The input rows a window reads are first copied, 16 channels at a time,
+ * into strips: rows of pixels padded with the input zero point on both
+ * sides (and rows outside the input all zero point), so every window is
+ * read the same way and the folded bias is exact everywhere. The strips of
+ * a group of channels form a ring of filter_h rows: stepping down an output
+ * row copies only the input rows not yet there. Where fewer channels divide
+ * 16 and the stride along the width is 1 (MobileNet's first depthwise
+ * layer: 8 channels), a strip holds the pixels' channels as they are, and a
+ * vector spans 16 / channels pixels.
+ *
+ * Per tap one 16-lane input vector and the 16 filter bytes are multiplied
+ * into int16 products (VMULLB/VMULLT: even and odd lanes); two taps' products
+ * are added in int16 (|x| <= 128 and |w| <= 127 keep two in range) and
+ * widened into four int32 sums, lanes (0, 4, 8, 12), (2, 6, 10, 14),
+ * (1, 5, 9, 13) and (3, 7, 11, 15), which the compiler's constants follow;
+ * requantization narrows them back into lane order (VQMOVN, then the zero
+ * point and clamp on int16, VMOVN).
+ */
+#include "usmp_kernels/helium.h"
+
+#include <stddef.h>
+
+#include "usmp_kernels/arith.h"
+
+#include "helium_ops.h"
+
+/* A group's constants: the biases, the filter's taps (16 bytes each), the multipliers, the right shifts and,
+ * general, the left shifts, the int32 fields in the sums' lane order. */
+static int32_t group_bytes(int32_t taps, int32_t general)
+{
+	return 64 + 16 * taps + (general ? 192 : 128);
+}
+
+/* Bytes of one pixel in a strip: the channels themselves where a vector spans several pixels, else 16. */
+HELIUM_INLINE int32_t lane_bytes(const struct usmp_helium_depthwise_params *p)
+{
+	return p->pixels_per_vector > 1 ? p->channels : 16;
+}
+
+#if USMP_HELIUM_NATIVE
+/* What dw_vectors reads (the offsets used there). */
+struct dw_job {
+	const int8_t *row0;  /* 0: the first vector's first tap in its strip */
+	const int8_t *row1;  /* 4: the same column of the second filter row's strip */
+	const int8_t *row2;  /* 8: of the third's */
+	int32_t step;        /* 12: bytes from one vector's first tap to the next's */
+	int32_t count;       /* 16: vectors */
+	const int8_t *group; /* 20: the group's constants */
+	int8_t *out;         /* 24 */
+	int32_t out_step;    /* 28 */
+	int32_t unused;      /* 32 */
+	int32_t zero_point;  /* 36: the output zero point */
+	int32_t act_min;     /* 40 */
+	int32_t act_max;     /* 44 */
+	uint32_t lanes;      /* 48: the lanes stored, as VPR.P0 */
+};
+
+/* Two taps, the strips at [a] and [b], times the filter's next 32 bytes: their int16 products summed into q6
+ * (even lanes) and q7 (odd), then widened into the sums q0..q3. The second tap's input is loaded again rather
+ * than kept: eight registers hold the rest. */
+#define DW_ASM_PAIR(a, b)                     \
+	"	vldrb.8	q4, [" a "]\n"        \
+	"	vldrb.8	q5, [r2], #16\n"      \
+	"	vmullb.s8	q6, q4, q5\n" \
+	"	vmullt.s8	q7, q4, q5\n" \
+	"	vldrb.8	q4, [" b "]\n"        \
+	"	vldrb.8	q5, [r2], #16\n"      \
+	"	vmullb.s8	q4, q4, q5\n" \
+	"	vadd.i16	q6, q6, q4\n" \
+	"	vldrb.8	q4, [" b "]\n"        \
+	"	vmullt.s8	q4, q4, q5\n" \
+	"	vadd.i16	q7, q7, q4\n" DW_ASM_WIDEN
+#define DW_ASM_WIDEN                          \
+	"	vmovlb.s16	q4, q6\n"     \
+	"	vadd.i32	q0, q0, q4\n" \
+	"	vmovlt.s16	q4, q6\n"     \
+	"	vadd.i32	q1, q1, q4\n" \
+	"	vmovlb.s16	q4, q7\n"     \
+	"	vadd.i32	q2, q2, q4\n" \
+	"	vmovlt.s16	q4, q7\n"     \
+	"	vadd.i32	q3, q3, q4\n"
+/* Sum q<n> requantized (right shifts only): its multipliers at [r2, #m], its shifts at [r2, #s]. */
+#define DW_ASM_REQUANT(n, m, s)                      \
+	"	vldrw.u32	q4, [r2, #" m "]\n"  \
+	"	vldrw.u32	q5, [r2, #" s "]\n"  \
+	"	vqrdmulh.s32	q" n ", q" n ", q4\n" \
+	"	vshr.s32	q4, q" n ", #31\n"   \
+	"	vqadd.s32	q" n ", q" n ", q4\n" \
+	"	vrshl.s32	q" n ", q" n ", q5\n"
+
+/*
+ * `count` vectors of a 3x3 layer whose shifts are all right shifts, in assembly (GCC spilled the sums and
+ * the predicate), the taps of a filter row `tap` bytes apart in its strip (an immediate: one function per
+ * strip layout). Per vector the four sums start from the group's biases and take the nine taps in pairs
+ * from the three strips (r0, r5, lr); then they are requantized, narrowed with saturation into int16 (even
+ * channels, odd channels), offset by the zero point and clamped there, narrowed into lane order and stored
+ * under the lanes' predicate (VPR.P0, set once: nothing in the loop changes it).
+ */
+#define DW_VECTORS(name, tap, tap2)                                                                              \
+	__attribute__((naked, noinline)) static void name(const struct dw_job *job)                                \
+	{                                                                                                          \
+		(void)job;                                                                                         \
+		__asm volatile("	push	{r4-r11, lr}\n"                                                     \
+			       "	vpush	{d8-d15}\n"                                                         \
+			       "	ldr	r4, [r0, #48]\n"                                                    \
+			       "	vmsr	p0, r4\n"                                                           \
+			       "	ldrd	r12, r6, [r0, #36]\n"                                               \
+			       "	ldr	r7, [r0, #44]\n"                                                    \
+			       "	ldrd	r10, r8, [r0, #12]\n"                                               \
+			       "	ldrd	r9, r3, [r0, #20]\n"                                                \
+			       "	ldr	r11, [r0, #28]\n"                                                   \
+			       "	ldrd	r5, lr, [r0, #4]\n"                                                 \
+			       "	ldr	r0, [r0, #0]\n"                                                     \
+			       "1:	vldrw.u32	q0, [r9]\n"                                                 \
+			       "	vldrw.u32	q1, [r9, #16]\n"                                            \
+			       "	vldrw.u32	q2, [r9, #32]\n"                                            \
+			       "	vldrw.u32	q3, [r9, #48]\n"                                            \
+			       "	add	r2, r9, #64\n" DW_ASM_PAIR("r0", "r0, #" tap)                       \
+				       DW_ASM_PAIR("r0, #" tap2, "r5") DW_ASM_PAIR("r5, #" tap, "r5, #" tap2) \
+					       DW_ASM_PAIR("lr", "lr, #" tap)                                 \
+			       "	vldrb.8	q4, [lr, #" tap2 "]\n"                                              \
+			       "	vldrb.8	q5, [r2], #16\n"                                                    \
+			       "	vmullb.s8	q6, q4, q5\n"                                               \
+			       "	vmullt.s8	q7, q4, q5\n" DW_ASM_WIDEN DW_ASM_REQUANT("0", "0", "64")  \
+				       DW_ASM_REQUANT("1", "16", "80") DW_ASM_REQUANT("2", "32", "96")        \
+					       DW_ASM_REQUANT("3", "48", "112")                               \
+			       "	vqmovnb.s32	q6, q0\n"                                                   \
+			       "	vqmovnt.s32	q6, q1\n"                                                   \
+			       "	vqmovnb.s32	q7, q2\n"                                                   \
+			       "	vqmovnt.s32	q7, q3\n"                                                   \
+			       "	vqadd.s16	q6, q6, r12\n"                                              \
+			       "	vqadd.s16	q7, q7, r12\n"                                              \
+			       "	vdup.16	q0, r6\n"                                                           \
+			       "	vdup.16	q1, r7\n"                                                           \
+			       "	vmax.s16	q6, q6, q0\n"                                               \
+			       "	vmax.s16	q7, q7, q0\n"                                               \
+			       "	vmin.s16	q6, q6, q1\n"                                               \
+			       "	vmin.s16	q7, q7, q1\n"                                               \
+			       "	vmovnb.i16	q4, q6\n"                                                   \
+			       "	vmovnt.i16	q4, q7\n"                                                   \
+			       "	vpst\n"                                                             \
+			       "	vstrbt.8	q4, [r3]\n"                                                 \
+			       "	add	r0, r0, r10\n"                                                      \
+			       "	add	r5, r5, r10\n"                                                      \
+			       "	add	lr, lr, r10\n"                                                      \
+			       "	add	r3, r3, r11\n"                                                      \
+			       "	subs	r8, r8, #1\n"                                                       \
+			       "	bne	1b\n"                                                               \
+			       "	vpop	{d8-d15}\n"                                                         \
+			       "	pop	{r4-r11, pc}\n");                                                   \
+	}
+
+DW_VECTORS(dw_vectors_16, "16", "32") /* a pixel's 16 channels a strip column */
+DW_VECTORS(dw_vectors_8, "8", "16")   /* 8 channels a pixel, two pixels a vector */
+
+/* Requantize the four sums (helium_requantize, any shifts) and store the 16 lanes in order. */
+HELIUM_INLINE void dw_store(const struct usmp_helium_depthwise_params *p, int32x4_t a, int32x4_t b, int32x4_t c,
+			    int32x4_t d, const int32_t *k, mve_pred16_t lanes, int8_t *out)
+{
+	const int32x4_t zero = vdupq_n_s32(0);
+	const int32_t *left = k + 32;
+	const int general = p->requant_general;
+
+	a = helium_requantize(a, vldrwq_s32(k), general ? vldrwq_s32(left) : zero, vldrwq_s32(k + 16));
+	b = helium_requantize(b, vldrwq_s32(k + 4), general ? vldrwq_s32(left + 4) : zero, vldrwq_s32(k + 20));
+	c = helium_requantize(c, vldrwq_s32(k + 8), general ? vldrwq_s32(left + 8) : zero, vldrwq_s32(k + 24));
+	d = helium_requantize(d, vldrwq_s32(k + 12), general ? vldrwq_s32(left + 12) : zero, vldrwq_s32(k + 28));
+	int16x8_t even = vqmovntq_s32(vqmovnbq_s32(vdupq_n_s16(0), a), b); /* lanes 0, 2, ..., 14 */
+	int16x8_t odd = vqmovntq_s32(vqmovnbq_s32(vdupq_n_s16(0), c), d);  /* lanes 1, 3, ..., 15 */
+	const int16x8_t lo = vdupq_n_s16((int16_t)p->act_min), hi = vdupq_n_s16((int16_t)p->act_max);
+
+	even = vminq_s16(vmaxq_s16(vqaddq_n_s16(even, (int16_t)p->output_offset), lo), hi);
+	odd = vminq_s16(vmaxq_s16(vqaddq_n_s16(odd, (int16_t)p->output_offset), lo), hi);
+	vstrbq_p_s8(out, vmovntq_s16(vmovnbq_s16(vdupq_n_s8(0), even), odd), lanes);
+}
+
+/* Any window and requantization, with intrinsics: rows[ky] is filter row ky's strip at the vector's first tap,
+ * taps `tap` bytes apart along it. */
+static void dw_vector(const struct usmp_helium_depthwise_params *p, const int8_t *const *rows, int32_t tap,
+		      const int8_t *g, mve_pred16_t lanes, int8_t *out)
+{
+	const int32_t *k = (const int32_t *)(const void *)g;
+	int32x4_t a = vldrwq_s32(k), b = vldrwq_s32(k + 4), c = vldrwq_s32(k + 8), d = vldrwq_s32(k + 12);
+	const int8_t *w = g + 64;
+
+	for (int32_t ky = 0; ky < p->filter_h; ky++) {
+		for (int32_t kx = 0; kx < p->filter_w; kx++, w += 16) {
+			const int8x16_t x = vldrbq_s8(rows[ky] + kx * tap), wv = vldrbq_s8(w);
+			const int16x8_t e = vmullbq_int_s8(x, wv), o = vmulltq_int_s8(x, wv);
+
+			a = vaddq_s32(a, vmovlbq_s16(e));
+			b = vaddq_s32(b, vmovltq_s16(e));
+			c = vaddq_s32(c, vmovlbq_s16(o));
+			d = vaddq_s32(d, vmovltq_s16(o));
+		}
+	}
+	dw_store(p, a, b, c, d, (const int32_t *)(const void *)w, lanes, out);
+}
+
+/* Input row y into a strip of `width` pixels from strip column col0 (input column col0 - pad_left): channels from
+ * `offset` (lanes past `lanes` zero), the zero point outside the input. */
+static void strip_fill(const struct usmp_helium_depthwise_params *p, const int8_t *image, int32_t y, int32_t col0,
+		       int32_t width, int32_t offset, mve_pred16_t lanes, int8_t *strip)
+{
+	const int32_t lb = lane_bytes(p), ch = p->channels;
+	const int8x16_t pad = vdupq_n_s8((int8_t)-p->input_offset);
+	int32_t j = 0;
+
+	if (y >= 0 && y < p->in_h) {
+		/* strip columns [first, end) lie inside the input */
+		const int32_t first = p->pad_left > col0 ? p->pad_left - col0 : 0;
+		const int32_t end = p->pad_left + p->in_w - col0 < width ? p->pad_left + p->in_w - col0 : width;
+		const int8_t *row = image + ((size_t)y * p->in_w + col0 + first - p->pad_left) * ch + offset;
+
+		for (; j < first; j++)
+			vstrbq_s8(strip + j * lb, pad);
+		if (lb == ch) { /* the pixels as they are: one contiguous run */
+			const int32_t n = (end - first) * ch;
+
+			for (int32_t i = 0; i < n; i += 16) {
+				const mve_pred16_t part = vctp8q((uint32_t)(n - i));
+
+				vstrbq_p_s8(strip + first * lb + i, vldrbq_z_s8(row + i, part), part);
+			}
+			j = end > first ? end : first;
+		} else {
+			for (const int8_t *src = row; j < end; j++, src += ch)
+				vstrbq_s8(strip + j * lb, vldrbq_z_s8(src, lanes));
+		}
+	}
+	for (int32_t i = j * lb; i < width * lb; i += 16)
+		vstrbq_s8(strip + i, pad);
+}
+#else
+/* The same sums one lane at a time from the same constants, straight from the input (the host tests, builds
+ * without Helium). */
+static void dw_lanes(const struct usmp_helium_depthwise_params *p, const int8_t *image, int32_t y0, int32_t x0,
+		     int32_t offset, const int8_t *g, int32_t count, int8_t *out)
+{
+	static const uint8_t field_of_lane[16] = { 0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7, 15 };
+	const int32_t taps = p->filter_h * p->filter_w;
+	const int32_t *k = (const int32_t *)(const void *)g, *requant = (const int32_t *)(const void *)(g + 64 + 16 * taps);
+
+	for (int32_t lane = 0; lane < count; lane++) {
+		const int32_t field = field_of_lane[lane], pixel = (offset + lane) / p->channels;
+		const int32_t channel = (offset + lane) % p->channels;
+		int32_t sum = k[field];
+
+		for (int32_t ky = 0, t = 0; ky < p->filter_h; ky++) {
+			for (int32_t kx = 0; kx < p->filter_w; kx++, t++) {
+				const int32_t y = y0 + ky * p->dilation_h;
+				const int32_t x = x0 + pixel * p->stride_w + kx * p->dilation_w;
+				const int32_t v = y >= 0 && y < p->in_h && x >= 0 && x < p->in_w
+							  ? image[((size_t)y * p->in_w + x) * p->channels + channel]
+							  : -p->input_offset;
+
+				sum += v * g[64 + 16 * t + lane];
+			}
+		}
+		sum = usmp_mul_by_quantized_multiplier(sum, requant[field],
+						       requant[16 + field] + (p->requant_general ? requant[32 + field] : 0));
+		out[lane] = (int8_t)usmp_clamp(sum + p->output_offset, p->act_min, p->act_max);
+	}
+}
+#endif
+
+/* Every output row of one group of 16 lanes (constants g, channels from `offset`). */
+HELIUM_HOT static void dw_group(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g,
+				int32_t offset, int8_t *strips, int8_t *out)
+{
+	const int32_t ch = p->channels, per = p->pixels_per_vector, left = per > 1 ? ch : ch - offset;
+	const int32_t count = (p->out_w + per - 1) / per; /* vectors of an output row */
+#if USMP_HELIUM_NATIVE
+	const int32_t lb = lane_bytes(p), fh = p->filter_h, step = per > 1 ? 16 : p->stride_w * lb;
+	const int32_t out_step = per > 1 ? 16 : ch, bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb);
+	const mve_pred16_t lanes = vctp8q((uint32_t)(left < 16 ? left : 16));
+	const int ring = p->dilation_h == 1; /* consecutive output rows share input rows */
+	const int fast = fh == 3 && p->filter_w == 3 && p->dilation_w == 1 && !p->requant_general;
+
+	/* the strips span `chunk` vectors of an output row at a time (the scratch's width) */
+	for (int32_t v0 = 0; v0 < count; v0 += p->chunk) {
+		const int32_t n = count - v0 < p->chunk ? count - v0 : p->chunk, col0 = v0 * per * p->stride_w;
+		const int32_t width = (n * per - 1) * p->stride_w + (p->filter_w - 1) * p->dilation_w + 1;
+		int32_t held[USMP_HELIUM_DW_MAX_FILTER_H]; /* the input row each strip holds */
+		const int8_t *rows[USMP_HELIUM_DW_MAX_FILTER_H];
+		int8_t *o = out + offset + (size_t)v0 * out_step;
+
+		for (int32_t k = 0; k < fh; k++)
+			held[k] = INT32_MIN;
+		for (int32_t oy = 0; oy < p->out_h; oy++, o += (size_t)p->out_w * ch) {
+			for (int32_t ky = 0, y = oy * p->stride_h - p->pad_top; ky < fh; ky++, y += p->dilation_h) {
+				const int32_t slot = ring ? ((y % fh) + fh) % fh : ky;
+				int8_t *strip = strips + (size_t)slot * bytes;
+
+				if (held[slot] != y) {
+					strip_fill(p, image, y, col0, width, offset, lanes, strip);
+					held[slot] = y;
+				}
+				rows[ky] = strip;
+			}
+			/* pixels of this chunk: all of its vectors but, at the row's end, a last one of fewer pixels */
+			const int32_t pixels = p->out_w - v0 * per < n * per ? p->out_w - v0 * per : n * per;
+			const int32_t whole = pixels / per;
+
+			if (fast) {
+				struct dw_job j = { rows[0], rows[1], rows[2], step, whole, g, o, out_step, 0, p->output_offset,
+						    p->act_min, p->act_max, per > 1 ? 0xFFFF : lanes };
+
+				if (whole > 0)
+					(per > 1 ? dw_vectors_8 : dw_vectors_16)(&j);
+				if (whole < n) {
+					j.row0 += whole * step;
+					j.row1 += whole * step;
+					j.row2 += whole * step;
+					j.count = 1;
+					j.out += (size_t)whole * out_step;
+					j.lanes = vctp8q((uint32_t)(pixels % per * ch));
+					dw_vectors_8(&j);
+				}
+				continue;
+			}
+			for (int32_t v = 0; v < n; v++) {
+				const int8_t *at[USMP_HELIUM_DW_MAX_FILTER_H];
+				const int32_t in_vector = pixels - v * per < per ? pixels - v * per : per;
+
+				for (int32_t ky = 0; ky < fh; ky++)
+					at[ky] = rows[ky] + v * step;
+				dw_vector(p, at, lb * p->dilation_w, g, per > 1 ? vctp8q((uint32_t)(in_vector * ch)) : lanes,
+					  o + (size_t)v * out_step);
+			}
+		}
+	}
+#else
+	(void)strips;
+	(void)count;
+	for (int32_t oy = 0; oy < p->out_h; oy++, out += (size_t)p->out_w * ch)
+		for (int32_t x = 0; x < p->out_w; x++)
+			dw_lanes(p, image, oy * p->stride_h - p->pad_top, x * p->stride_w - p->pad_left, per > 1 ? 0 : offset, g,
+				 left < 16 ? left : 16, out + (size_t)x * ch + (per > 1 ? 0 : offset));
+#endif
+}
+
+HELIUM_HOT void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+					 const int8_t *constants, int8_t *strips, int8_t *output)
+{
+	const int32_t groups = p->pixels_per_vector > 1 ? 1 : (p->channels + 15) >> 4;
+	const int32_t bytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
+	const size_t in_image = (size_t)p->in_h * p->in_w * p->channels, out_image = (size_t)p->out_h * p->out_w * p->channels;
+
+	for (int32_t batch = 0; batch < p->batches; batch++, input += in_image, output += out_image)
+		for (int32_t gi = 0; gi < groups; gi++)
+			dw_group(p, input, constants + (size_t)gi * bytes, 16 * gi, strips, output);
+}

@@ -1,0 +1,323 @@
+"""USMP's own kernels for Helium cores (kernels/helium/): which calls take them, and their constants.
+
+The Cortex-M55's MVE sums 16 int8 products an instruction (VMLADAVA) and
+requantizes four int32 lanes at once. Every shape and constant is known
+here, so the constants are laid out once, in the order the vector loops
+read them (usmp_kernels/helium.h). The kernels need no CMSIS-NN; where it is
+at hand, each layer goes to whichever of the two the measured per-layer cost
+table (LAYER_COSTS) says runs it in fewer instructions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from usmp.lower.program import Program
+from usmp.paths import KERNELS_DIR
+from usmp.select.cmsis_nn import REWRITES, Call, NewBuffer, Rewrite, Site, portable_calls, same_shape_size
+from usmp.tiling.band_fields import runs_bands
+
+HELIUM_SOURCES = tuple(sorted((KERNELS_DIR / "helium").glob("*_s8.c")))  # int8; built only for programs calling them
+HELIUM_HEADER = "usmp_kernels/helium.h"
+
+
+def select_helium_kernels(program: Program, extension: str | None, cmsis_nn: bool = False) -> dict[Site, Rewrite]:
+    """Where a portable call is (cmsis_nn.Site) -> its rewrite into a Helium kernel (empty without Helium). With
+    CMSIS-NN at hand (`cmsis_nn`), a layer its MVE kernel would run in fewer instructions (LAYER_COSTS) is left to
+    it. The calls of depth-first loops are taken as their operators would be whole, where the kernel runs bands."""
+    if extension != "mve":
+        return {}
+    chosen = {}
+    for site, call, rewrite_of in portable_calls(program, CANDIDATES, extension):
+        rewrite = rewrite_of(call)
+        if rewrite is None or (site.link is not None and not runs_bands(rewrite.params_type)):
+            continue
+        theirs = REWRITES[call.call.function][1](call) if cmsis_nn and call.call.function in REWRITES else None
+        if theirs is not None and layer_cost(theirs.function, call.p) < layer_cost(rewrite.function, call.p):
+            continue
+        chosen[site] = rewrite
+    return chosen
+
+
+@dataclass(frozen=True)
+class LayerCost:
+    """Instructions of a layer on the Cortex-M55, roughly: per MAC, per output element, per output pixel, and per
+    element of an element-wise kernel."""
+
+    per_mac: float = 0.0
+    per_output: float = 0.0
+    per_pixel: float = 0.0
+    per_element: float = 0.0
+
+
+# Least-squares fits of the QEMU counts of the benchmark models' layers on the M55, whole tensors
+# (benchmarks/helium_kernels.py --layers: every layer with USMP's Helium kernels and with CMSIS-NN's MVE kernels),
+# within about 50 % of each layer; where two kernels can take a layer, they differ by 1.5-5x.
+LAYER_COSTS = {
+    "usmp_helium_conv_s8": LayerCost(per_mac=0.149, per_output=2.88, per_pixel=58.6),
+    "usmp_helium_conv_1x1_s8": LayerCost(per_mac=0.130, per_output=3.33, per_pixel=19.7),
+    "usmp_helium_depthwise_s8": LayerCost(per_mac=1.222, per_output=0.14),
+    "usmp_helium_add_s8": LayerCost(per_element=5.5),
+    "usmp_helium_avg_pool_s8": LayerCost(per_mac=0.25, per_output=4.0),
+    "usmp_cmsis_nn_convolve_rows_nt_s8": LayerCost(per_mac=0.201, per_output=17.27, per_pixel=120.5),
+    "usmp_cmsis_nn_convolve_s8": LayerCost(per_mac=0.201, per_output=17.27, per_pixel=150.0),
+    "usmp_cmsis_nn_convolve_1x1_s8_fast": LayerCost(per_mac=0.187, per_output=12.27, per_pixel=57.9),
+    "usmp_cmsis_nn_convolve_1x1_s8": LayerCost(per_mac=0.187, per_output=17.3, per_pixel=57.9),
+    "usmp_cmsis_nn_depthwise_conv_s8_opt": LayerCost(per_mac=1.907, per_output=0.21, per_pixel=248.9),
+    "usmp_cmsis_nn_depthwise_conv_s8": LayerCost(per_mac=2.5, per_output=1.0, per_pixel=248.9),
+    "usmp_cmsis_nn_fully_connected_s8": LayerCost(per_mac=0.48, per_output=25.5),
+    "usmp_cmsis_nn_fully_connected_per_channel_s8": LayerCost(per_mac=0.48, per_output=25.5),
+    "usmp_cmsis_nn_elementwise_add_s8": LayerCost(per_element=13.8),
+    "usmp_cmsis_nn_avgpool_s8": LayerCost(per_mac=1.6, per_output=5.0),
+    "usmp_cmsis_nn_avgpool_s8_unbuffered": LayerCost(per_mac=1.6, per_output=5.0),
+}
+
+
+def layer_cost(function: str, p: dict) -> float:
+    """The estimate of LAYER_COSTS for a kernel taking the layer of portable parameters p (infinite where the table
+    has no figures: a kernel of its own is preferred to one nobody measured)."""
+    cost = LAYER_COSTS.get(function)
+    if cost is None:
+        return float("inf")
+    if "in_features" in p:  # a fully connected layer
+        pixels, outputs, taps = p["batches"], p["batches"] * p["out_features"], p["in_features"]
+    elif "filter_h" in p:  # a convolution or a pool
+        pixels = p["batches"] * p["out_h"] * p["out_w"]
+        channels = p.get("out_ch") or p.get("channels") or p["in_ch"] * p["depth_multiplier"]
+        outputs = pixels * channels
+        taps = p["filter_h"] * p["filter_w"] * p.get("filter_in_ch", 1)
+    else:  # element-wise
+        return cost.per_element * (same_shape_size(p) or 0)
+    return cost.per_mac * outputs * taps + cost.per_output * outputs + cost.per_pixel * pixels
+
+
+def _int32(values) -> bytes:
+    return np.ascontiguousarray(values, dtype=np.int32).tobytes()
+
+
+def _padded(values: np.ndarray, size: int) -> np.ndarray:
+    return np.concatenate([values, np.zeros(size - len(values), values.dtype)])
+
+
+# im2col columns a call of the matrix loop takes: at least MIN_RUN (the scratch CMSIS-NN's convolutions take on
+# Helium), more for shallow windows, whose columns cost more to build one at a time, up to COLUMN_BYTES of scratch
+MIN_RUN, COLUMN_BYTES = 4, 1024
+
+
+def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
+    """A per-channel constant of the portable call, one per channel (a per-tensor one repeated)."""
+    values = np.frombuffer(c.program.buffers[c.buffers[name]].data, np.int32)
+    return np.resize(values, channels) if len(values) == 1 else values[:channels]
+
+
+def matrix_blocks(weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray,
+                  general: bool) -> bytes:
+    """[out_ch, depth] int8 filter and per-channel int32 constants -> usmp_helium_conv_s8's blocks: per 4 output
+    channels the biases, the filter as chunks x 4 channels x 16 bytes, the multipliers, the right shifts (<= 0)
+    and, general, the left shifts (>= 0); missing channels and taps are zeros."""
+    out_ch, depth = weights.shape
+    blocks, chunks = -(-out_ch // 4), -(-depth // 16)
+    padded = np.zeros((blocks * 4, chunks * 16), np.int8)
+    padded[:out_ch, :depth] = weights
+    filters = padded.reshape(blocks, 4, chunks, 16).transpose(0, 2, 1, 3).reshape(blocks, -1)
+
+    def lanes(values: np.ndarray) -> np.ndarray:
+        return _padded(values.astype(np.int32), blocks * 4).reshape(blocks, 4)
+
+    fields = [lanes(multiplier), lanes(np.minimum(shift, 0))] + ([lanes(np.maximum(shift, 0))] if general else [])
+    per_block = [lanes(bias).view(np.int8).reshape(blocks, 16), filters,
+                 *(f.view(np.int8).reshape(blocks, 16) for f in fields)]
+    return np.concatenate(per_block, axis=1).tobytes()
+
+
+def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_value: int) -> Rewrite:
+    """A convolution (or fully connected layer) as usmp_helium_conv_s8, or usmp_helium_conv_1x1_s8 where the input
+    is its own columns (a 1x1 window, stride 1, no padding, whole 16-byte chunks of channels)."""
+    p = c.p
+    out_ch, depth = weights.shape
+    chunks = -(-depth // 16)
+    multiplier = _channel_values(c, "multiplier", out_ch)
+    shift = _channel_values(c, "shift", out_ch)
+    general = bool(np.any(shift >= 0))
+    pixels = geometry["out_h"] * geometry["out_w"]
+    run = min(max(MIN_RUN, COLUMN_BYTES // (16 * chunks)) // 2 * 2, pixels + pixels % 2)
+    params = dict(geometry, pad_value=pad_value, depth=depth, chunks=chunks, run=run,
+                  output_offset=p["output_offset"], act_min=p["act_min"], act_max=p["act_max"],
+                  requant_general=int(general))
+    data = matrix_blocks(weights, bias, multiplier, shift, general)
+    offsets = _gather_offsets(geometry, depth)
+    params["gathers"] = len(offsets) // 8
+    data += offsets.tobytes()
+    constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
+    direct = ((geometry["filter_h"], geometry["filter_w"], geometry["stride_h"], geometry["stride_w"]) == (1, 1, 1, 1)
+              and geometry["pad_top"] == geometry["pad_left"] == 0 and geometry["in_ch"] % 16 == 0
+              and (geometry["in_h"], geometry["in_w"]) == (geometry["out_h"], geometry["out_w"]))
+    if direct:
+        args = [("input", c.buffers["input"], False), constants, ("output", c.buffers["output"], True)]
+        return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
+    args = [("input", c.buffers["input"], False), constants,
+            ("columns", NewBuffer("helium_columns", "int8_t", run * 16 * chunks), True),
+            ("output", c.buffers["output"], True)]
+    return Rewrite("usmp_helium_conv_s8", "usmp_helium_conv_params", params, args, ())
+
+
+def _gather_offsets(g: dict, depth: int) -> np.ndarray:
+    """Where each byte of a column lies from its window's first tap, 8 a gather (bytes past the depth: the first
+    tap, against zero filter bytes), for windows whose filter rows are shorter than a vector; else none."""
+    row = g["filter_w"] * g["in_ch"]
+    if row >= 16 or g["dilation_w"] != 1 or (g["filter_h"], g["filter_w"]) == (1, 1):
+        return np.zeros(0, np.uint16)
+    taps = np.arange(-(-depth // 8) * 8)
+    offsets = taps // row * g["dilation_h"] * g["in_w"] * g["in_ch"] + taps % row
+    offsets[taps >= depth] = 0
+    return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
+
+
+def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
+    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w",
+            "dilation_h", "dilation_w", "pad_top", "pad_left")
+    return dict({k: p[k] for k in keys}, in_ch=in_ch, out_ch=out_ch)
+
+
+def conv(c: Call) -> Rewrite | None:
+    """CONV_2D without groups. Padding reads the input zero point (-input_offset), so the lowering's folded bias
+    (bias + input offset * filter sums) is exact for every window."""
+    p = c.p
+    if p["filter_in_ch"] != p["in_ch"]:
+        return None
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
+    weights = weights[:p["out_ch"] * p["filter_h"] * p["filter_w"] * p["in_ch"]].reshape(p["out_ch"], -1)
+    return _matrix(c, weights, _channel_values(c, "folded_bias", p["out_ch"]), _geometry(p, p["in_ch"], p["out_ch"]),
+                   -p["input_offset"])
+
+
+def fully_connected(c: Call) -> Rewrite | None:
+    """Each batch row is one pixel of a 1 x batches image; the lowering's bias holds the input zero point's
+    term, so the input is taken as it is."""
+    p = c.p
+    rows, depth = p["out_features"], p["in_features"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["weights"]].data, np.int8)[:rows * depth].reshape(rows, depth)
+    geometry = dict(batches=1, in_h=1, in_w=p["batches"], in_ch=depth, out_h=1, out_w=p["batches"], out_ch=rows,
+                    filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_top=0,
+                    pad_left=0)
+    return _matrix(c, weights, _channel_values(c, "bias", rows), geometry, 0)
+
+
+DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
+STRIP_BUDGET = 768  # bytes of strips a depthwise layer's scratch may take (at least four vectors' worth)
+SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
+
+
+def depthwise_groups(weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray,
+                     per: int, general: bool) -> bytes:
+    """[taps, channels] int8 filter and per-channel constants -> usmp_helium_depthwise_s8's groups of 16 lanes (lane
+    l of group g is channel 16 g + l, or with `per` pixels a vector channel l % channels): the biases, the taps'
+    16 filter bytes, the multipliers, the right shifts and, general, the left shifts; the int32 fields in the
+    order of the kernel's sums (SUM_LANES). Lanes past the channels are zeros."""
+    taps, channels = weights.shape
+    lanes = np.arange(16) % channels if per > 1 else np.arange(-(-channels // 16) * 16)
+    real = lanes < channels
+    pick = np.where(real, lanes, 0)
+    groups = len(lanes) // 16
+
+    def field(values: np.ndarray) -> np.ndarray:
+        return np.where(real, values[pick], 0).astype(np.int32).reshape(groups, 16)[:, SUM_LANES]
+
+    filters = np.where(real, weights[:, pick], 0).astype(np.int8).reshape(taps, groups, 16).transpose(1, 0, 2)
+    fields = [field(bias), filters.reshape(groups, -1), field(multiplier), field(np.minimum(shift, 0))]
+    if general:
+        fields.append(field(np.maximum(shift, 0)))
+    as_bytes = [np.ascontiguousarray(f).view(np.uint8).reshape(groups, -1) for f in fields]
+    return np.concatenate(as_bytes, axis=1).tobytes()
+
+
+def depthwise(c: Call) -> Rewrite | None:
+    """DEPTHWISE_CONV_2D of one input channel as a convolution; with multiplier 1 usmp_helium_depthwise_s8, 16
+    lanes a vector: 16 channels of a pixel or, with 8 channels where consecutive windows are consecutive bytes
+    (stride and dilation 1 along the width), two pixels. Its scratch holds filter_h strips of padded input rows."""
+    p = c.p
+    if p["in_ch"] == 1:  # a convolution whose [out_ch, H, W, 1] filter is the lowering's channel-major one
+        out_ch = p["depth_multiplier"]
+        weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
+        weights = weights[:out_ch * p["filter_h"] * p["filter_w"]].reshape(out_ch, -1)
+        return _matrix(c, weights, _channel_values(c, "folded_bias", out_ch), _geometry(p, 1, out_ch),
+                       -p["input_offset"])
+    if p["depth_multiplier"] != 1 or p["filter_h"] > DW_MAX_FILTER_H:
+        return None
+    channels, taps = p["in_ch"], p["filter_h"] * p["filter_w"]
+    tensor = c.program.graph.tensors[c.graph_op().inputs[1]]  # the [1, H, W, C] filter as stored
+    weights = np.ascontiguousarray(tensor.data, dtype=np.int8).reshape(taps, channels)
+    shift = _channel_values(c, "shift", channels)
+    general = bool(np.any(shift >= 0))
+    per = 2 if channels == 8 and p["stride_w"] == p["dilation_w"] == 1 else 1  # two pixels a vector
+    data = depthwise_groups(weights, _channel_values(c, "folded_bias", channels),
+                            _channel_values(c, "multiplier", channels), shift, per, general)
+    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w", "dilation_h",
+            "dilation_w", "pad_top", "pad_left", "input_offset", "output_offset", "act_min", "act_max")
+    lane_bytes = channels if per > 1 else 16
+
+    def strip_bytes(vectors: int) -> tuple[int, int]:  # a strip's pixels and bytes for `vectors` vectors
+        width = (vectors * per - 1) * p["stride_w"] + (p["filter_w"] - 1) * p["dilation_w"] + 1
+        return width, -(-width * lane_bytes // 16) * 16 + 16  # USMP_HELIUM_DW_STRIP_BYTES
+
+    vectors = -(-p["out_w"] // per)
+    chunk = vectors
+    while chunk > 4 and p["filter_h"] * strip_bytes(chunk)[1] > STRIP_BUDGET:
+        chunk -= 1
+    width, strip = strip_bytes(chunk)
+    params = dict({k: p[k] for k in keys}, channels=channels, pixels_per_vector=per, requant_general=int(general),
+                  chunk=chunk, strip_width=width)
+    args = [("input", c.buffers["input"], False),
+            ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False),
+            ("strips", NewBuffer("helium_strips", "int8_t", p["filter_h"] * strip), True),
+            ("output", c.buffers["output"], True)]
+    return Rewrite("usmp_helium_depthwise_s8", "usmp_helium_depthwise_params", params, args, ())
+
+
+def add(c: Call) -> Rewrite | None:
+    """ADD of two tensors of one shape: usmp_helium_add_s8, four lanes at a time."""
+    size = same_shape_size(c.p)
+    if size is None:
+        return None
+    fields = ("input1_offset", "input2_offset", "output_offset", "left_shift", "input1_multiplier", "input1_shift",
+              "input2_multiplier", "input2_shift", "output_multiplier", "output_shift", "act_min", "act_max")
+    args = [("input1", c.buffers["input1"], False), ("input2", c.buffers["input2"], False),
+            ("output", c.buffers["output"], True)]
+    return Rewrite("usmp_helium_add_s8", "usmp_helium_add_params", dict({k: c.p[k] for k in fields}, size=size),
+                   args, ())
+
+
+SUM_LANES_MAX = 256  # int8 values an int16 lane sums without overflow
+
+
+def avg_pool(c: Call) -> Rewrite | None:
+    """AVERAGE_POOL_2D: usmp_helium_avg_pool_s8 (the portable kernel's parameters), windows of at most 256 taps."""
+    if c.p["filter_h"] * c.p["filter_w"] > SUM_LANES_MAX:
+        return None
+    args = [("input", c.buffers["input"], False), ("output", c.buffers["output"], True)]
+    return Rewrite("usmp_helium_avg_pool_s8", c.call.params_type, dict(c.p), args, ())
+
+
+def mean(c: Call) -> Rewrite | None:
+    """MEAN (int8) over every axis but the innermost: usmp_helium_mean_s8, no scratch."""
+    p = c.p
+    count, steps = p["count"], p["out_step"]
+    pixels = int(np.prod(count[:-1]))
+    if steps[-1] != 1 or any(steps[:-1]) or p["num_outputs"] != count[-1] or pixels > SUM_LANES_MAX:
+        return None
+    params = dict(channels=count[-1], pixels=pixels, sum_offset=p["sum_offset"], multiplier=p["multiplier"],
+                  shift=p["shift"], output_offset=p["output_offset"])
+    args = [("input", c.buffers["input"], False), ("output", c.buffers["output"], True)]
+    return Rewrite("usmp_helium_mean_s8", "usmp_helium_mean_params", params, args, ())
+
+
+# portable kernel -> (its parameter names in order, rewrite or None)
+CANDIDATES = {
+    "usmp_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"), conv),
+    "usmp_depthwise_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"), depthwise),
+    "usmp_fully_connected_s8": (("input", "weights", "bias", "multiplier", "shift", "output"), fully_connected),
+    "usmp_add_s8": (("input1", "input2", "output"), add),
+    "usmp_avg_pool_s8": (("input", "output"), avg_pool),
+    "usmp_quantized_sum_s8": (("input", "accumulators", "output"), mean),
+}
