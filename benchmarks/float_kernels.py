@@ -35,6 +35,7 @@ from usmp.errors import UsmpError  # noqa: E402
 from usmp.pools import parse_pool  # noqa: E402
 from usmp.report.macs import multiply_accumulates  # noqa: E402
 from usmp.runner.baremetal import run_on_target, target_named  # noqa: E402
+from usmp.runner.regions import place_pools  # noqa: E402
 
 MODELS = [ROOT / "benchmarks" / "models" / f"{name}_f32.tflite" for name in ("ds_cnn_kws", "mobilenet_v1_025_96")]
 TARGETS = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "cortex-m4+nofp")
@@ -50,7 +51,8 @@ COLUMNS = ("model", "target", "MACs", "instructions", "instr/MAC", "code+kernels
 def pools_for(model: Path, target: str) -> list:
     """The default pools, but constants in the AN547's QSPI flash when they cannot share the ITCM with the code."""
     if target == "cortex-m55" and model.stat().st_size > ITCM_BYTES * 3 // 4:
-        return [parse_pool("workspace:workspace"), parse_pool("constants:constant:region=FLASH")]
+        pools = [parse_pool("workspace:workspace"), parse_pool("constants:constant:region=FLASH")]
+        return place_pools(pools, target_named(target))
     return []
 
 

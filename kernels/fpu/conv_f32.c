@@ -45,7 +45,7 @@ static void pair_block_c(const float *a, const float *b, const float *w, int32_t
 #if USMP_FPU_NATIVE
 /* The clamp of s0-s7 by s8 (act_min) and s9 (act_max): one VMAXNM and one VMINNM each on FPv5, compares
  * on the M4's FPv4. */
-#if defined(__ARM_FEATURE_NUMERIC_MAXMIN)
+#if USMP_FPU_V5
 #define CLAMP1(s) "	vmaxnm.f32 " s ", " s ", s8\n	vminnm.f32 " s ", " s ", s9\n"
 #else
 #define CLAMP1(s)                                                                                            \

@@ -39,7 +39,7 @@ static void group_c(const struct usmp_fpu_depthwise_params *p, const float *x, c
 
 #if USMP_FPU_NATIVE
 
-#if defined(__ARM_FEATURE_NUMERIC_MAXMIN)
+#if USMP_FPU_V5
 #define CLAMP1(s) "	vmaxnm.f32 " s ", " s ", s24\n	vminnm.f32 " s ", " s ", s25\n"
 #else
 #define CLAMP1(s)                                                                                            \

@@ -18,6 +18,14 @@
 #define USMP_FPU_NATIVE 0
 #endif
 
+/* FPv5 (the M7's, ARMv8-M's) has VMAXNM and VMINNM; GCC names no macro for it on M-profile cores, but a
+ * double-precision unit there, or ARMv8-M's FP extension, is FPv5. */
+#if USMP_FPU_NATIVE && (defined(__ARM_FEATURE_NUMERIC_MAXMIN) || __ARM_ARCH >= 8 || (__ARM_FP & 8))
+#define USMP_FPU_V5 1
+#else
+#define USMP_FPU_V5 0
+#endif
+
 #define FPU_INLINE static inline __attribute__((always_inline))
 
 FPU_INLINE float fpu_fma(float acc, float a, float b)
