@@ -52,6 +52,26 @@ static void pair_block_c(const float *a, const float *b, const float *w, int32_t
 	"	vcmpe.f32 " s ", s8\n	vmrs APSR_nzcv, fpscr\n	it lt\n	vmovlt.f32 " s ", s8\n"             \
 	"	vcmpe.f32 " s ", s9\n	vmrs APSR_nzcv, fpscr\n	it gt\n	vmovgt.f32 " s ", s9\n"
 #endif
+/* On FPv4, with act_min +0.0, the clamp in core registers (INT_CLAMP2) and the stores from there; else on to
+ * the compares. r3, r8 and r9 are free once a block's sums are made. */
+#if USMP_FPU_V5
+#define RELU_CLAMP_PAIR ""
+#define RELU_CLAMP_COLUMN ""
+#else
+#define RELU_ENTRY "	ldr	r3, [r12]\n	cmp	r3, #0\n	bne	4f\n	ldr	r3, [r12, #4]\n"
+#define RELU_CLAMP_PAIR                                                                                     \
+	RELU_ENTRY                                                                                          \
+	INT_CLAMP2("s0", "s1", "r8", "r9", "r3") "	strd	r8, r9, [r5], #8\n"                              \
+	INT_CLAMP2("s2", "s3", "r8", "r9", "r3") "	strd	r8, r9, [r5], #8\n"                              \
+	INT_CLAMP2("s4", "s5", "r8", "r9", "r3") "	strd	r8, r9, [r6], #8\n"                              \
+	INT_CLAMP2("s6", "s7", "r8", "r9", "r3") "	strd	r8, r9, [r6], #8\n"                              \
+	"	b	5f\n4:\n"
+#define RELU_CLAMP_COLUMN                                                                                   \
+	RELU_ENTRY                                                                                          \
+	INT_CLAMP2("s0", "s1", "r8", "r9", "r3") "	strd	r8, r9, [r5], #8\n"                              \
+	INT_CLAMP2("s2", "s3", "r8", "r9", "r3") "	strd	r8, r9, [r5], #8\n"                              \
+	"	b	5f\n4:\n"
+#endif
 #define FMA4(x, y, w0, w1, w2, w3)                                                                          \
 	"	vfma.f32 s0, " w0 ", " x "\n	vfma.f32 s1, " w1 ", " x "\n"                                       \
 	"	vfma.f32 s2, " w2 ", " x "\n	vfma.f32 s3, " w3 ", " x "\n"                                       \
@@ -93,11 +113,13 @@ __attribute__((naked, noinline)) static void pair_blocks_asm(const struct pair_j
 		FMA4("s11", "s15", "s28", "s29", "s30", "s31")
 		"	subs	r3, r3, #1\n"
 		"	bne	2b\n"
+		RELU_CLAMP_PAIR
 		"	vldmia	r12, {s8-s9}\n"
 		CLAMP1("s0") CLAMP1("s1") CLAMP1("s2") CLAMP1("s3")
 		CLAMP1("s4") CLAMP1("s5") CLAMP1("s6") CLAMP1("s7")
 		"	vstmia	r5!, {s0-s3}\n"
 		"	vstmia	r6!, {s4-s7}\n"
+		"5:\n"
 		BLOCKS_EXIT);
 }
 
@@ -122,9 +144,11 @@ __attribute__((naked, noinline)) static void column_blocks_asm(const struct pair
 		FMA1("s11", "s28", "s29", "s30", "s31")
 		"	subs	r3, r3, #1\n"
 		"	bne	2b\n"
+		RELU_CLAMP_COLUMN
 		"	vldmia	r12, {s8-s9}\n"
 		CLAMP1("s0") CLAMP1("s1") CLAMP1("s2") CLAMP1("s3")
 		"	vstmia	r5!, {s0-s3}\n"
+		"5:\n"
 		BLOCKS_EXIT);
 }
 #endif

@@ -47,6 +47,20 @@ static void group_c(const struct usmp_fpu_depthwise_params *p, const float *x, c
 	"	vcmpe.f32 " s ", s25\n	vmrs APSR_nzcv, fpscr\n	it gt\n	vmovgt.f32 " s ", s25\n"
 #endif
 
+/* On FPv4, with act_min +0.0, the clamp in core registers (INT_CLAMP2) and the stores from there; else on to
+ * the compares. r3, r4 and r7 are free once a group's sums are made. */
+#if USMP_FPU_V5
+#define RELU_CLAMP ""
+#else
+#define RELU_CLAMP                                                                                          \
+	"	ldr	r12, [lr, #44]\n	ldr	r3, [r12]\n	cmp	r3, #0\n	bne	4f\n	ldr	r3, [r12, #4]\n"        \
+	INT_CLAMP2("s0", "s1", "r4", "r7", "r3") "	strd	r4, r7, [r10], #8\n"                             \
+	INT_CLAMP2("s2", "s3", "r4", "r7", "r3") "	strd	r4, r7, [r10], #8\n"                             \
+	INT_CLAMP2("s4", "s5", "r4", "r7", "r3") "	strd	r4, r7, [r10], #8\n"                             \
+	INT_CLAMP2("s6", "s7", "r4", "r7", "r3") "	strd	r4, r7, [r10], #8\n"                             \
+	"	b	5f\n4:\n"
+#endif
+
 /* Every whole group of job->pixels output pixels side by side with the same taps: lr the job (whose x it
  * moves on a pixel at a time), r0 the group's input, r1 its block, r2 groups left, r3 rows left, r4 taps left
  * in the row, r5 the row's first tap, r6 the weights, r7 the tap, r8 the weights a row skips, r9 x_col, r10 the
@@ -91,9 +105,11 @@ __attribute__((naked, noinline)) static void groups_asm(struct fpu_depthwise_job
 		"	add	r5, r5, r11\n"
 		"	subs	r3, r3, #1\n"
 		"	bne	2b\n"
+		RELU_CLAMP
 		CLAMP1("s0") CLAMP1("s1") CLAMP1("s2") CLAMP1("s3")
 		CLAMP1("s4") CLAMP1("s5") CLAMP1("s6") CLAMP1("s7")
 		"	vstmia	r10!, {s0-s7}\n"
+		"5:\n"
 		"	adds	r0, r0, #32\n"
 		"	ldr	r12, [lr, #36]\n"
 		"	add	r1, r1, r12\n"

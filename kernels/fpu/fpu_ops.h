@@ -28,6 +28,18 @@
 
 #define FPU_INLINE static inline __attribute__((always_inline))
 
+/* The clamp of two sums sa, sb into core registers ra, rb (the asm kernels' stores), where act_min is +0.0
+ * (RELU, RELU6, the common case) and rmax holds act_max's bits: a float's bits order as signed integers like
+ * the floats when it is not negative, and a negative float's are negative, so BIC by the sign gives max(x, 0)
+ * and a signed minimum with act_max's bits the rest (-0.0 becomes +0.0). Five instructions an output, against
+ * eight for FPv4's compares; FPv5 has VMAXNM and VMINNM. */
+#define INT_CLAMP2(sa, sb, ra, rb, rmax)                                                                    \
+	"	vmov	" ra ", " rb ", " sa ", " sb "\n"                                                     \
+	"	bic	" ra ", " ra ", " ra ", asr #31\n"                                                    \
+	"	bic	" rb ", " rb ", " rb ", asr #31\n"                                                    \
+	"	cmp	" ra ", " rmax "\n	it gt\n	movgt	" ra ", " rmax "\n"                              \
+	"	cmp	" rb ", " rmax "\n	it gt\n	movgt	" rb ", " rmax "\n"
+
 FPU_INLINE float fpu_fma(float acc, float a, float b)
 {
 #if USMP_FPU_NATIVE
