@@ -36,7 +36,8 @@ from usmp.report.macs import multiply_accumulates  # noqa: E402
 from usmp.runner.baremetal import TARGETS, run_on_target, target_named  # noqa: E402
 
 DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",
-                  *sorted((ROOT / "benchmarks" / "models").glob("*.tflite")),
+                  *sorted(m for m in (ROOT / "benchmarks" / "models").glob("*.tflite")
+                          if not m.stem.endswith("_f32")),
                   EXAMPLE_MODELS / "person_detect.tflite"]
 # Instructions of one inference with TFLM + CMSIS-NN under QEMU (GCC 12.2, each TB counted from its bytes),
 # measured by benchmarks/tflm_benchmark.py (TFLite Micro 90b983c2b, CMSIS-NN of ../shared/third_party,

@@ -37,7 +37,8 @@ from usmp.runner.baremetal import run_on_target, target_named  # noqa: E402
 from usmp.runner.host import run_host  # noqa: E402
 
 DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite", TEST_MODELS / "tflm" / "person_detect.tflite",
-                  *sorted((ROOT / "benchmarks" / "models").glob("*.tflite"))]
+                  *sorted(m for m in (ROOT / "benchmarks" / "models").glob("*.tflite")
+                          if not m.stem.endswith("_f32"))]
 DEFAULT_TARGETS = ("host", "cortex-m0", "cortex-m3", "cortex-m4", "cortex-m55")
 
 
