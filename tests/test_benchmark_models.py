@@ -1,8 +1,9 @@
 """The benchmark models (benchmarks/models/, made by tests/models/make_benchmark_models.py) compile bit-exact.
 
 They are too big for tests/models/ (every model there also runs on the emulated Cortex-M0), so they
-are checked here on the host only: random inputs over the whole int8 range and flat inputs at both
-ends, once with the sanitizers. benchmarks/cortex_m_targets.py measures them on the Cortex-M targets;
+are checked here on the host only: random inputs over the whole int8 (int16: int16) range and flat inputs
+at both ends, once with the sanitizers. The int16 twins (<name>_int16) are the same networks with 16-bit
+activations. benchmarks/cortex_m_targets.py measures them on the Cortex-M targets;
 its table is checked here on TFLite Micro's micro_speech model, which QEMU runs quickly.
 """
 from __future__ import annotations
@@ -21,7 +22,9 @@ from usmp.runner.host import run_host
 
 BENCHMARK_MODELS = sorted((REPO_ROOT / "benchmarks" / "models").glob("*.tflite"))
 EXPECTED = {"ds_cnn_kws", "mobilenet_v1_025_96", "resnet8_32",
-            "ds_cnn_kws_f32", "mobilenet_v1_025_96_f32"}  # the float32 twins: benchmarks/float_kernels.py
+            "ds_cnn_kws_f32", "mobilenet_v1_025_96_f32",  # the float32 twins: benchmarks/float_kernels.py
+            "ds_cnn_kws_int16", "mobilenet_v1_025_96_int16", "resnet8_32_int16", "micro_speech_int16",
+            "ds_cnn_s_mlzoo_int16"}  # the int16x8 twins: benchmarks/number_types.py
 MISSING = [t for t in ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm") if shutil.which(t) is None]
 
 
@@ -31,8 +34,9 @@ def test_all_benchmark_models_are_there():
 
 def _inputs(compiled, rng):
     yield from (random_inputs(compiled.program.graph, rng) for _ in range(5))
-    for fill in (-128, 127):
-        yield [np.full(a.shape, fill, a.dtype) for a in random_inputs(compiled.program.graph, rng)]
+    for end in ("min", "max"):  # float twins: -128 and 127, as int8's
+        yield [np.full(a.shape, getattr(np.iinfo(a.dtype), end) if a.dtype.kind == "i" else (-128, 127)[end == "max"],
+                       a.dtype) for a in random_inputs(compiled.program.graph, rng)]
 
 
 @pytest.mark.parametrize("model", BENCHMARK_MODELS, ids=[m.stem for m in BENCHMARK_MODELS])

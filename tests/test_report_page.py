@@ -16,7 +16,7 @@ from usmp.compiler import CompileOptions, compile_model
 from usmp.report.operators import live_bytes_by_pool
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHMARKS = sorted((ROOT / "benchmarks" / "models").glob("*.tflite"))
+BENCHMARKS = sorted(m for m in (ROOT / "benchmarks" / "models").glob("*.tflite") if not m.stem.endswith("_int16"))
 MICRO_SPEECH = ROOT / "samples/usmp/hello/model/micro_speech_quantized.tflite"
 MAX_PAGE_BYTES = 2 * 1024 * 1024
 needs_chromium = pytest.mark.skipif(chromium() is None, reason=CHROMIUM_MISSING)

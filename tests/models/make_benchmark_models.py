@@ -1,11 +1,15 @@
 """Make the benchmark models: the common small-vision and keyword-spotting architectures (fixed seeds).
 
-Run with a Python that has TensorFlow:  /work/tfvenv/bin/python tests/models/make_benchmark_models.py [TYPE ...]
-(TYPE int8 or float32; default both)
+Run with a Python that has TensorFlow:  python tests/models/make_benchmark_models.py [TYPE ...]
+(TYPE int8, int16 or float32; default all three)
 
-Written to benchmarks/models/ (int8, full-integer post-training quantization
-with random calibration data; random Keras-initialised weights, so the
-figures measure the architecture, not a trained model):
+Written to benchmarks/models/ (full-integer post-training quantization with
+random calibration data; random Keras-initialised weights, so the figures
+measure the architecture, not a trained model). int8 makes the models below;
+int16 makes their int16x8 twins, <name>_int16.tflite: the same Keras models
+with the same seeds, converted with 16-bit activations and 8-bit weights
+(EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8, int64 biases,
+int16 input and output), plus the int16x8 models below the list.
 
 - ds_cnn_kws: a DS-CNN keyword spotter as in Arm's ML-KWS and MLPerf Tiny:
   49x10 MFCC input, a 10x4 stride-2 convolution to 64 channels, 4
@@ -20,6 +24,26 @@ figures measure the architecture, not a trained model):
 
 float32 twins of DS-CNN and MobileNetV1 (ds_cnn_kws_f32, mobilenet_v1_025_96_f32: the same architecture,
 seed and weights, converted without quantization) measure the float kernels.
+
+int16 only (their int8 counterparts are micro_speech_quantized.tflite, TFLite
+Micro's, and ds_cnn_kws.tflite, the same layers and MACs):
+
+- micro_speech_int16: TFLite Micro's micro_speech architecture (its
+  micro_speech_quantized.tflite): a 1960-value input reshaped to 49x40x1, a
+  10x8 stride-2 depthwise convolution with depth multiplier 8 and ReLU, a
+  4-way fully connected layer and a softmax.
+- ds_cnn_s_mlzoo_int16: Arm ML-zoo's int16 DS-CNN small (ds_cnn_s_quantized_int16.tflite,
+  keyword_spotting/ds_cnn_small) rebuilt from its published recipe, since
+  the zoo's file is only a Git LFS pointer in the snapshot we have:
+  model_core_utils/models.py's create_ds_cnn_model with model_size_info
+  5 64 10 4 2 2 64 3 3 1 1 (x4): a flat 490-value input (49 frames x 10 MFCC)
+  reshaped in the graph, convolutions and depthwise convolutions with biases,
+  batch norm and ReLU, an average pool over the whole 25x5 map, a reshape and
+  a 12-way dense softmax; converted as its convert_to_tflite.py does for
+  --inference_type int16 (Optimize.DEFAULT, the int16x8 ops set, int16 input
+  and output). The zoo calibrates with speech-command MFCCs and loads trained
+  weights; here the weights are random (seed 600) and the calibration data
+  uniform in [-1, 1], which changes the numbers, not the operators or shapes.
 """
 from __future__ import annotations
 
@@ -91,6 +115,33 @@ def resnet8(x):
     return L.Softmax()(L.Dense(10)(L.Flatten()(x)))
 
 
+def micro_speech(x):
+    import tensorflow as tf
+
+    L = tf.keras.layers
+    x = L.Reshape((49, 40, 1))(x)
+    x = L.DepthwiseConv2D((10, 8), strides=2, depth_multiplier=8, padding="same", activation="relu")(x)
+    return L.Softmax()(L.Dense(4)(L.Flatten()(x)))
+
+
+def ds_cnn_s_mlzoo(x):
+    """ML-zoo's create_ds_cnn_model for model_size_info 5 64 10 4 2 2 64 3 3 1 1 (x4), 49x10 MFCCs."""
+    import tensorflow as tf
+
+    L = tf.keras.layers
+    x = L.Reshape((49, 10, 1))(x)
+    x = L.Conv2D(64, (10, 4), strides=(2, 2), padding="same")(x)
+    x = L.ReLU()(L.BatchNormalization()(x))
+    for _ in range(4):
+        x = L.DepthwiseConv2D((3, 3), strides=(1, 1), padding="same")(x)
+        x = L.ReLU()(L.BatchNormalization()(x))
+        x = L.Conv2D(64, (1, 1))(x)
+        x = L.ReLU()(L.BatchNormalization()(x))
+    x = L.AveragePooling2D(pool_size=(25, 5), strides=1)(x)
+    x = L.Reshape((64,))(x)
+    return L.Softmax()(L.Dense(12)(x))  # the zoo's Dense(activation="softmax"), as two layers for unit_variance
+
+
 def unit_variance(model, seed: int) -> None:
     """Scale each layer's weights so its output has unit variance on random inputs (LSUV initialisation):
     random weights alone let the activations of a deep network fade to nothing."""
@@ -107,24 +158,26 @@ def unit_variance(model, seed: int) -> None:
 
 
 FLOAT32_TWINS = ("ds_cnn_kws", "mobilenet_v1_025_96")
+# (name, Keras builder, input shape, seed); the seed is the conversion's, unit_variance's is its index
+MODELS = [("ds_cnn_kws", ds_cnn, (1, 49, 10, 1), 500), ("mobilenet_v1_025_96", mobilenet_v1_025, (1, 96, 96, 3), 501),
+          ("resnet8_32", resnet8, (1, 32, 32, 3), 502)]
+INT16_ONLY = [("micro_speech", micro_speech, (1, 1960), 503), ("ds_cnn_s_mlzoo", ds_cnn_s_mlzoo, (1, 490), 600)]
 
 
 def main(types: list[str]) -> None:
     import tensorflow as tf
 
     BENCHMARKS.mkdir(exist_ok=True)
-    for seed, (name, build, shape) in enumerate([("ds_cnn_kws", ds_cnn, (1, 49, 10, 1)),
-                                                 ("mobilenet_v1_025_96", mobilenet_v1_025, (1, 96, 96, 3)),
-                                                 ("resnet8_32", resnet8, (1, 32, 32, 3))]):
-        for quantize in types:
-            if quantize == "float32" and name not in FLOAT32_TWINS:
-                continue
-            tf.keras.backend.clear_session()
-            suffix = "" if quantize == "int8" else "_f32"
-            path = convert(build, [shape], f"../../benchmarks/models/{name}{suffix}", quantize=quantize,
-                           seed=500 + seed, input_range=(-1.0, 1.0), prepare=lambda model: unit_variance(model, seed))
-            print(f"{path.name}: {len(opcodes(path))} operators, {path.stat().st_size} bytes")
+    jobs = [(m, "int8") for m in MODELS] if "int8" in types else []
+    jobs += [(m, "int16") for m in MODELS + INT16_ONLY] if "int16" in types else []
+    jobs += [(m, "float32") for m in MODELS if m[0] in FLOAT32_TWINS] if "float32" in types else []
+    for (name, build, shape, seed), quantize in jobs:
+        tf.keras.backend.clear_session()
+        stem = name + {"int8": "", "int16": "_int16", "float32": "_f32"}[quantize]
+        path = convert(build, [shape], f"../../benchmarks/models/{stem}", quantize=quantize, seed=seed,
+                       input_range=(-1.0, 1.0), prepare=lambda model, k=seed - 500: unit_variance(model, k))
+        print(f"{path.name}: {len(opcodes(path))} operators, {path.stat().st_size} bytes")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["int8", "float32"])
+    main(sys.argv[1:] or ["int8", "int16", "float32"])
