@@ -98,10 +98,12 @@ def _out_shape(layer: Layer) -> tuple:
     return (layer.batches, *sizes, layer.out_ch)
 
 
-def write_model(path: Path, layers: list[Layer]) -> Path:
+def write_model(path: Path, layers: list, layer_tensors=None) -> Path:
+    """One model of the layers; layer_tensors(layer, n) gives a layer's four tensors and its operator (default:
+    the int8 layers' _layer_tensors)."""
     tensors, ops = [], []
     for n, layer in enumerate(layers):
-        t, op = _layer_tensors(layer, n)
+        t, op = (layer_tensors or _layer_tensors)(layer, n)
         tensors += t
         ops.append(op)
     inputs = [4 * n for n in range(len(layers))]

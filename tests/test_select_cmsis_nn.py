@@ -48,6 +48,14 @@ QEMU_MODELS = {
     "add_same_shape": {"usmp_cmsis_nn_elementwise_add_s8"},
     "mul_same_shape": {"usmp_cmsis_nn_elementwise_mul_s8"},
     "softmax_1x2x3x4": {"usmp_cmsis_nn_softmax_s8"},
+    # 16x8 (int16 activations): CMSIS-NN's s16 kernels
+    "conv_3x3_same_stride2_relu_int16": {"usmp_cmsis_nn_convolve_s16"},
+    "fc_batch3_relu_int16": {"usmp_cmsis_nn_convolve_s16"},  # per-channel: a 1x1 convolution, 3 pixels
+    "dwconv_stride2_relu_int16": {"usmp_cmsis_nn_depthwise_conv_fast_s16"},
+    "dwconv_m2_same_int16": {"usmp_cmsis_nn_depthwise_conv_s16"},
+    "avg_pool_int16": {"usmp_cmsis_nn_avgpool_s16"},
+    "add_same_shape_int16": {"usmp_cmsis_nn_elementwise_add_s16"},
+    "softmax_int16": {"usmp_cmsis_nn_softmax_s16"},
 }
 
 
@@ -330,6 +338,7 @@ HELIUM_MODELS = dict(QEMU_MODELS, **{
     "conv_per_tensor": {"usmp_cmsis_nn_convolve_rows_nt_s8"},  # 49 pixels: one column in the last call
     "dwconv_m1_same_relu": {"usmp_cmsis_nn_depthwise_conv_s8_opt"},
     "avgpool_same": {"usmp_cmsis_nn_avgpool_s8_unbuffered"},
+    "avg_pool_int16": {"usmp_cmsis_nn_avgpool_s16_unbuffered"},
 })
 
 

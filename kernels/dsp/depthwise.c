@@ -1,5 +1,5 @@
 /*
- * DEPTHWISE_CONV_2D on the DSP extension (see usmp_kernels/dsp.h).
+ * DEPTHWISE_CONV_2D on the DSP extension (see usmp_kernels/dsp.h and depthwise_common.h).
  *
  * SMLAD multiplies two int16 lanes by two and adds both products to one sum,
  * so its lanes must belong to one channel: two horizontally adjacent pixels.
@@ -12,6 +12,7 @@
  */
 #include "usmp_kernels/dsp.h"
 
+#include "depthwise_common.h"
 #include "dsp_ops.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -19,17 +20,6 @@
 #else
 #define DSP_HOT
 #endif
-
-enum { GROUP = 4 }; /* channels widened together: one input word */
-
-/* Where the widened rows of one group are: ring row `slot`, pair j, channel c (of the group) at
- * words[(j * filter_h + slot) * GROUP + c]. */
-struct ring {
-	uint32_t *words;
-	int32_t filter_h;
-	int32_t next;      /* the next input row to widen */
-	int32_t next_slot; /* and the ring row it goes to */
-};
 
 /* Pixels a and b, four channels each, as the four channels' words (a, b), offset added. */
 static inline __attribute__((always_inline)) void widen_pair(uint32_t *at, uint32_t a, uint32_t b, uint32_t offset)
@@ -82,9 +72,10 @@ __attribute__((naked, noinline)) static void widen_pairs(uint32_t *at, const int
 /* Input row iy of channels [c0, c0 + n) into ring row `slot`: per pair of pixels, each channel's two values
  * (offset added) in one word. A pixel outside the input reads as four zero points (0 once the offset is
  * added). */
-DSP_HOT static void widen_row(const struct usmp_dsp_depthwise_params *p, const int8_t *image, int32_t iy,
+DSP_HOT static void widen_row(const struct usmp_dsp_depthwise_params *p, const void *input, int32_t iy,
 			      int32_t slot, int32_t c0, int32_t n, const struct ring *r)
 {
+	const int8_t *image = input;
 	const int32_t step = r->filter_h * GROUP;
 	const uint32_t offset = dsp_pair(p->input_offset, p->input_offset);
 	const uint32_t padding = 0x01010101u * (uint8_t)-p->input_offset;
@@ -181,57 +172,8 @@ static void channel_row(const struct usmp_dsp_depthwise_params *p, const uint32_
 }
 
 #if USMP_DSP_NATIVE
-/* What the assembly below reads and advances channel by channel (offsets fixed there). */
-struct group_job {
-	const uint32_t *words;       /* 0: the ring's word of the channel, ring row 0, pair 0 */
-	int8_t *out;                 /* 4: the channel's first output of the row */
-	int32_t channels;            /* 8: the output's pixel stride */
-	int32_t count;               /* 12: outputs in the row */
-	const void *filter;          /* 16: the channel's filter */
-	const struct usmp_dsp_channel_requant *requant; /* 20 */
-	int32_t n;                   /* 24: channels of the group */
-	int32_t row_offset[3];       /* 28: bytes into a channel's filter of the row ring rows 0, 1, 2 hold */
-};
-
-/*
- * One output row of every channel of a group, 3x3 filter, in assembly: GCC (even at -O2) does not keep the
- * six filter words, both sums and the pointers in registers. In the loops r0: the ring's pair, r1: out,
- * r2: channels, r3: pairs of outputs left, r4..r9: the tap pairs of the filter rows ring rows 0, 1, 2
- * hold, r10/r11: the sums, r12/lr: input words. The stack holds [sp]: count, then the channel's bias
- * (twice), multiplier, round and shift, the job and the channels left. A pair of outputs of stride 1
- * (columns P, P+1, P even) reads pairs P/2 and P/2 + 1 of each ring row (48 bytes apart), one of stride
- * 2 (P, P + 2) pairs P/2 to P/2 + 2. FILTER_ROWS loads the channel's filter rows (the int8 ones widened
- * with SXTB16) and DOUBLE_* double the sums of the int8 filter (the wide one is doubled).
- */
-#define DW_PAIR_S1(slot, wa, wb)                                      \
-	"	ldr	r12, [r0, #" #slot " * 16]\n"                         \
-	"	ldr	lr, [r0, #" #slot " * 16 + 48]\n"                     \
-	"	smlad	r10, r12, " wa ", r10\n"                              \
-	"	smlatb	r11, r12, " wa ", r11\n"                              \
-	"	smlabt	r10, lr, " wb ", r10\n"                               \
-	"	smlad	r11, lr, " wb ", r11\n"
-#define DW_PAIR_S2(slot, wa, wb)                                      \
-	"	ldr	r12, [r0, #" #slot " * 16]\n"                         \
-	"	ldr	lr, [r0, #" #slot " * 16 + 48]\n"                     \
-	"	smlad	r10, r12, " wa ", r10\n"                              \
-	"	smlabt	r10, lr, " wb ", r10\n"                               \
-	"	ldr	r12, [r0, #" #slot " * 16 + 96]\n"                    \
-	"	smlad	r11, lr, " wa ", r11\n"                               \
-	"	smlabt	r11, r12, " wb ", r11\n"
-#define DW_ONE(slot, wa, wb)                                          \
-	"	ldr	r12, [r0, #" #slot " * 16]\n"                         \
-	"	ldr	lr, [r0, #" #slot " * 16 + 48]\n"                     \
-	"	smlad	r10, r12, " wa ", r10\n"                              \
-	"	smlabt	r10, lr, " wb ", r10\n"
-#define DW_FILTER_WIDE                                                \
-	"	add	r3, r10, r12\n"                                       \
-	"	ldrd	r4, r5, [r3]\n"                                       \
-	"	add	r3, r10, lr\n"                                        \
-	"	ldrd	r6, r7, [r3]\n"                                       \
-	"	ldr	r12, [r11, #36]\n"                                    \
-	"	add	r3, r10, r12\n"                                       \
-	"	ldrd	r8, r9, [r3]\n"                                       \
-	"	add	r10, r10, #24\n"
+/* depthwise_common.h's 3x3 assembly for int8: the filter rows widened with SXTB16 (narrow) or read as they are
+ * (wide, doubled), the sums doubled for the narrow one, requantized (usmp_kernels/dsp.h) and stored as bytes. */
 #define DW_FILTER_NARROW                                              \
 	"	ldr	r4, [r10, r12]\n"                                     \
 	"	sxtb16	r5, r4, ror #8\n"                                     \
@@ -244,88 +186,39 @@ struct group_job {
 	"	sxtb16	r9, r8, ror #8\n"                                     \
 	"	sxtb16	r8, r8\n"                                             \
 	"	add	r10, r10, #12\n"
-#define DW_GROUP_ASM(FILTER_ROWS, PAIR, STEP, DOUBLE_ONE, DOUBLE_PAIR)                         \
-	"	push	{r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"                                     \
-	"	sub	sp, sp, #32\n"                                                                 \
-	"	str	r0, [sp, #24]\n"                                                               \
-	"	ldr	r1, [r0, #12]\n"                                                               \
-	"	str	r1, [sp]\n"                                                                    \
-	"	ldr	r1, [r0, #24]\n"                                                               \
-	"	str	r1, [sp, #28]\n"                                                               \
-	"5:	ldr	r11, [sp, #24]\n"                                                              \
-	"	ldr	r10, [r11, #20]\n"                                                             \
-	"	ldm	r10!, {r4, r5, r6, r7}\n"                                                      \
-	"	str	r10, [r11, #20]\n"                                                             \
-	"	strd	r4, r4, [sp, #4]\n"                                                            \
-	"	strd	r5, r6, [sp, #12]\n"                                                           \
-	"	str	r7, [sp, #20]\n"                                                               \
-	"	ldr	r10, [r11, #16]\n"                                                             \
-	"	ldrd	r12, lr, [r11, #28]\n"                                                         \
-	FILTER_ROWS                                                                            \
-	"	str	r10, [r11, #16]\n"                                                             \
-	"	ldm	r11, {r0, r1, r2}\n"                                                           \
-	"	adds	r3, r0, #4\n"                                                                  \
-	"	str	r3, [r11]\n"                                                                   \
-	"	adds	r3, r1, #1\n"                                                                  \
-	"	str	r3, [r11, #4]\n"                                                               \
-	"	ldr	r3, [sp]\n"                                                                    \
-	"	lsrs	r3, r3, #1\n"                                                                  \
-	"	beq	8f\n"                                                                          \
-	"1:	ldrd	r10, r11, [sp, #4]\n"                                                          \
-	PAIR(0, "r4", "r5") PAIR(1, "r6", "r7") PAIR(2, "r8", "r9")                            \
-	"	adds	r0, r0, #" #STEP "\n"                                                          \
-	DOUBLE_PAIR                                                                            \
-	"	ldrd	r12, lr, [sp, #12]\n"                                                          \
-	"	add	lr, lr, r10, asr #31\n"                                                       \
-	"	smmlar	r10, r10, r12, lr\n"                                                           \
-	"	ldr	lr, [sp, #16]\n"                                                              \
-	"	add	lr, lr, r11, asr #31\n"                                                       \
-	"	smmlar	r11, r11, r12, lr\n"                                                           \
-	"	ldr	lr, [sp, #20]\n"                                                              \
-	"	asr	r10, r10, lr\n"                                                                \
-	"	asr	r11, r11, lr\n"                                                                \
-	"	ssat	r10, #8, r10\n"                                                                \
-	"	ssat	r11, #8, r11\n"                                                                \
-	"	strb	r10, [r1]\n"                                                                   \
-	"	strb	r11, [r1, r2]\n"                                                               \
-	"	add	r1, r1, r2, lsl #1\n"                                                          \
-	"	subs	r3, r3, #1\n"                                                                  \
-	"	bne	1b\n"                                                                          \
-	"8:	ldr	r3, [sp]\n"                                                                    \
-	"	tst	r3, #1\n"                                                                      \
-	"	beq	9f\n"                                                                          \
-	"	ldr	r10, [sp, #4]\n"                                                               \
-	DW_ONE(0, "r4", "r5") DW_ONE(1, "r6", "r7") DW_ONE(2, "r8", "r9")                      \
-	DOUBLE_ONE                                                                             \
-	"	ldrd	r12, lr, [sp, #12]\n"                                                          \
-	"	add	lr, lr, r10, asr #31\n"                                                       \
-	"	smmlar	r10, r10, r12, lr\n"                                                           \
-	"	ldr	lr, [sp, #20]\n"                                                              \
-	"	asr	r10, r10, lr\n"                                                                \
-	"	ssat	r10, #8, r10\n"                                                                \
-	"	strb	r10, [r1]\n"                                                                   \
-	"9:	ldr	r3, [sp, #28]\n"                                                               \
-	"	subs	r3, r3, #1\n"                                                                  \
-	"	str	r3, [sp, #28]\n"                                                               \
-	"	bne	5b\n"                                                                          \
-	"	add	sp, sp, #32\n"                                                                 \
-	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
-
+#define DW8_FINISH_PAIR(DOUBLE)                                     \
+	DOUBLE                                                      \
+	"	ldrd	r12, lr, [sp, #12]\n"                               \
+	"	add	lr, lr, r10, asr #31\n"                            \
+	"	smmlar	r10, r10, r12, lr\n"                                \
+	"	ldr	lr, [sp, #16]\n"                                   \
+	"	add	lr, lr, r11, asr #31\n"                            \
+	"	smmlar	r11, r11, r12, lr\n"                                \
+	"	ldr	lr, [sp, #20]\n"                                   \
+	"	asr	r10, r10, lr\n"                                     \
+	"	asr	r11, r11, lr\n"                                     \
+	"	ssat	r10, #8, r10\n"                                     \
+	"	ssat	r11, #8, r11\n"                                     \
+	"	strb	r10, [r1]\n"                                        \
+	"	strb	r11, [r1, r2]\n"
+#define DW8_FINISH_ONE(DOUBLE)                                      \
+	DOUBLE                                                      \
+	"	ldrd	r12, lr, [sp, #12]\n"                               \
+	"	add	lr, lr, r10, asr #31\n"                            \
+	"	smmlar	r10, r10, r12, lr\n"                                \
+	"	ldr	lr, [sp, #20]\n"                                   \
+	"	asr	r10, r10, lr\n"                                     \
+	"	ssat	r10, #8, r10\n"                                     \
+	"	strb	r10, [r1]\n"
 #define DW_DOUBLE_ONE "	lsl	r10, r10, #1\n"
 #define DW_DOUBLE_PAIR "	lsl	r10, r10, #1\n	lsl	r11, r11, #1\n"
 
-/* The loop above as functions of a struct group_job (r0). */
-#define GROUP_FUNCTION(name, body)                                               \
-	__attribute__((naked, noinline)) static void name(struct group_job *job) \
-	{                                                                        \
-		(void)job;                                                       \
-		__asm volatile(body);                                            \
-	}
-
-GROUP_FUNCTION(group_s1_wide, DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S1, 48, "", ""))
-GROUP_FUNCTION(group_s2_wide, DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S2, 96, "", ""))
-GROUP_FUNCTION(group_s1_narrow, DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S1, 48, DW_DOUBLE_ONE, DW_DOUBLE_PAIR))
-GROUP_FUNCTION(group_s2_narrow, DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S2, 96, DW_DOUBLE_ONE, DW_DOUBLE_PAIR))
+GROUP_FUNCTION(group_s1_wide, DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S1, 48, 1, DW8_FINISH_PAIR(""), DW8_FINISH_ONE("")))
+GROUP_FUNCTION(group_s2_wide, DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S2, 96, 1, DW8_FINISH_PAIR(""), DW8_FINISH_ONE("")))
+GROUP_FUNCTION(group_s1_narrow, DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S1, 48, 1, DW8_FINISH_PAIR(DW_DOUBLE_PAIR),
+					    DW8_FINISH_ONE(DW_DOUBLE_ONE)))
+GROUP_FUNCTION(group_s2_narrow, DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S2, 96, 1, DW8_FINISH_PAIR(DW_DOUBLE_PAIR),
+					    DW8_FINISH_ONE(DW_DOUBLE_ONE)))
 
 /* One output row of channels [c0, c0 + n) of a 3x3 filter, through the assembly above. */
 static inline __attribute__((always_inline)) void group_row_3x3(const struct usmp_dsp_depthwise_params *p,
@@ -340,7 +233,7 @@ static inline __attribute__((always_inline)) void group_row_3x3(const struct usm
 
 	job.words = words;
 	job.out = out;
-	job.channels = p->channels;
+	job.pixel = p->channels;
 	job.count = p->out_w;
 	job.filter = (const int8_t *)filter + c0 * 3 * row_bytes;
 	job.requant = k + c0;
@@ -354,56 +247,34 @@ static inline __attribute__((always_inline)) void group_row_3x3(const struct usm
 }
 #endif
 
+/* One output row of channels [c0, c0 + n): the 3x3 assembly, else channel by channel in C. */
+static inline __attribute__((always_inline)) void out_row(const struct usmp_dsp_depthwise_params *p,
+							  const uint32_t *words, const int32_t *slots, int32_t c0,
+							  int32_t n, void *out, const struct dw_kernel *k)
+{
+	int32_t c;
+
+#if USMP_DSP_NATIVE
+	if (p->filter_h == 3) {
+		group_row_3x3(p, words, slots, k->filter, c0, n, k->requant, out, k->wide);
+		return;
+	}
+#endif
+	for (c = 0; c < n; c++)
+		channel_row(p, words + c, slots, k->filter, (c0 + c) * p->filter_h, k->requant + c0 + c,
+			    (int8_t *)out + c, k->wide);
+}
+
 static inline __attribute__((always_inline)) void depthwise(const struct usmp_dsp_depthwise_params *p,
 							    const int8_t *input, const void *filter,
-							    const struct usmp_dsp_channel_requant *k,
+							    const struct usmp_dsp_channel_requant *requant,
 							    int16_t *scratch, int8_t *output, int wide)
 {
-	const int32_t fh = p->filter_h, channels = p->channels;
-	struct ring r = { (uint32_t *)(void *)scratch, fh, 0, 0 };
-	int32_t slots[16];
-	int32_t b, c0, oy, ky, c, top;
+	const struct dw_kernel k = { filter, requant, 1, wide };
 
-	for (b = 0; b < p->batches; b++) {
-		const int8_t *image = input + b * p->in_h * p->in_w * channels;
-		int8_t *out_image = output + b * p->out_h * p->out_w * channels;
-
-		for (c0 = 0; c0 < channels; c0 += GROUP) {
-			const int32_t n = channels - c0 < GROUP ? channels - c0 : GROUP;
-
-			r.next = -p->pad_top;
-			r.next_slot = top = 0; /* the ring row of input row iy0 */
-			for (oy = 0; oy < p->out_h; oy++) {
-				const int32_t iy0 = oy * p->stride_h - p->pad_top;
-
-				for (top += oy > 0 ? p->stride_h : 0; top >= fh; top -= fh)
-					;
-				if (r.next < iy0) { /* a stride past the filter skips rows */
-					r.next = iy0;
-					r.next_slot = top;
-				}
-				for (; r.next < iy0 + fh; r.next++) {
-					widen_row(p, image, r.next, r.next_slot, c0, n, &r);
-					if (++r.next_slot == fh)
-						r.next_slot = 0;
-				}
-				for (ky = 0; ky < fh; ky++)
-					slots[ky] = top + ky < fh ? top + ky : top + ky - fh;
-#if USMP_DSP_NATIVE
-				if (fh == 3) {
-					group_row_3x3(p, r.words, slots, filter, c0, n, k,
-						      out_image + (oy * p->out_w) * channels + c0, wide);
-					continue;
-				}
-#endif
-				for (c = 0; c < n; c++)
-					channel_row(p, r.words + c, slots, filter, (c0 + c) * fh, k + c0 + c,
-						    out_image + (oy * p->out_w) * channels + c0 + c, wide);
-			}
-		}
-	}
+	dw_rows(p, input, output, scratch, &k, widen_row, out_row);
 	if (p->act_min > -128 || p->act_max < 127)
-		dsp_clamp_outputs(output, p->batches * p->out_h * p->out_w * channels, p->act_min, p->act_max);
+		dsp_clamp_outputs(output, p->batches * p->out_h * p->out_w * p->channels, p->act_min, p->act_max);
 }
 
 DSP_HOT void usmp_dsp_depthwise_s8(const struct usmp_dsp_depthwise_params *p, const int8_t *input,

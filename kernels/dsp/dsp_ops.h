@@ -163,6 +163,29 @@ DSP_INLINE int32_t dsp_smmlar(int32_t a, int32_t b, int32_t c)
 #endif
 }
 
+/* c + ((a * b) >> 32) (SMMLA: the high word of the product, rounded down, plus c). */
+DSP_INLINE int32_t dsp_smmla(int32_t a, int32_t b, int32_t c)
+{
+#if USMP_DSP_NATIVE
+	int32_t r;
+
+	__asm("smmla %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+	return r;
+#else
+	return c + (int32_t)(((int64_t)a * b) >> 32);
+#endif
+}
+
+/* x saturated to int16 (SSAT #16). */
+DSP_INLINE int32_t dsp_ssat16(int32_t x)
+{
+#if USMP_DSP_NATIVE
+	return __ssat(x, 16);
+#else
+	return x < -32768 ? -32768 : (x > 32767 ? 32767 : x);
+#endif
+}
+
 /* x saturated to int8 (SSAT #8). */
 DSP_INLINE int32_t dsp_ssat8(int32_t x)
 {
@@ -217,6 +240,35 @@ static inline void dsp_clamp_outputs(int8_t *out, int32_t n, int32_t act_min, in
 		dsp_write32(out, dsp_clamp8x4(dsp_read32(out), lo, hi));
 	for (; n > 0; n--, out++)
 		*out = (int8_t)(*out < act_min ? act_min : (*out > act_max ? act_max : *out));
+}
+
+/* Two int16 lanes of x clamped to [lo, hi] lane by lane (SSUB16 and SEL). */
+DSP_INLINE uint32_t dsp_clamp16x2(uint32_t x, uint32_t lo, uint32_t hi)
+{
+#if USMP_DSP_NATIVE
+	(void)__ssub16((int16x2_t)x, (int16x2_t)lo);
+	x = __sel((uint8x4_t)x, (uint8x4_t)lo);
+	(void)__ssub16((int16x2_t)hi, (int16x2_t)x);
+	return __sel((uint8x4_t)x, (uint8x4_t)hi);
+#else
+	const int32_t l = dsp_lane0(lo), h = dsp_lane0(hi);
+	int32_t a = dsp_lane0(x), b = dsp_lane1(x);
+
+	a = a < l ? l : (a > h ? h : a);
+	b = b < l ? l : (b > h ? h : b);
+	return dsp_pair(a, b);
+#endif
+}
+
+/* Every value of out[0, n) clamped to [act_min, act_max] (only layers whose activation is narrower than int16). */
+static inline void dsp_clamp_outputs16(int16_t *out, int32_t n, int32_t act_min, int32_t act_max)
+{
+	const uint32_t lo = dsp_pair(act_min, act_min), hi = dsp_pair(act_max, act_max);
+
+	for (; n >= 2; n -= 2, out += 2)
+		dsp_write32(out, dsp_clamp16x2(dsp_read32(out), lo, hi));
+	if (n > 0)
+		*out = (int16_t)(*out < act_min ? act_min : (*out > act_max ? act_max : *out));
 }
 
 #endif /* USMP_DSP_OPS_H */

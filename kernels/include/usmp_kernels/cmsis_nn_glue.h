@@ -150,4 +150,6 @@ struct usmp_cmsis_nn_mul_params {
 void usmp_cmsis_nn_elementwise_mul_s8(const struct usmp_cmsis_nn_mul_params *p, const int8_t *input1,
 				      const int8_t *input2, int8_t *output);
 
+#include "usmp_kernels/cmsis_nn_glue_s16.h"
+
 #endif /* USMP_KERNELS_CMSIS_NN_GLUE_H */

@@ -72,6 +72,28 @@ void usmp_dsp_conv_wide_s8(const struct usmp_dsp_conv_params *p, const int8_t *i
 #define USMP_DSP_CONV_SCRATCH_BYTES(quads) (20 * (quads) + 12)
 
 /*
+ * 16x8 CONV_2D and FULLY_CONNECTED (int16 activations, the filter widened to
+ * int16 by the compiler; input_offset is 0): a window is its int16 taps, read
+ * straight from the input where it is one pixel of whole quads, else copied
+ * into `scratch` (two columns of quads * 4 taps). `weights` per output channel
+ * pair: the two biases, per quad the two channels' int16 tap pairs (t0, t1),
+ * (t2, t3), then the two multipliers, roundings and shifts. usmp_dsp_conv_s16
+ * rescales a 64-bit sum (an int64 bias) as TFLite does, with its multiplier
+ * rounded to 16 bits m16 and its right shift 15 - shift = 16 + e: with the
+ * multiplier word m16 << 16 and round = 2^(e-1) + output_offset * 2^e,
+ * SMMLA gives round + floor(sum * m16 / 2^16) and the result is that >> e,
+ * exactly where the sum fits 32 bits (the compiler checks). usmp_dsp_conv_s16_sum32
+ * rescales a 32-bit sum (an int32 bias) as usmp_dsp_conv_wide_s8 does: doubled
+ * filter and bias.
+ */
+void usmp_dsp_conv_s16(const struct usmp_dsp_conv_params *p, const int16_t *input, const uint32_t *weights,
+		       int16_t *scratch, int16_t *output);
+void usmp_dsp_conv_s16_sum32(const struct usmp_dsp_conv_params *p, const int16_t *input, const uint32_t *weights,
+			     int16_t *scratch, int16_t *output);
+
+#define USMP_DSP_CONV_S16_SCRATCH_BYTES(quads) (16 * (quads))
+
+/*
  * DEPTHWISE_CONV_2D, depth multiplier 1, filter width 3, no dilation. Four
  * channels at a time, each input row the windows need is widened once into
  * `rows` (filter_h rows kept as a ring), the offset added and the padding
@@ -114,5 +136,14 @@ void usmp_dsp_depthwise_wide_s8(const struct usmp_dsp_depthwise_params *p, const
 				int8_t *output);
 
 #define USMP_DSP_DEPTHWISE_SCRATCH_BYTES(filter_h, row_pairs) (16 * (filter_h) * (row_pairs))
+
+/*
+ * 16x8 DEPTHWISE_CONV_2D (input_offset 0): as above, each input row laid out as int16 pairs of adjacent
+ * pixels as it is (no widening); the filter as int16 tap pairs (w0, w1), (w1, w2) per channel and row. The
+ * requantization is usmp_dsp_conv_s16's of a 64-bit sum (TFLite's 16x8 depthwise takes an int64 bias only),
+ * `requant` holding per channel the bias, the multiplier m16 << 16, the rounding and e.
+ */
+void usmp_dsp_depthwise_s16(const struct usmp_dsp_depthwise_params *p, const int16_t *input, const uint32_t *filter,
+			    const struct usmp_dsp_channel_requant *requant, int16_t *rows, int16_t *output);
 
 #endif /* USMP_KERNELS_DSP_H */

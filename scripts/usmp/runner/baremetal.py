@@ -28,7 +28,7 @@ from usmp import progress
 from usmp.codegen.emit import _environment
 from usmp.compiler import Compiled
 from usmp.errors import ToolError, UsmpError
-from usmp.paths import KERNELS_INCLUDE_DIR, TEMPLATES_DIR
+from usmp.paths import KERNELS_DIR, KERNELS_INCLUDE_DIR, TEMPLATES_DIR
 from usmp.runner.elf_stats import ImageUsage, read_image_usage
 from usmp.runner.host import cache_root, harness_source, kernel_sources
 from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
@@ -148,7 +148,7 @@ def _digest(target: Target, units: list[Unit], *extra: str) -> str:
     for part, file_name, path, text, flags in units:
         digest.update(f"\0{part}/{file_name} {' '.join(flags)}\0".encode())
         digest.update(path.read_bytes() if path is not None else text.encode())
-    for header in sorted(KERNELS_INCLUDE_DIR.rglob("*.h")) + sorted(BAREMETAL_DIR.glob("*.h")):
+    for header in sorted(KERNELS_DIR.rglob("*.h")) + sorted(BAREMETAL_DIR.glob("*.h")):  # a family's own too
         digest.update(header.name.encode() + b"\0" + header.read_bytes())
     return digest.hexdigest()[:24]
 

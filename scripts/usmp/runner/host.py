@@ -19,7 +19,7 @@ from usmp import progress
 from usmp.codegen.emit import _environment, io_views
 from usmp.compiler import Compiled
 from usmp.errors import ToolError, UsmpError
-from usmp.paths import KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
+from usmp.paths import KERNELS_DIR, KERNELS_INCLUDE_DIR, KERNELS_SRC_DIR
 from usmp.runner.io_files import read_harness_outputs, step_by_step, write_harness_inputs
 
 WARNING_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
@@ -97,7 +97,7 @@ def build_host(compiled: Compiled, sanitize: bool = False, optimize: str = "-O2"
     external_files = [str(p) for p in (external.sources + external.glue)] if external else []
     external_includes = [flag for d in (external.include_dirs if external else []) for flag in ("-I", str(d))]
     digest = hashlib.sha256(" ".join(cc + flags + ["ext:"] + external_files).encode() + str(kernels).encode())
-    for path in external_files:
+    for path in external_files + sorted(str(h) for h in KERNELS_DIR.rglob("*.h") if external):  # glue's headers
         digest.update(Path(path).read_bytes())
     for file_name in sorted(sources):
         digest.update(file_name.encode() + b"\0" + sources[file_name].encode())

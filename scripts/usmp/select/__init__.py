@@ -1,106 +1,138 @@
 """Kernel selection: after lowering (and tiling), swap portable kernel calls for faster ones.
 
-The lowering always produces portable calls. For a CPU with the DSP
-extension and `--kernels auto|cmsis-nn`, select_kernels rewrites the int8
-calls CMSIS-NN computes exactly as TFLite Micro does (cmsis_nn.py decides
-per call and shape) into calls of small glue functions, adds the constants
-and scratch they need as ordinary buffers for the planner, drops the
-buffers only the portable calls used, and records which CMSIS-NN sources a
-build must compile (Program.external_kernels). Everything it cannot do stays
-portable. The links of a depth-first chain (tiling) get the kernel their
-operator would get whole, when that kernel can run a band.
+The lowering always produces portable calls. Faster kernels come in families,
+each described as data in its own module (family.Family): its name, the --kernels
+choice that asks for it alone ("usmp": USMP's own kernels, "cmsis-nn"), the cores
+it runs on (by cpus.cpu_extension: "dsp", "mve", None for plain cores, or by
+cpus.float_unit: "fpu", "mve-f") and whether it needs CMSIS-NN, the number
+types it serves, the sources a
+build compiles and the header the generated code includes when the program
+calls it, and a table: portable kernel -> (its parameter names, a handler).
+A handler reads one portable call (family.Call: params and buffers) and
+returns a family.Offer (the Rewrite that replaces it, with the constants and
+scratch it adds, and its estimated instructions on the core), or a one-line
+reason why it leaves the call (a string; None: nothing more to say).
 
-On DSP cores USMP's own kernels (kernels/dsp/, dsp.py decides) take the calls
-they compute faster, and on Helium cores USMP's Helium kernels (kernels/helium/,
-helium.py: int8), with `--kernels auto` (CMSIS-NN, if known, for the rest) or
-`usmp` (the portable kernels for the rest); they need no CMSIS-NN. So do the
-float32 kernels on cores with an FPU (kernels/fpu/, fpu.py decides).
+For every portable call (an operator's one call, and every link of a
+depth-first loop, which runs its kernel a band at a time: an offer whose
+kernel cannot run a band is dropped there) select_kernels asks each family
+that applies (the core, --kernels, CMSIS-NN found) and takes the cheapest
+offer; a family's `settle` then decides for the whole program among the calls
+it won (USMP's DSP kernels widen filters within a budget on their constants:
+--optimize). Everything no family takes stays portable; Selection records why,
+family by family, for the notice and the report (never silently slow).
+
+To add a family: write select/<family>.py with a FAMILY (its table of handlers,
+costs measured on the emulated cores), put its kernels in kernels/<family>/
+(declared in a header usmp_kernels.h includes) and list FAMILY in FAMILIES
+below. Nothing else changes: the tiling pass costs chains on the same choices
+(preview_kernels), the runner builds the sources of the families a program calls.
 """
 from __future__ import annotations
 
 import os
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from usmp.errors import UsmpError
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, ExternalKernels, KernelCall, LoweredOp, Program
-from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import REWRITES, NewBuffer, Rewrite, Site, portable_calls
+from usmp.select import cmsis_nn_family, dsp_family, fpu, helium
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
 from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension, float_unit
-from usmp.select.dsp import CANDIDATES, DSP_HEADER, DSP_SOURCES, OPTIMIZE_CHOICES, select_dsp_kernels
-from usmp.select.fpu import FAMILIES as FLOAT_FAMILIES
-from usmp.select.fpu import REWRITES as FLOAT_REWRITES
-from usmp.select.fpu import select_float_kernels
-from usmp.select.helium import CANDIDATES as HELIUM_CANDIDATES
-from usmp.select.helium import HELIUM_HEADER, HELIUM_SOURCES, select_helium_kernels
+from usmp.select.dsp import OPTIMIZE_CHOICES
+from usmp.select.family import Call, Family, NewBuffer, Offer, Rewrite, Site, portable_calls
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.loop import BandLoop
 
-GLUE_SOURCE = KERNELS_DIR / "cmsis_nn" / "cmsis_nn_glue.c"
-OWN_KERNELS = ("dsp", "mve")  # the extensions USMP has kernels of its own for (kernels/dsp/, kernels/helium/)
+# Every kernel family, in the order that breaks a tie between equal offers.
+FAMILIES: tuple[Family, ...] = (dsp_family.FAMILY, helium.FAMILY, cmsis_nn_family.FAMILY, fpu.FPU_FAMILY,
+                                fpu.HELIUM_F32_FAMILY)
 
-__all__ = ["CPUS", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "missed_fast_kernels", "preview_kernels",
-           "select_kernels",
-           "selects_fast_kernels"]
+__all__ = ["CPUS", "FAMILIES", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "Selection", "missed_fast_kernels",
+           "preview_kernels", "select_kernels", "selects_fast_kernels"]
+
+
+@dataclass
+class Choice:
+    """The offer a call takes: the family, the call (its parameter names) and the offer."""
+
+    family: Family
+    call: Call
+    offer: Offer
+
+
+@dataclass
+class Selection:
+    """What the selection decided, site by site: the chosen family, or why each family left the call."""
+
+    chosen: dict[Site, Choice] = field(default_factory=dict)
+    declined: dict[Site, list[tuple[Family, str | None]]] = field(default_factory=dict)
+
+
+def active_families(cpu: str, kernels: str, cmsis_nn_found: bool) -> list[Family]:
+    """The families select_kernels asks on this core with this --kernels (CMSIS-NN's only where it is found)."""
+    extension, unit = cpu_extension(cpu), float_unit(cpu)
+    if kernels == "portable":
+        return []
+    return [f for f in FAMILIES if f.runs_on(extension, unit) and (kernels == "auto" or f.kernels == kernels)
+            and (cmsis_nn_found or not f.cmsis_nn)]
+
+
+def choose(program: Program, families: list[Family], extension: str | None) -> Selection:
+    """Every portable call some family knows, with the cheapest offer (sites in program order)."""
+    selection = Selection()
+    for family in families:
+        for site, call, handler in portable_calls(program, family.table, extension):
+            offer = handler(call)
+            if isinstance(offer, Offer) and site.link is not None and not runs_bands(offer.rewrite.params_type):
+                offer = f"{offer.rewrite.function} cannot run a band of a depth-first loop"
+            if not isinstance(offer, Offer):
+                selection.declined.setdefault(site, []).append((family, offer))
+            elif site not in selection.chosen or offer.cost < selection.chosen[site].offer.cost:
+                selection.chosen[site] = Choice(family, call, offer)
+    order = sorted(selection.chosen, key=lambda s: (s.position, -1 if s.link is None else s.link, s.call or 0))
+    selection.chosen = {site: selection.chosen[site] for site in order}
+    return selection
+
+
+def _settled(selection: Selection, program: Program, optimize: str) -> dict[Site, tuple[Choice, Rewrite]]:
+    """Each chosen site's final rewrite: a family's settle decides for all the calls it won at once."""
+    final = {site: (choice, choice.offer.rewrite) for site, choice in selection.chosen.items()}
+    for family in FAMILIES:
+        won = {site: choice.offer for site, choice in selection.chosen.items() if choice.family is family}
+        if family.settle is not None and won:
+            for site, rewrite in family.settle(won, program, optimize).items():
+                final[site] = (final[site][0], rewrite)
+    return final
 
 
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
                    cmsis_nn: str | os.PathLike | None = None, optimize: str = "balanced") -> Program:
-    """The program with USMP's DSP kernels and CMSIS-NN calls where `kernels` and the CPU allow them (in place,
-    and returned)."""
+    """The program with the kernel families' calls where `kernels` and the CPU allow them (in place, and
+    returned)."""
     extension = cpu_extension(cpu)
     root = _root(kernels, optimize, cmsis_nn)
-    if kernels == "portable":
+    families = active_families(cpu, kernels, root is not None)
+    if not families:
         return program
-    own = _own_kernels(program, cpu, kernels, optimize, root is not None)
-    if (root is None or extension is None) and not own:  # plain cores run the portable kernels faster
-        return program
-    by_family: dict[str, set[tuple[int, int]]] = {"own": set(), "cmsis-nn": set()}  # (position, op index)
+    final = _settled(choose(program, families, extension), program, optimize)
+    operators: dict[str, set[tuple[int, int]]] = {}  # family name -> (position, op index)
     called: set[str] = set()
-    own_sources: set = set()
-    for site, rewrite in own.items():
-        by_family["own"].add(_place(program, site, rewrite))
-        own_sources.update(_own_sources(rewrite.function))
-    for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
-        rewrite = rewrite_fn(call)
-        if rewrite is None or (site.link is not None and not runs_bands(rewrite.params_type)):
-            continue
-        by_family["cmsis-nn"].add(_place(program, site, rewrite, call.names))
-        called.update(rewrite.cmsis_functions)
+    sources: dict = {}  # the sources the rewrites need beyond their families', in order
+    for family in FAMILIES:  # each family's calls in program order (the buffers they add are named in that order)
+        for site, (choice, rewrite) in final.items():
+            if choice.family is family:
+                operators.setdefault(family.name, set()).add(_place(program, site, rewrite, choice.call.names))
+                called.update(rewrite.cmsis_functions)
+                sources.update(dict.fromkeys(rewrite.sources))
     for loop in program.ops:
         if isinstance(loop, BandLoop):
             used = {a for call in loop.calls for a in call.args}
             loop.args = [a for a in loop.args if a.name in used]
-    rewritten, mine = len(by_family["cmsis-nn"]), len(by_family["own"])
-    if rewritten or mine:  # also when only USMP's own kernels were chosen
+    if operators:
         _drop_unused(program)
-        program.external_kernels = _external(cpu, root if rewritten else None, called, rewritten, mine,
-                                             sorted(own_sources))
+        used = [f for f in FAMILIES if f.name in operators]
+        program.external_kernels = _external(cpu, used, root, called, operators, list(sources))
     return program
-
-
-def _own_kernels(program: Program, cpu: str, kernels: str, optimize: str, cmsis_nn: bool) -> dict:
-    """Site -> rewrite into USMP's own kernels for the core: the DSP or Helium kernels' int8 and the float
-    kernels."""
-    if kernels not in ("auto", "usmp"):
-        return {}
-    extension = cpu_extension(cpu)
-    if extension == "mve":
-        own = select_helium_kernels(program, extension, cmsis_nn)
-    else:
-        own = select_dsp_kernels(program, extension, optimize, cmsis_nn)
-    own.update(select_float_kernels(program, float_unit(cpu)))
-    return own
-
-
-def _own_sources(function: str) -> tuple:
-    """The sources of USMP's own kernel family a rewritten call reaches."""
-    family = next((f for f in FLOAT_FAMILIES.values() if function.startswith(f"{f.prefix}_") and
-                   function.endswith("_f32")), None)
-    if family is not None:
-        return family.sources
-    return HELIUM_SOURCES if function.startswith("usmp_helium_") else DSP_SOURCES
 
 
 def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
@@ -108,16 +140,11 @@ def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "au
     """How many operators run the portable kernels only because CMSIS-NN was not found: the calls still portable
     after selection that CMSIS-NN would take on this core with `--kernels auto` (0 when it is found or not wanted;
     a depth-first loop's links count one by one)."""
-    extension = cpu_extension(cpu)
-    if kernels != "auto" or extension is None or known_root(cmsis_nn) is not None:
+    if kernels != "auto" or cpu_extension(cpu) is None or known_root(cmsis_nn) is not None:
         return 0
-    missed = set()
-    for site, call, rewrite_fn in portable_calls(program, REWRITES, extension):
-        rewrite = rewrite_fn(call)
-        if rewrite is not None and (site.link is None or runs_bands(rewrite.params_type)):
-            op = program.ops[site.position]
-            missed.add((site.position, op.op_index if site.link is None else op.links[site.link].op_index))
-    return len(missed)
+    missing = [f for f in active_families(cpu, kernels, True) if f.cmsis_nn]
+    chosen = choose(program, missing, cpu_extension(cpu)).chosen
+    return len({(site.position, choice.call.op_index) for site, choice in chosen.items()})
 
 
 def _root(kernels: str, optimize: str, cmsis_nn: str | os.PathLike | None):
@@ -131,7 +158,7 @@ def _root(kernels: str, optimize: str, cmsis_nn: str | os.PathLike | None):
     return cmsis_nn_root(cmsis_nn) if kernels == "cmsis-nn" else known_root(cmsis_nn)
 
 
-def _place(program: Program, site: Site, rewrite: Rewrite, names: list[str] | None = None) -> tuple[int, int]:
+def _place(program: Program, site: Site, rewrite: Rewrite, names: list[str]) -> tuple[int, int]:
     """Put the rewritten call where the portable one was; (position, operator index) of the operator it runs."""
     op = program.ops[site.position]
     if site.link is None:
@@ -139,23 +166,25 @@ def _place(program: Program, site: Site, rewrite: Rewrite, names: list[str] | No
         return site.position, op.op_index
     call = op.calls[site.call]
     link = op.links[site.link]
-    names = names or list(next(table[call.function][0] for table in (REWRITES, CANDIDATES, HELIUM_CANDIDATES,
-                                                                     FLOAT_REWRITES) if call.function in table))
     op.calls[site.call] = _apply_in_loop(program, op, site.link, link.op_index, call, tuple(names), rewrite)
     return site.position, link.op_index
 
 
-def _external(cpu: str, root, called: set[str], rewritten: int, own: int, own_sources: list) -> ExternalKernels:
-    """What the build adds: CMSIS-NN's sources the program reaches and its glue, and USMP's own kernels."""
-    glue = [GLUE_SOURCE] if root is not None else []
-    glue += own_sources
-    if root is None:
-        if any(s in HELIUM_SOURCES for s in own_sources):
-            return ExternalKernels("usmp-helium", cpu, [], [], glue, 0, HELIUM_HEADER, own)
-        family = "usmp-dsp" if any(s in DSP_SOURCES for s in own_sources) else "usmp-float"
-        return ExternalKernels(family, cpu, [], [], glue, 0, DSP_HEADER, own)
-    return ExternalKernels("cmsis-nn", cpu, [root / "Include"], list(sources_for(root, called)), glue, rewritten,
-                           own_operators=own)
+def _external(cpu: str, used: list[Family], root, called: set[str], operators: dict[str, set],
+              extra: list) -> ExternalKernels:
+    """What the build adds: the sources of the families the program calls (an external library's glue first)
+    and those its calls need besides, and CMSIS-NN's sources it reaches."""
+    used = sorted(used, key=lambda f: not f.cmsis_nn)
+    glue = [path for f in used for path in f.sources]
+    glue += [path for path in extra if path not in glue]
+    external = next((f for f in used if f.cmsis_nn), None)
+    counts = {f.cmsis_nn: 0 for f in used}
+    for f in used:
+        counts[f.cmsis_nn] += len(operators[f.name])
+    if external is None:
+        return ExternalKernels(used[0].key, cpu, [], [], glue, 0, used[0].header, counts[False])
+    return ExternalKernels(external.key, cpu, [root / "Include"], list(sources_for(root, called)), glue,
+                           counts[True], external.header, counts.get(False, 0))
 
 
 def _apply_in_loop(program: Program, loop: BandLoop, link: int, op_index: int, call: KernelCall,
@@ -185,20 +214,12 @@ def preview_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
                     cmsis_nn: str | os.PathLike | None = None, optimize: str = "balanced") -> dict[int, KernelCall]:
     """The call each single-call operator would get, by operator index, without changing the program: what the
     tiling pass costs its chains with (a kernel that cannot run a band is not taken in a chain's loop)."""
-    extension = cpu_extension(cpu)
     if not selects_fast_kernels(cpu, kernels, cmsis_nn):
         return {}
     root = _root(kernels, optimize, cmsis_nn)
-    chosen = {}
-    own = _own_kernels(program, cpu, kernels, optimize, root is not None)
-    for site, rewrite in own.items():
-        chosen[program.ops[site.position].op_index] = _preview(rewrite)
-    for site, call, rewrite_fn in portable_calls(program, REWRITES if root is not None else {}, extension):
-        if call.op_index not in chosen:
-            rewrite = rewrite_fn(call)
-            if rewrite is not None:
-                chosen[call.op_index] = _preview(rewrite)
-    return chosen
+    families = active_families(cpu, kernels, root is not None)
+    final = _settled(choose(program, families, cpu_extension(cpu)), program, optimize)
+    return {choice.call.op_index: _preview(rewrite) for choice, rewrite in final.values()}
 
 
 def _preview(rewrite: Rewrite) -> KernelCall:
@@ -209,14 +230,10 @@ def _preview(rewrite: Rewrite) -> KernelCall:
 
 def selects_fast_kernels(cpu: str = GENERIC, kernels: str = "auto", cmsis_nn: str | os.PathLike | None = None) -> bool:
     """Whether select_kernels may rewrite calls for this core (without checking a given path again)."""
-    extension = cpu_extension(cpu)
-    if kernels in ("auto", "usmp") and float_unit(cpu) is not None:  # USMP's float kernels
-        return True
-    if kernels == "portable" or extension is None:
+    if kernels not in KERNEL_CHOICES:
         return False
-    if kernels == "usmp" or (kernels == "auto" and extension in OWN_KERNELS):
-        return extension in OWN_KERNELS
-    return kernels == "cmsis-nn" or known_root(cmsis_nn) is not None
+    found = kernels == "cmsis-nn" or known_root(cmsis_nn) is not None  # cmsis-nn without it: an error later
+    return bool(active_families(cpu, kernels, found))
 
 
 def _apply(program: Program, op: LoweredOp, rewrite: Rewrite) -> LoweredOp:

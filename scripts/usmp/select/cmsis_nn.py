@@ -16,86 +16,17 @@ sums for the fully connected layers.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from usmp.lower.program import KernelCall, Program
 from usmp.select import cmsis_nn_sizes as sizes
-from usmp.tiling.loop import BandLoop
+from usmp.select.family import Call, NewBuffer, Rewrite, Site, portable_calls  # noqa: F401
 
 FAST = ("dsp", "mve")  # the extensions whose CMSIS-NN paths beat the portable kernels
 UINT16_MAX = 0xFFFF  # CMSIS-NN keeps several sizes in uint16_t locals
 # what usmp_cmsis_nn_convolve_rows_s8 calls (the int8 -> int16 column copy of the DSP and the plain C build)
 ROWS_FUNCTIONS = ("arm_nn_mat_mult_kernel_s8_s16", "arm_s8_to_s16_unordered_with_offset", "arm_q7_to_q15_with_offset")
-
-
-@dataclass
-class NewBuffer:
-    """A buffer a rewrite adds: a constant (data) or scratch (data None)."""
-
-    what: str
-    c_type: str
-    size: int
-    data: bytes | None = None
-
-
-@dataclass
-class Rewrite:
-    function: str  # glue function
-    params_type: str
-    params: dict
-    args: list[tuple[str, str | NewBuffer, bool]]  # (parameter name, buffer name or new buffer, writable)
-    cmsis_functions: tuple[str, ...]  # the CMSIS-NN functions it calls (their sources are built)
-
-
-@dataclass
-class Call:
-    """A portable call with its buffers by parameter name."""
-
-    op_index: int  # the graph operator the call computes
-    call: KernelCall
-    buffers: dict[str, str]
-    program: Program
-    extension: str | None
-    names: list[str] = field(default_factory=list)
-
-    @property
-    def p(self) -> dict:
-        return self.call.params
-
-    def graph_op(self):
-        return next(o for o in self.program.graph.operators if o.index == self.op_index)
-
-
-@dataclass(frozen=True)
-class Site:
-    """Where a portable call sits: program.ops[position], and in a depth-first loop its link and its place in
-    the loop's calls (None for an operator's one call)."""
-
-    position: int
-    link: int | None = None
-    call: int | None = None
-
-
-def portable_calls(program: Program, table: dict, extension: str | None):
-    """(Site, Call, handler) for each portable call `table` knows (kernel name -> (its parameter names in
-    order, handler)), with its buffers by parameter name: an operator's one call, and every call of a
-    depth-first loop's links (the loop runs the kernel chosen for it a band at a time)."""
-    for position, op in enumerate(program.ops):
-        by_arg = {a.name: a.buffer for a in op.args}
-        if isinstance(op, BandLoop):
-            sites = [(Site(position, j, k), link.op_index, op.calls[k]) for j, link in enumerate(op.links)
-                     for k in link.calls]
-        else:
-            sites = [(Site(position), op.op_index, op.calls[0])] if len(op.calls) == 1 else []
-        for site, op_index, call in sites:
-            if call.function not in table or len(table[call.function][0]) != len(call.args):
-                continue
-            names, handler = table[call.function]
-            yield site, Call(op_index, call, {n: by_arg[a] for n, a in zip(names, call.args)}, program,
-                             extension, list(names)), handler
 
 
 def _dims(n: int, h: int, w: int, c: int) -> list[int]:
@@ -228,25 +159,26 @@ def rewrite_fully_connected(c: Call) -> Rewrite | None:
     return Rewrite(f"usmp_cmsis_nn_{function[4:]}", "usmp_cmsis_nn_fc_params", params, args, (function,))
 
 
-def _pool(c: Call, average: bool) -> Rewrite | None:
+def _pool(c: Call, average: bool, suffix: str = "s8") -> Rewrite | str | None:
+    """AVERAGE_POOL_2D or MAX_POOL_2D of int8 (suffix s8) or int16 (s16): the same parameters and scratch."""
     p = c.p
     if c.extension not in FAST:
         return None
     if not _fits(p["in_h"], p["in_w"], p["channels"], p["out_h"], p["out_w"], p["filter_h"], p["filter_w"],
                  p["pad_top"], p["pad_left"], p["stride_h"], p["stride_w"]):
-        return None
+        return "a dimension beyond CMSIS-NN's 16-bit sizes"
     params = dict(pool=[[p["stride_w"], p["stride_h"]], [p["pad_left"], p["pad_top"]], [p["act_min"], p["act_max"]]],
                   input=_dims(p["batches"], p["in_h"], p["in_w"], p["channels"]),
                   filter=_dims(1, p["filter_h"], p["filter_w"], 1),
                   output=_dims(p["batches"], p["out_h"], p["out_w"], p["channels"]))
     args = [("input", c.buffers["input"], False)]
     if not average:
-        glue, function = "usmp_cmsis_nn_max_pool_s8", "arm_max_pool_s8"
+        glue, function = f"usmp_cmsis_nn_max_pool_{suffix}", f"arm_max_pool_{suffix}"
     else:
-        function = "arm_avgpool_s8"
-        scratch = sizes.avgpool_s8(c.extension, p["channels"])
+        function = f"arm_avgpool_{suffix}"
+        scratch = sizes.avgpool_s8(c.extension, p["channels"])  # arm_avgpool_s16 sizes it alike
         params["buffer_size"] = scratch
-        glue = "usmp_cmsis_nn_avgpool_s8" if scratch else "usmp_cmsis_nn_avgpool_s8_unbuffered"
+        glue = f"usmp_cmsis_nn_avgpool_{suffix}" + ("" if scratch else "_unbuffered")
         if scratch:
             args.append(("buffer", NewBuffer("cmsis_buffer", "int32_t", scratch), True))
     args.append(("output", c.buffers["output"], True))

@@ -1,4 +1,4 @@
-"""Scratch bytes of the CMSIS-NN int8 functions, as their *_get_buffer_size return them.
+"""Scratch bytes of the CMSIS-NN int8 and int16 functions, as their *_get_buffer_size return them.
 
 CMSIS-NN leaves scratch to its caller and sizes it with C functions that
 depend on the extension the library is compiled for (see cpus.py): plain C,
@@ -44,5 +44,23 @@ def depthwise_conv_s8_opt(extension: str | None, in_ch: int, filter_h: int, filt
 
 
 def avgpool_s8(extension: str | None, channels: int) -> int:
-    """arm_avgpool_s8: one int32 sum per channel with DSP (none in plain C or on Helium)."""
+    """arm_avgpool_s8 and arm_avgpool_s16: one int32 sum per channel with DSP (none in plain C or on Helium)."""
     return channels * 4 if extension == "dsp" else 0
+
+
+def convolve_s16(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
+    """arm_convolve_s16_get_buffer_size: two int16 columns, or on Helium four of whole 8-lane vectors."""
+    if extension == "mve":
+        return 4 * _round_up(filter_h * filter_w * in_ch, 8) * 2
+    return 2 * filter_h * filter_w * in_ch * 2
+
+
+def depthwise_conv_fast_s16(extension: str | None, in_ch: int, filter_h: int, filter_w: int) -> int:
+    """arm_depthwise_conv_fast_s16_get_buffer_size: one int16 patch of every channel with DSP, four and 8
+    bytes more on Helium (its vector loop reads past the patches), none in plain C."""
+    if extension == "mve":
+        return 4 * in_ch * filter_w * filter_h * 2 + 8
+    if extension == "dsp":
+        return in_ch * filter_w * filter_h * 2
+    return 0
+

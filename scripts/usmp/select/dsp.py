@@ -7,9 +7,10 @@ by output channel pairs and quads of taps, int8 or widened to doubled int16
 ("wide", faster, twice the filter's bytes), and per channel pair the bias,
 multiplier and the rounding shift with the output offset folded in.
 
-select_dsp_kernels decides for a whole program: which int8 calls the DSP
-kernels compute exactly (every channel's shift negative, no sum that could
-overflow after doubling), and which of them get wide filters: all with
+The handlers (FAMILY's table) offer the int8 calls the DSP kernels compute
+exactly (every channel's shift negative, no sum that could overflow after
+doubling), with their estimated instructions; settle then decides, for the
+calls the selector gave the family, which get wide filters: all with
 --optimize speed, none with size, and by default the ones that save the
 most instructions per added byte while all their constants (filters and
 per-channel numbers) stay within WIDE_BUDGET times what they are with the
@@ -23,10 +24,9 @@ import numpy as np
 
 from usmp.lower.program import Program
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite, Site, portable_calls
-from usmp.tiling.band_fields import runs_bands
+from usmp.select.family import Call, Entry, NewBuffer, Offer, Rewrite, Site
 
-DSP_SOURCES = tuple(sorted((KERNELS_DIR / "dsp").glob("*.c")))  # built only for programs that call them
+DSP_SOURCES = (KERNELS_DIR / "dsp" / "conv.c", KERNELS_DIR / "dsp" / "depthwise.c")  # built only where called
 DSP_HEADER = "usmp_kernels/dsp.h"
 
 OPTIMIZE_CHOICES = ("balanced", "speed", "size")
@@ -36,17 +36,29 @@ LAYERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")  # the operators th
 # Instructions per MAC of the matrix loop (measured on the Cortex-M4, benchmarks/dsp_kernels.py), which
 # decide where wide filters pay best.
 LOOP_COST = {False: 1.0, True: 0.75}
+# Estimated instructions of a call with int8 filters (the offer's cost), measured on the Cortex-M4 with single
+# layers (run_on_target's profile): the matrix kernel takes 1.13 a MAC over pixel pairs, plus 70 per filter row
+# and pixel building the window's column; a lone pixel (a fully connected layer's batch of one) 1.68 a MAC and
+# 55 per channel pair; the depthwise kernel as _depthwise_3_wide says.
+MATRIX_CALL = 150
+MATRIX_PER_MAC = 1.13
+DSP_WINDOW_ROW = 70.0
+LONE_PAIR = 55.0
+LONE_PER_MAC = 1.68
+DEPTHWISE_CALL = 100
+DEPTHWISE_ROW = 135.0
+DEPTHWISE_OUTPUT = 20.0
 
 
 @dataclass
-class Candidate:
-    """A call the DSP kernels can take: how to rewrite it with int8 or with wide filters."""
+class Candidate(Offer):
+    """A call the DSP kernels can take (rewrite and cost: with int8 filters), and how to rewrite it with wide
+    filters."""
 
-    site: Site
-    macs: int
-    filter_bytes: int  # the int8 filter as laid out for the kernel; wide doubles it
-    make: object  # callable(wide: bool) -> Rewrite
-    cmsis_nn_faster: bool = False  # where CMSIS-NN's kernel for the shape runs fewer instructions
+    macs: int = 0
+    filter_bytes: int = 0  # the int8 filter as laid out for the kernel; wide doubles it
+    make: object = None  # callable(wide: bool) -> Rewrite
+    widens: bool = True  # has a wide variant (the 16x8 kernels' filters are int16 either way)
 
     def constant_bytes(self, wide: bool) -> int:
         return sum(len(data) for _, data in self.constants(wide))
@@ -55,56 +67,46 @@ class Candidate:
         return [(name, b.data) for name, b, _ in self.make(wide).args if isinstance(b, NewBuffer) and b.data]
 
 
-def select_dsp_kernels(program: Program, extension: str | None, optimize: str = "balanced",
-                       cmsis_nn: bool = False) -> dict[Site, Rewrite]:
-    """Where a portable call is (cmsis_nn.Site) -> its rewrite into a DSP kernel (empty if the core has no
-    DSP). With CMSIS-NN at hand (`cmsis_nn`), the shapes its kernels run faster are left to it. The calls
-    of depth-first loops are taken as their operators would be whole: the window kernels run bands."""
-    if extension != "dsp":
-        return {}
-    candidates = []
-    for site, call, find in portable_calls(program, CANDIDATES, extension):
-        candidate = find(call, site)
-        if candidate is None or (cmsis_nn and candidate.cmsis_nn_faster):
-            continue
-        if site.link is not None and not runs_bands(candidate.make(False).params_type):
-            continue
-        candidates.append(candidate)
-    wide = _widened(candidates, optimize, _loop_only_filter_bytes(program, candidates))
-    return {c.site: c.make(c.site in wide) for c in candidates}
+def settle(taken: dict[Site, Candidate], program: Program, optimize: str) -> dict[Site, Rewrite]:
+    """The calls the selector gave the DSP kernels, with int8 or wide filters. Those of depth-first loops are
+    taken as their operators would be whole: the window kernels run bands."""
+    narrow = {site: c for site, c in taken.items() if c.widens}
+    wide = _widened(narrow, optimize, _loop_only_filter_bytes(program, taken))
+    return {site: c.make(site in wide) for site, c in taken.items()}
 
 
-def _loop_only_filter_bytes(program: Program, candidates: list[Candidate]) -> int:
+def _loop_only_filter_bytes(program: Program, taken: dict[Site, Candidate]) -> int:
     """The int8 filters of the layers a depth-first loop runs on a band kernel of its own (a fully connected
     layer ending a chain): whole, the DSP kernels would take them, so the wide-filter budget counts them."""
-    taken = {program.ops[c.site.position].op_index if c.site.link is None
-             else program.ops[c.site.position].links[c.site.link].op_index for c in candidates}
+    chosen = {program.ops[site.position].op_index if site.link is None
+              else program.ops[site.position].links[site.link].op_index for site in taken}
     by_index = {o.index: o for o in program.graph.operators}
     total = 0
     for op in program.ops:
         for link in getattr(op, "links", []):
             layer = by_index.get(link.op_index)
-            if link.op_index in taken or layer is None or layer.opcode not in LAYERS:
+            if link.op_index in chosen or layer is None or layer.opcode not in LAYERS:
                 continue
-            weights = program.graph.tensors[layer.inputs[1]]
-            total += weights.nbytes if weights.is_constant and weights.dtype == "int8" else 0
+            weights, activations = program.graph.tensors[layer.inputs[1]], program.graph.tensors[layer.inputs[0]]
+            int8 = weights.is_constant and weights.dtype == "int8" and activations.dtype == "int8"
+            total += weights.nbytes if int8 else 0
     return total
 
 
-def _widened(candidates: list[Candidate], optimize: str, other_bytes: int = 0) -> set[Site]:
+def _widened(taken: dict[Site, Candidate], optimize: str, other_bytes: int = 0) -> set[Site]:
     """The calls whose filters are widened: all (speed), none (size), or within the budget, which is counted
     on the constants the DSP kernels would have with every operator whole (other_bytes: those a depth-first
     loop gives another kernel), so that tiling a chain does not change which filters are wide."""
     if optimize == "speed":
-        return {c.site for c in candidates}
+        return set(taken)
     if optimize == "size":
         return set()
-    allowance = (WIDE_BUDGET - 1.0) * (sum(c.constant_bytes(False) for c in candidates) + other_bytes)
+    allowance = (WIDE_BUDGET - 1.0) * (sum(c.constant_bytes(False) for c in taken.values()) + other_bytes)
     chosen: set[Site] = set()
     gain = LOOP_COST[False] - LOOP_COST[True]
-    for c in sorted(candidates, key=lambda c: -gain * c.macs / max(c.filter_bytes, 1)):
+    for site, c in sorted(taken.items(), key=lambda item: -gain * item[1].macs / max(item[1].filter_bytes, 1)):
         if c.filter_bytes <= allowance:
-            chosen.add(c.site)
+            chosen.add(site)
             allowance -= c.filter_bytes
     return chosen
 
@@ -152,16 +154,21 @@ def weights_stream(weights: np.ndarray, fields: np.ndarray, wide: bool) -> tuple
     """What usmp_dsp_conv_s8 reads, pair by pair: the two biases, the filter's quads, the two multipliers, two
     roundings and two shifts (a missing last channel: zeros, shift 1)."""
     words, quads = filter_layout(weights, wide)
+    return pair_stream(words, fields), quads
+
+
+def pair_stream(words: np.ndarray, fields: np.ndarray) -> bytes:
+    """[pairs, filter words] and [channels, 4] fields -> the weights stream of the matrix kernels."""
     pairs = len(words)
     padded = np.zeros((2 * pairs, 4), np.int64)
     padded[:, 3] = 1
     padded[:len(fields)] = fields
     k = padded.reshape(pairs, 2, 4).transpose(0, 2, 1).reshape(pairs, 8).astype(np.int32)  # [field][channel]
     stream = np.concatenate([k[:, :2].view(np.uint32), words, k[:, 2:].view(np.uint32)], axis=1)
-    return stream.astype(np.uint32).tobytes(), quads
+    return stream.astype(np.uint32).tobytes()
 
 
-def _matrix_candidate(c: Call, site: Site, weights: np.ndarray, geometry: dict, input_offset: int,
+def _matrix_candidate(c: Call, weights: np.ndarray, geometry: dict, input_offset: int,
                       bias: np.ndarray) -> Candidate | None:
     """A convolution (or fully connected layer) as the DSP matrix kernel, if its requantization is exact."""
     p = c.p
@@ -190,8 +197,14 @@ def _matrix_candidate(c: Call, site: Site, weights: np.ndarray, geometry: dict, 
         function = "usmp_dsp_conv_wide_s8" if wide else "usmp_dsp_conv_s8"
         return Rewrite(function, "usmp_dsp_conv_params", params, args, ())
 
-    return Candidate(site, out_ch * depth * geometry["out_h"] * geometry["out_w"] * geometry["batches"],
-                     -(-out_ch // 2) * 2 * quads * 4, make)
+    macs = out_ch * depth * pixels
+    pairs = -(-out_ch // 2)
+    if lone:
+        cost = MATRIX_CALL + pairs * (LONE_PAIR + 2 * LONE_PER_MAC * depth)
+    else:
+        window = DSP_WINDOW_ROW * geometry["filter_h"] * pixels if geometry["filter_h"] > 1 else 0
+        cost = MATRIX_CALL + MATRIX_PER_MAC * macs + window
+    return Candidate(make(False), cost, macs, pairs * 2 * quads * 4, make)
 
 
 def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
@@ -200,55 +213,52 @@ def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
     return dict({k: p[k] for k in keys}, in_ch=in_ch, out_ch=out_ch)
 
 
-def conv_candidate(c: Call, site: Site) -> Candidate | None:
+def conv_candidate(c: Call) -> Candidate | None:
     p = c.p
     if p["filter_in_ch"] != p["in_ch"]:  # groups
         return None
     weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
     weights = weights[:p["out_ch"] * p["filter_h"] * p["filter_w"] * p["in_ch"]].reshape(p["out_ch"], -1)
-    return _matrix_candidate(c, site, weights, _geometry(p, p["in_ch"], p["out_ch"]), p["input_offset"],
+    return _matrix_candidate(c, weights, _geometry(p, p["in_ch"], p["out_ch"]), p["input_offset"],
                              _channel_values(c, "bias", p["out_ch"]))
 
 
-def depthwise_candidate(c: Call, site: Site) -> Candidate | None:
+def depthwise_candidate(c: Call) -> Candidate | None:
     """One input channel: a convolution whose [out_ch, H, W, 1] filter is the lowering's channel-major one.
     Else, with multiplier 1, width 3 and no dilation: the DSP depthwise kernel."""
     p = c.p
     if p["in_ch"] != 1:
-        return _depthwise_3_wide(c, site)
+        return _depthwise_3_wide(c)
     out_ch = p["depth_multiplier"]
-    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
-    weights = weights[:out_ch * p["filter_h"] * p["filter_w"]].reshape(out_ch, -1)
-    return _matrix_candidate(c, site, weights, _geometry(p, 1, out_ch), p["input_offset"],
+    return _matrix_candidate(c, single_channel_filter(c), _geometry(p, 1, out_ch), p["input_offset"],
                              _channel_values(c, "bias", out_ch))
 
 
-def fully_connected_candidate(c: Call, site: Site) -> Candidate | None:
+def fully_connected_candidate(c: Call) -> Candidate | None:
     """Each batch row is one pixel of a 1 x batches image; the lowering's bias holds the input zero point's
     term, so the input is taken as it is (offset 0)."""
     p = c.p
     rows, depth = p["out_features"], p["in_features"]
     weights = np.frombuffer(c.program.buffers[c.buffers["weights"]].data, np.int8)[:rows * depth].reshape(rows, depth)
-    geometry = dict(batches=1, in_h=1, in_w=p["batches"], in_ch=depth, out_h=1, out_w=p["batches"], out_ch=rows,
-                    filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, pad_top=0,
-                    pad_left=0)
-    candidate = _matrix_candidate(c, site, weights, geometry, 0, _channel_values(c, "bias", rows))
-    if candidate is not None:  # two output channels: one pair, whose loop costs CMSIS-NN's whole product
-        candidate.cmsis_nn_faster = rows <= 2
-    return candidate
+    return _matrix_candidate(c, weights, fully_connected_geometry(p), 0, _channel_values(c, "bias", rows))
 
 
-def _depthwise_3_wide(c: Call, site: Site) -> Candidate | None:
+def fully_connected_geometry(p: dict) -> dict:
+    """A fully connected layer as the matrix kernel's 1x1 convolution over a 1 x batches image."""
+    return dict(batches=1, in_h=1, in_w=p["batches"], in_ch=p["in_features"], out_h=1, out_w=p["batches"],
+                out_ch=p["out_features"], filter_h=1, filter_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1,
+                pad_top=0, pad_left=0)
+
+
+def _depthwise_3_wide(c: Call) -> Candidate | str | None:
     """usmp_dsp_depthwise_s8: per channel and filter row the tap pairs (w0, w1), (w1, w2), and per channel the
     bias, multiplier and rounding shift (struct usmp_dsp_channel_requant)."""
     p = c.p
-    if p["depth_multiplier"] != 1 or p["filter_w"] != 3 or (p["dilation_h"], p["dilation_w"]) != (1, 1):
-        return None
-    if p["stride_w"] not in (1, 2) or not 1 <= p["filter_h"] <= 16:
-        return None
-    channels, rows = p["in_ch"], p["filter_h"]
-    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)[:channels * rows * 3]
-    weights = weights.reshape(channels, rows, 3).astype(np.int64)
+    misfit = depthwise_misfit(p)
+    if misfit:
+        return misfit
+    weights, params = depthwise_layout(c, p["input_offset"])
+    channels, rows = weights.shape[:2]
     bias = _channel_values(c, "bias", channels)
     multiplier = _channel_values(c, "multiplier", channels)
     shift = _channel_values(c, "shift", channels)
@@ -257,13 +267,6 @@ def _depthwise_3_wide(c: Call, site: Site) -> Candidate | None:
     blocks = {wide: channel_requant(bias, multiplier, shift, p["output_offset"], bound, wide) for wide in (False, True)}
     if blocks[False] is None or blocks[True] is None:
         return None
-    row_pairs = ((p["out_w"] - 1) * p["stride_w"] + 5) // 2
-    keys = ("batches", "in_h", "in_w", "out_h", "out_w", "filter_h", "stride_h", "stride_w", "pad_top", "pad_left",
-            "input_offset", "act_min", "act_max")
-    params = dict({k: p[k] for k in keys}, channels=channels, row_pairs=row_pairs)
-    params = {k: params[k] for k in ("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "stride_h",
-                                     "stride_w", "pad_top", "pad_left", "input_offset", "act_min", "act_max",
-                                     "row_pairs")}
     taps = weights[..., [0, 1, 1, 2]]  # per row: the pairs (w0, w1) and (w1, w2)
 
     def make(wide: bool) -> Rewrite:
@@ -272,17 +275,52 @@ def _depthwise_3_wide(c: Call, site: Site) -> Candidate | None:
                 ("filter", NewBuffer("dsp_filter", "int16_t" if wide else "int8_t", len(data), data), False),
                 ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_channel_requant", len(blocks[wide]),
                                       blocks[wide]), False),
-                ("rows", NewBuffer("dsp_rows", "int16_t", 16 * rows * row_pairs), True),
+                ("rows", NewBuffer("dsp_rows", "int16_t", 16 * rows * params["row_pairs"]), True),
                 ("output", c.buffers["output"], True)]
         function = "usmp_dsp_depthwise_wide_s8" if wide else "usmp_dsp_depthwise_s8"
         return Rewrite(function, "usmp_dsp_depthwise_params", params, args, ())
 
+    macs, cost = depthwise_cost(p)
+    return Candidate(make(False), cost, macs, channels * rows * 4, make)
+
+
+def depthwise_misfit(p: dict) -> str | None:
+    """Why the DSP depthwise kernel cannot take the layer, or None."""
+    if p["depth_multiplier"] != 1 or p["filter_w"] != 3 or (p["dilation_h"], p["dilation_w"]) != (1, 1):
+        return "USMP's DSP depthwise kernel takes multiplier 1, filter width 3 and no dilation"
+    if p["stride_w"] not in (1, 2) or not 1 <= p["filter_h"] <= 16:
+        return "USMP's DSP depthwise kernel takes column strides 1 and 2 and filters of 16 rows at most"
+    return None
+
+
+def depthwise_layout(c: Call, input_offset: int) -> tuple[np.ndarray, dict]:
+    """The layer's filter [channels, rows, 3] (int64) and the kernel's usmp_dsp_depthwise_params."""
+    p = c.p
+    channels, rows = p["in_ch"], p["filter_h"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)[:channels * rows * 3]
+    row_pairs = ((p["out_w"] - 1) * p["stride_w"] + 5) // 2
+    params = dict({k: p[k] for k in ("batches", "in_h", "in_w")}, channels=channels,
+                  **{k: p[k] for k in ("out_h", "out_w", "filter_h", "stride_h", "stride_w", "pad_top", "pad_left")},
+                  input_offset=input_offset, act_min=p["act_min"], act_max=p["act_max"], row_pairs=row_pairs)
+    return weights.reshape(channels, rows, 3).astype(np.int64), params
+
+
+def depthwise_cost(p: dict) -> tuple[int, float]:
+    """MACs and estimated instructions of the DSP depthwise kernel: per channel and output row it lays out its
+    input rows (about 135 instructions), then each output takes about 20 a 3x3 window; at three output
+    columns and fewer CMSIS-NN's int8 3x3 kernel (7 a MAC) is as fast."""
+    channels, rows = p["in_ch"], p["filter_h"]
     macs = p["batches"] * p["out_h"] * p["out_w"] * channels * rows * 3
-    # Per channel and output row the kernel spends about 70 instructions besides the outputs' own; at three
-    # output columns and fewer CMSIS-NN's 3x3 kernel is as fast (MobileNet's last two depthwise layers:
-    # benchmarks/dsp_kernels.py --layers).
-    return Candidate(site, macs, channels * rows * 4, make,
-                     cmsis_nn_faster=p["out_w"] <= 3)
+    return macs, DEPTHWISE_CALL + p["batches"] * p["out_h"] * channels * (
+        DEPTHWISE_ROW + DEPTHWISE_OUTPUT * p["out_w"] * rows / 3)
+
+
+def single_channel_filter(c: Call) -> np.ndarray:
+    """A depthwise layer of one input channel's filter as a convolution's [out_ch, taps] (channel-major)."""
+    p = c.p
+    out_ch = p["depth_multiplier"]
+    weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
+    return weights[:out_ch * p["filter_h"] * p["filter_w"]].reshape(out_ch, -1)
 
 
 def channel_requant(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray, output_offset: int,
@@ -294,9 +332,9 @@ def channel_requant(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray,
 
 # portable kernel -> (its parameter names in order, candidate finder)
 CANDIDATES = {
-    "usmp_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"), conv_candidate),
-    "usmp_depthwise_conv_s8": (("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"),
-                               depthwise_candidate),
-    "usmp_fully_connected_s8": (("input", "weights", "bias", "multiplier", "shift", "output"),
-                                fully_connected_candidate),
+    "usmp_conv_s8": Entry(("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"), conv_candidate),
+    "usmp_depthwise_conv_s8": Entry(("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"),
+                                    depthwise_candidate),
+    "usmp_fully_connected_s8": Entry(("input", "weights", "bias", "multiplier", "shift", "output"),
+                                     fully_connected_candidate),
 }

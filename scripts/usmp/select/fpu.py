@@ -14,15 +14,14 @@ no longer planned. The Cortex-M55 runs the same calls on its MVE-F kernels
 """
 from __future__ import annotations
 
-import numpy as np
-
 from dataclasses import dataclass
 
-from usmp.lower.program import Program
+import numpy as np
+
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import Call, NewBuffer, Rewrite, Site, portable_calls
+from usmp.report.macs import operator_macs
+from usmp.select.family import Call, Entry, Family, NewBuffer, Offer, Rewrite
 from usmp.select.float_layout import conv_stream, depthwise_stream, floats
-from usmp.tiling.band_fields import runs_bands
 
 FPU_SOURCES = tuple(sorted((KERNELS_DIR / "fpu").glob("*.c")))  # built only for programs that call them
 HELIUM_F32_SOURCES = tuple(sorted((KERNELS_DIR / "helium").glob("*_f32.c")))
@@ -35,11 +34,12 @@ class FloatFamily:
     prefix: str  # of its functions: <prefix>_conv_f32, <prefix>_depthwise_f32
     sources: tuple  # what a build that calls them compiles (Helium's fall back to the FPU's off the M55)
     columns: int  # windows the convolution copies at a time
+    per_mac: float  # instructions a MAC, measured (float32 DS-CNN with the defaults: 1.58 on the M4, 0.70 on the M55)
 
 
-FAMILIES = {
-    "fpu": FloatFamily("usmp_fpu", FPU_SOURCES, 2),
-    "mve-f": FloatFamily("usmp_helium", HELIUM_F32_SOURCES + FPU_SOURCES, 3),
+UNITS = {
+    "fpu": FloatFamily("usmp_fpu", FPU_SOURCES, 2, 1.6),
+    "mve-f": FloatFamily("usmp_helium", tuple(sorted(HELIUM_F32_SOURCES + FPU_SOURCES)), 3, 0.7),
 }
 
 _GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch", "filter_h", "filter_w", "stride_h",
@@ -106,15 +106,24 @@ REWRITES = {
 }
 
 
-def select_float_kernels(program: Program, unit: str | None) -> dict[Site, Rewrite]:
-    """Where a portable float call is -> its rewrite into the float kernels of `unit` (cpus.FLOAT_UNITS; none
-    without one). The calls of depth-first loops are taken as their operators would be whole: the kernels run
-    bands."""
-    if unit is None:
-        return {}
-    chosen = {}
-    for site, call, rewrite_fn in portable_calls(program, REWRITES, None):
-        rewrite = rewrite_fn(call, FAMILIES[unit])
-        if rewrite is not None and (site.link is None or runs_bands(rewrite.params_type)):
-            chosen[site] = rewrite
-    return chosen
+def _table(unit: str) -> dict:
+    """The family table of one float unit: its rewrites, offered at the unit's measured cost a MAC."""
+    kernels = UNITS[unit]
+
+    def offering(rewrite):
+        def handler(c: Call) -> Offer | None:
+            chosen = rewrite(c, kernels)
+            if chosen is None:
+                return None
+            return Offer(chosen, 100 + kernels.per_mac * operator_macs(c.program.graph, c.graph_op()))
+        return handler
+
+    return {function: Entry(names, offering(rewrite)) for function, (names, rewrite) in REWRITES.items()}
+
+
+FPU_FAMILY = Family(name="USMP FPU", key="usmp-float", kernels="usmp", float_units=("fpu",),
+                    number_types=("float32",), table=_table("fpu"), sources=UNITS["fpu"].sources,
+                    header="usmp_kernels/dsp.h")
+HELIUM_F32_FAMILY = Family(name="USMP Helium float", key="usmp-float", kernels="usmp", float_units=("mve-f",),
+                           number_types=("float32",), table=_table("mve-f"), sources=UNITS["mve-f"].sources,
+                           header="usmp_kernels/dsp.h")

@@ -5,7 +5,8 @@ requantizes four int32 lanes at once. Every shape and constant is known
 here, so the constants are laid out once, in the order the vector loops
 read them (usmp_kernels/helium.h). The kernels need no CMSIS-NN; where it is
 at hand, each layer goes to whichever of the two the measured per-layer cost
-table (LAYER_COSTS) says runs it in fewer instructions.
+table (LAYER_COSTS) says runs it in fewer instructions: the family's offers
+cost what it says, and so do CMSIS-NN's on Helium (cmsis_nn_family.py).
 """
 from __future__ import annotations
 
@@ -13,31 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from usmp.lower.program import Program
 from usmp.paths import KERNELS_DIR
-from usmp.select.cmsis_nn import REWRITES, Call, NewBuffer, Rewrite, Site, portable_calls, same_shape_size
-from usmp.tiling.band_fields import runs_bands
+from usmp.select.cmsis_nn import same_shape_size
+from usmp.select.family import Call, Entry, Family, NewBuffer, Offer, Rewrite
 
 HELIUM_SOURCES = tuple(sorted((KERNELS_DIR / "helium").glob("*_s8.c")))  # int8; built only for programs calling them
 HELIUM_HEADER = "usmp_kernels/helium.h"
-
-
-def select_helium_kernels(program: Program, extension: str | None, cmsis_nn: bool = False) -> dict[Site, Rewrite]:
-    """Where a portable call is (cmsis_nn.Site) -> its rewrite into a Helium kernel (empty without Helium). With
-    CMSIS-NN at hand (`cmsis_nn`), a layer its MVE kernel would run in fewer instructions (LAYER_COSTS) is left to
-    it. The calls of depth-first loops are taken as their operators would be whole, where the kernel runs bands."""
-    if extension != "mve":
-        return {}
-    chosen = {}
-    for site, call, rewrite_of in portable_calls(program, CANDIDATES, extension):
-        rewrite = rewrite_of(call)
-        if rewrite is None or (site.link is not None and not runs_bands(rewrite.params_type)):
-            continue
-        theirs = REWRITES[call.call.function][1](call) if cmsis_nn and call.call.function in REWRITES else None
-        if theirs is not None and layer_cost(theirs.function, call.p) < layer_cost(rewrite.function, call.p):
-            continue
-        chosen[site] = rewrite
-    return chosen
 
 
 @dataclass(frozen=True)
@@ -321,3 +303,15 @@ CANDIDATES = {
     "usmp_avg_pool_s8": (("input", "output"), avg_pool),
     "usmp_quantized_sum_s8": (("input", "accumulators", "output"), mean),
 }
+
+
+def _offering(rewrite):
+    def handler(c: Call) -> Offer | None:
+        chosen = rewrite(c)
+        return None if chosen is None else Offer(chosen, layer_cost(chosen.function, c.p))
+    return handler
+
+
+FAMILY = Family(name="USMP Helium", key="usmp-helium", kernels="usmp", extensions=("mve",), number_types=("int8",),
+                table={function: Entry(names, _offering(rewrite)) for function, (names, rewrite) in CANDIDATES.items()},
+                sources=HELIUM_SOURCES, header=HELIUM_HEADER)
