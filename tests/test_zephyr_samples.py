@@ -13,7 +13,7 @@ SAMPLES = sorted((REPO / "samples" / "usmp").glob("*/sample.yaml"))
 SUITES = sorted((REPO / "tests" / "zephyr").glob("*/testcase.yaml"))
 # Boards QEMU emulates, by their Zephyr 4.x names (hardware model v2).
 QEMU_PLATFORMS = {"qemu_cortex_m0", "mps2/an385", "mps2/an521/cpu0", "mps3/corstone300/an547", "qemu_riscv32"}
-BOARD_SPECIFIC = {"tcm_pools"}  # the Corstone-300's TCMs
+BOARD_SPECIFIC = {"tcm_pools", "float_kernels"}  # the Corstone-300's TCMs; boards with an FPU
 
 
 def test_every_sample_and_suite_is_found():

@@ -2,7 +2,7 @@
 
 The bound (bound.py) is the deepest path under run() in the call graph of the linked image: the frames
 GCC reports (-fstack-usage, frames.py), else the frame the disassembly shows (image.py: the C library,
-libgcc, a library built without the flag), and the calls the disassembly shows, direct, tail and
+libgcc, a library built without the flag, a naked function: GCC reports 0 for its assembly), and the calls the disassembly shows, direct, tail and
 millicode; the instruction set's part is a StackIsa of its architecture (runner/arm.py, runner/riscv.py).
 It holds for any kernel, CMSIS-NN included, without a table of them.
 """

@@ -40,9 +40,11 @@ class CallGraph:
     def frame(self, name: str) -> int:
         f = self._function(name)
         gcc = re.sub(r"\.\d+$", "", name)  # .su files name clones without their number (f.constprop)
-        if gcc in self.frames:
+        if self.frames.get(gcc):
             value = self.frames[gcc]  # GCC's frame counts the registers a saving helper stores
-        else:
+        elif gcc in self.frames and self.frames[gcc] is None:
+            value = None
+        else:  # not compiled by GCC with the flag, or naked (GCC says 0 for an assembly body it never sees)
             value = f.frame
             for helper in f.saves:
                 helper_frame = self._function(helper).frame
