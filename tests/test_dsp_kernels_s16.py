@@ -134,6 +134,8 @@ FC_LAYERS = [
     Layer("fc", in_ch=40, out_ch=6, bias="int32", seed=24),
     Layer("fc", in_ch=32, out_ch=3, out_zp=-1234, seed=25),         # TFLite's fully connected honours it
 ]
+# 64-bit sums: a fully connected layer of 4,000 inputs (micro_speech's), and a convolution of a deep window
+SUM64_LAYERS = [Layer("fc", in_ch=4000, out_ch=5, seed=26), Layer("conv", 3, 3, 600, 3, 3, 3, seed=27)]
 ALL = {"conv": CONV_LAYERS, "dw": DW_LAYERS, "fc": FC_LAYERS}
 
 
@@ -155,22 +157,26 @@ def test_host_twins_match_reference(family, tmp_path):
 def test_dsp_cores_match_reference(target, tmp_path):
     from usmp.runner.baremetal import run_on_target
 
-    model = write_model(tmp_path / "layers.tflite", CONV_LAYERS + DW_LAYERS + FC_LAYERS)
+    model = write_model(tmp_path / "layers.tflite", CONV_LAYERS + DW_LAYERS + FC_LAYERS + SUM64_LAYERS)
     compiled = compile_model(model, usmp_options(target))
     assert all(f.startswith("usmp_dsp_") and "_s16" in f for f in functions(compiled))
     check(model, compiled, lambda c, x: run_on_target(c, x, target).outputs)
 
 
-def test_sums_beyond_32_bits_stay_portable(tmp_path):
-    """A bias beyond int32: the sum does not fit the kernel's 32 bits, so the portable kernel (64-bit sums)
-    keeps the layer, and the selection says why."""
+def test_sums_beyond_32_bits(tmp_path):
+    """Sums or a bias beyond 32 bits (an int64 bias near 2^40; a fully connected layer of 4,000 inputs, as
+    micro_speech's) take the 64-bit sums; the selection says why the 32-bit kernel could not."""
     from usmp import select
 
-    model = write_model(tmp_path / "big.tflite", [Layer("fc", in_ch=8, out_ch=2, bias_at=2**40, seed=31)])
+    layers = [Layer("fc", in_ch=8, out_ch=2, bias_at=2**40, seed=31), Layer("fc", in_ch=4000, out_ch=4, seed=32),
+              Layer("fc", in_ch=2000, out_ch=3, batches=3, out_zp=77, seed=33)]
+    model = write_model(tmp_path / "big.tflite", layers)
     compiled = compile_model(model, usmp_options())
-    assert functions(compiled) == ["usmp_fully_connected_s16"]
-    portable = compile_model(model, CompileOptions(kernels="portable")).program
-    selection = select.choose(portable, select.active_families("cortex-m4", "usmp", False), "dsp")
+    assert functions(compiled) == ["usmp_dsp_conv_s16_sum64"] * 3
+    check(model, compiled, lambda c, x: run_host(c, x, sanitize=True))
+    portable = compile_model(write_model(tmp_path / "int32.tflite", [Layer("fc", in_ch=4000, out_ch=4, bias="int32",
+                                                                           seed=34)]), CompileOptions(kernels="portable"))
+    selection = select.choose(portable.program, select.active_families("cortex-m4", "usmp", False), "dsp")
     (reasons,) = selection.declined.values()
-    assert [why for _, why in reasons] == ["its sums or rescale do not fit the DSP kernel's 32 bits"]
-    check(model, compiled, lambda c, x: run_host(c, x))
+    assert [why for _, why in reasons] == ["its 32-bit sums could overflow, which the DSP kernels do not wrap as "
+                                           "TFLite does"]

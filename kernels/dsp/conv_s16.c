@@ -265,12 +265,71 @@ PAIRS_FUNCTION(pairs1_s64, PAIRS1_ASM(SMMLA64))
 PAIRS_FUNCTION(pairs1_s32, PAIRS1_ASM(SMMLAR32))
 #endif
 
-/* One or two columns against every output channel pair. */
+/*
+ * 64-bit sums (usmp_dsp_conv_s16_sum64): partial sums of at most CHUNK_QUADS quads in 32 bits (127 quads of
+ * int16 x int8 products stay below 2^31), added into 64 bits, then TFLite's 64-bit rescale. The weights stream
+ * per channel pair: the quads, then per channel the bias (low and high word), the 16-bit multiplier, the right
+ * shift and the output offset.
+ */
+enum { CHUNK_QUADS = 127, WIDE_WORDS = 10 };
+
+static int16_t requantize64(int64_t sum, const int32_t *k)
+{
+	const int64_t total = sum + (int64_t)(((uint64_t)(uint32_t)k[1] << 32) | (uint32_t)k[0]);
+	const int64_t scaled = (total * k[2] + ((int64_t)1 << (k[3] - 1))) >> k[3];
+
+	return (int16_t)dsp_ssat16((int32_t)scaled + k[4]);
+}
+
+static void pairs64_c(const int16_t *col0, const int16_t *col1, const uint32_t *weights, int32_t out_ch,
+		      int32_t quads, int16_t *out, int32_t second, int two)
+{
+	int32_t o, g, q;
+
+	for (o = 0; o < out_ch; o += 2, out += 2, weights += 4 * quads + WIDE_WORDS) {
+		int64_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+		const int32_t *k = (const int32_t *)(weights + 4 * quads);
+
+		for (g = 0; g < quads; g += CHUNK_QUADS) {
+			const int32_t end = quads - g < CHUNK_QUADS ? quads : g + CHUNK_QUADS;
+			int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+
+			for (q = g; q < end; q++) {
+				const uint32_t *w = weights + 4 * q;
+				const uint32_t x0a = dsp_read32(col0 + 4 * q), x0b = dsp_read32(col0 + 4 * q + 2);
+				const uint32_t x1a = dsp_read32(col1 + 4 * q), x1b = dsp_read32(col1 + 4 * q + 2);
+
+				a00 = dsp_smlad(x0b, w[1], dsp_smlad(x0a, w[0], a00));
+				a01 = dsp_smlad(x1b, w[1], dsp_smlad(x1a, w[0], a01));
+				a10 = dsp_smlad(x0b, w[3], dsp_smlad(x0a, w[2], a10));
+				a11 = dsp_smlad(x1b, w[3], dsp_smlad(x1a, w[2], a11));
+			}
+			s00 += a00;
+			s01 += a01;
+			s10 += a10;
+			s11 += a11;
+		}
+		out[0] = requantize64(s00, k);
+		if (o + 1 < out_ch)
+			out[1] = requantize64(s10, k + 5);
+		if (two) {
+			out[second] = requantize64(s01, k);
+			if (o + 1 < out_ch)
+				out[second + 1] = requantize64(s11, k + 5);
+		}
+	}
+}
+
+/* One or two columns against every output channel pair (wrap 2: the 64-bit sums). */
 static inline __attribute__((always_inline)) void columns_times_filter(const int16_t *col0, const int16_t *col1,
 								       const uint32_t *weights, int32_t out_ch,
 								       int32_t quads, int16_t *out, int two,
 								       int wrap)
 {
+	if (wrap == 2) {
+		pairs64_c(col0, col1, weights, out_ch, quads, out, out_ch, two);
+		return;
+	}
 #if USMP_DSP_NATIVE
 	if (out_ch >= 2) {
 		const struct pairs_job job = { out, 2 * out_ch, weights + (out_ch >> 1) * PAIR_WORDS(quads), col0,
@@ -335,4 +394,10 @@ DSP_HOT void usmp_dsp_conv_s16_sum32(const struct usmp_dsp_conv_params *p, const
 				     const uint32_t *weights, int16_t *scratch, int16_t *output)
 {
 	conv(p, input, weights, scratch, output, 1);
+}
+
+DSP_HOT void usmp_dsp_conv_s16_sum64(const struct usmp_dsp_conv_params *p, const int16_t *input,
+				     const uint32_t *weights, int16_t *scratch, int16_t *output)
+{
+	conv(p, input, weights, scratch, output, 2);
 }

@@ -90,6 +90,14 @@ void usmp_dsp_conv_s16(const struct usmp_dsp_conv_params *p, const int16_t *inpu
 		       int16_t *scratch, int16_t *output);
 void usmp_dsp_conv_s16_sum32(const struct usmp_dsp_conv_params *p, const int16_t *input, const uint32_t *weights,
 			     int16_t *scratch, int16_t *output);
+/*
+ * The same with the sums in 64 bits, where a layer's sums or bias do not fit 32 bits (a fully connected layer
+ * of thousands of inputs): 32-bit partial sums of 127 quads at most, TFLite's 64-bit rescale; `weights` per
+ * channel pair: the quads, then per channel the int64 bias (two words), the 16-bit multiplier, the right shift
+ * and the output offset.
+ */
+void usmp_dsp_conv_s16_sum64(const struct usmp_dsp_conv_params *p, const int16_t *input, const uint32_t *weights,
+			     int16_t *scratch, int16_t *output);
 
 #define USMP_DSP_CONV_S16_SCRATCH_BYTES(quads) (16 * (quads))
 

@@ -25,6 +25,7 @@ DEPTHWISE_SOURCES = (KERNELS_DIR / "dsp" / "depthwise_s16.c",)
 LARGEST_INPUT = 32768
 # Instructions per MAC of the s16 matrix kernel's pair loop (13 for 16 MACs), and per window tap copied.
 MATRIX_PER_MAC = 0.95
+SUM64_PER_MAC = 1.6  # the 64-bit sums' C loop
 COPY_PER_TAP = 1.0
 
 
@@ -57,10 +58,13 @@ def _matrix(c: Call, weights: np.ndarray, geometry: dict, output_offset: int) ->
     p = c.p
     out_ch, depth = weights.shape
     fields = _fields(c, weights, output_offset)
-    if fields is None:
-        return "its sums or rescale do not fit the DSP kernel's 32 bits"
     words, quads = filter_words(weights, doubled=not p["wide"])
-    data = pair_stream(words, fields)
+    if fields is not None:
+        data, function = pair_stream(words, fields), "usmp_dsp_conv_s16" if p["wide"] else "usmp_dsp_conv_s16_sum32"
+    elif p["wide"]:  # sums or a bias beyond 32 bits: sums in 64 bits
+        data, function = sum64_stream(c, words, out_ch, output_offset), "usmp_dsp_conv_s16_sum64"
+    else:
+        return "its 32-bit sums could overflow, which the DSP kernels do not wrap as TFLite does"
     params = dict(geometry, input_offset=0, quads=quads, act_min=p["act_min"], act_max=p["act_max"])
     pixels = geometry["batches"] * geometry["out_h"] * geometry["out_w"]
     # a 1x1 window of whole quads without padding is read from the input: no scratch
@@ -72,12 +76,28 @@ def _matrix(c: Call, weights: np.ndarray, geometry: dict, output_offset: int) ->
                 ("weights", NewBuffer("dsp_weights", "uint32_t", len(data), data), False),
                 ("scratch", NewBuffer("dsp_columns", "int16_t", 4 if direct else 16 * quads), True),
                 ("output", c.buffers["output"], True)]
-        function = "usmp_dsp_conv_s16" if p["wide"] else "usmp_dsp_conv_s16_sum32"
         return Rewrite(function, "usmp_dsp_conv_params", params, args, sources=CONV_SOURCES)
 
     macs = out_ch * depth * pixels
     copy = 0 if direct else pixels * (COPY_PER_TAP * depth + DSP_WINDOW_ROW / 2 * geometry["filter_h"])
-    return Candidate(make(), MATRIX_CALL + MATRIX_PER_MAC * macs + copy, macs, 0, make, widens=False)
+    per_mac = MATRIX_PER_MAC if function != "usmp_dsp_conv_s16_sum64" else SUM64_PER_MAC
+    return Candidate(make(), MATRIX_CALL + per_mac * macs + copy, macs, 0, make, widens=False)
+
+
+def sum64_stream(c: Call, words: np.ndarray, out_ch: int, output_offset: int) -> bytes:
+    """usmp_dsp_conv_s16_sum64's weights: per channel pair the filter's quads, then per channel the int64 bias
+    (two words), the 16-bit multiplier, the right shift and the output offset (a missing channel: shift 1)."""
+    pairs = len(words)
+    channels = 2 * pairs
+    k = np.zeros((channels, 5), np.int64)
+    k[:, 3] = 1
+    k[:out_ch, 0] = np.frombuffer(c.program.buffers[c.buffers["bias"]].data, np.int64)[:out_ch]
+    k[:out_ch, 2] = _channel_values(c, "multiplier", out_ch)
+    k[:out_ch, 3] = _channel_values(c, "shift", out_ch)
+    k[:, 4] = output_offset
+    requant = np.concatenate([np.ascontiguousarray(k[:, 0]).view(np.int32).reshape(channels, 2),  # bias: 2 words
+                              k[:, 2:].astype(np.int32)], axis=1).reshape(pairs, 10)
+    return np.concatenate([words, requant.view(np.uint32)], axis=1).astype(np.uint32).tobytes()
 
 
 def conv_s16_candidate(c: Call) -> Candidate | str | None:
