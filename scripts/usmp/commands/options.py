@@ -10,13 +10,15 @@ from usmp.errors import UsmpError
 from usmp.placement import PLACEMENTS
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
-from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, OPTIMIZE_CHOICES, missed_fast_kernels
-from usmp.select.cpus import cpu_extension
+from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, OPTIMIZE_CHOICES
+from usmp.select.cpus import cpu_extension, float_unit
+from usmp.select.fallbacks import CMSIS_NN_MISSING
 from usmp.select.cmsis_nn_sources import ENV_VARIABLE
 from usmp.tiling.chains import DEFAULT_BUDGET
 from usmp.tiling.loop import operators_run
 
 EXTENSION_NAMES = {"dsp": "the DSP extension", "mve": "Helium"}
+FLOAT_UNIT_NAMES = {"fpu": "an FPU", "mve-f": "Helium's float lanes"}
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,15 +115,26 @@ def io_targets(text: str | None) -> tuple[str, ...]:
 
 
 def portable_fallback_notice(compiled: Compiled, options: CompileOptions) -> str | None:
-    """One line when a core with DSP or Helium runs portable kernels only because CMSIS-NN was not found
-    (never silently slow: the portable kernels take several times the instructions there)."""
-    missed = missed_fast_kernels(compiled.program, options.cpu, options.kernels, options.cmsis_nn)
-    if not missed:
+    """One notice naming every operator a core with fast kernel families still runs on a portable kernel, and why
+    (never silently slow: the portable kernels take several times the instructions there); none where the
+    portable kernels were asked for."""
+    steps = compiled.program.portable_steps
+    if not steps or options.kernels == "portable":
         return None
-    return (f"usmp: note: CMSIS-NN was not found, so {missed} of {operators_run(compiled.program)} operators of "
-            f"'{compiled.program.name}' run the portable kernels on the {options.cpu} instead of the faster ones for "
-            f"{EXTENSION_NAMES[cpu_extension(options.cpu)]}; point at CMSIS-NN with --cmsis-nn DIR or "
-            f"{ENV_VARIABLE} (or choose --kernels portable)")
+    lines = [f"usmp: note: {len(steps)} of {operators_run(compiled.program)} operators of '{compiled.program.name}' "
+             f"run portable kernels on the {options.cpu} ({core_features(options.cpu)}):"]
+    lines += [f"  {s.index} {s.op} {s.type}: {s.why}" for s in steps]
+    if any(CMSIS_NN_MISSING in s.why for s in steps):
+        lines.append(f"  point at CMSIS-NN with --cmsis-nn DIR or {ENV_VARIABLE} (or choose --kernels portable)")
+    return "\n".join(lines)
+
+
+def core_features(cpu: str) -> str:
+    """What makes a core fast, as a person reads it: "the DSP extension, an FPU"."""
+    unit = float_unit(cpu)
+    features = [EXTENSION_NAMES[e] for e in [cpu_extension(cpu)] if e in EXTENSION_NAMES]
+    features += [FLOAT_UNIT_NAMES[unit]] if unit in FLOAT_UNIT_NAMES and cpu_extension(cpu) != "mve" else []
+    return ", ".join(features) or "no DSP extension or Helium"
 
 
 def print_portable_fallback_notice(compiled: Compiled, options: CompileOptions) -> None:

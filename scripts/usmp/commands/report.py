@@ -14,12 +14,10 @@ from usmp.commands.options import add_model_arguments, add_planning_arguments, c
 from usmp.compiler import compile_model
 from usmp.errors import UsmpError
 from usmp.reference_vectors import random_inputs
-from usmp.report.operators import portable_fallbacks
 from usmp.report.page import report_page
 from usmp.runner.io_files import load_inputs
 from usmp.runner.regions import place_pools
 from usmp.runner.targets import target_named
-from usmp.select import selects_fast_kernels
 from usmp.select.cpus import CPUS
 from usmp.zephyr.options import add_zephyr_arguments, zephyr_compile_options
 
@@ -62,9 +60,7 @@ def run(args) -> int:
     settings = {"model_file": Path(args.model).name, "cpu": options.cpu if options.cpu != "generic" else None,
                 "extension": CPUS.get(options.cpu),
                 "options": _options_text(options)}
-    fallbacks = portable_fallbacks(compiled.program, options.cpu,
-                                   selects_fast_kernels(options.cpu, options.kernels, options.cmsis_nn))
-    page = report_page(document, measurements, settings, fallbacks)
+    page = report_page(document, measurements, settings, document["portable_kernels"])
     output = Path(args.output)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

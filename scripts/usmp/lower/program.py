@@ -111,6 +111,9 @@ class Program:
     outputs: list[str]  # buffer per model output
     init_ops: list[LoweredOp] = field(default_factory=list)  # set the state buffers' initial contents
     external_kernels: ExternalKernels | None = None  # set by the kernel selection pass (usmp/select)
+    # set by the kernel selection pass too: the operators a core with fast kernel families leaves on portable
+    # kernels, and why (select/fallbacks.PortableStep)
+    portable_steps: list = field(default_factory=list)
     # the engines (kernel targets, e.g. "dma") that write the model's inputs and read its outputs, beside the
     # operators: the inputs and outputs live in pools those reach (--io-targets; analysis/scopes.py)
     io_targets: tuple[str, ...] = ()

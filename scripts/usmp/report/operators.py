@@ -3,16 +3,14 @@
 A step is one generated operator function: a TFLite operator, or a depth-first chain of them
 (tiling/). Its kernel family says what runs it: the portable kernels, a CMSIS-NN glue function,
 USMP's own Helium kernels, or a chain of portable band calls. `compiler_changes` says what never
-became a step (folded, views) and which operators on a DSP or Helium core kept the portable kernels.
+became a step (folded, views); which operators a fast core keeps on portable kernels is the selection's
+(program.portable_steps).
 """
 from __future__ import annotations
 
 from usmp.lower.program import LoweredOp, Program
 from usmp.report.macs import operator_macs
-from usmp.select.cmsis_nn import REWRITES
-from usmp.select.cpus import CPUS
 
-FAST_EXTENSIONS = ("dsp", "mve")  # cores where CMSIS-NN's or USMP's vector kernels beat the portable ones
 
 
 def kernel_family(op: LoweredOp) -> dict:
@@ -101,27 +99,6 @@ def compiler_changes(program: Program) -> dict:
     shared = [{"buffer": name, "tensors": buffer_tensor_names(program, name)}
               for name, b in program.buffers.items() if len(b.tensors) > 1]
     return {"folded": folded, "without_code": without_code, "shared_buffers": shared}
-
-
-def portable_fallbacks(program: Program, cpu: str | None, fast_kernels: bool | None = None) -> list[dict]:
-    """On a DSP or Helium core, the steps that run portable kernels, with why (none on other cores).
-
-    fast_kernels: whether CMSIS-NN was there to be selected (select.selects_fast_kernels).
-    """
-    fallbacks = []
-    if CPUS.get(cpu or "") in FAST_EXTENSIONS:
-        for step, op in enumerate(program.ops):
-            kernels = kernel_family(op)
-            if any(f.startswith(("usmp_cmsis_nn_", "usmp_helium_", "usmp_dsp_")) for f in kernels["functions"]):
-                continue  # (a depth-first chain whose links all run portable kernels is listed)
-            if not any(call.function in REWRITES for call in op.calls):
-                why = "no CMSIS-NN kernel for this operator or type"
-            elif fast_kernels is False:
-                why = "CMSIS-NN not found or --kernels portable"
-            else:
-                why = "CMSIS-NN does not compute this case exactly as TFLite Micro"
-            fallbacks.append({"step": step, "index": op.op_index, "op": op.opcode, "why": why})
-    return fallbacks
 
 
 def live_bytes_by_pool(document: dict) -> dict[str, list[int]]:

@@ -49,6 +49,8 @@ def plan_document(program, buffers: list[BufferInfo], result: PlanResult, pools,
         "tried": [{"algorithm": a, "bytes": b} for a, b, _ in result.tried],
         # each step: operator, kernel family, tensors, MACs, buffers read and written (report/operators.py)
         "operators": operator_entries(program),
+        # on a core with fast kernel families, the operators left on portable kernels and why (select/fallbacks.py)
+        "portable_kernels": [step.as_dict() for step in program.portable_steps],
         "compiler": compiler_changes(program),
         # placement by demand (usmp/placement): whether pools were ranked, and kernels whose accesses were guessed
         "placement": _placement(program, result, pools, demand),

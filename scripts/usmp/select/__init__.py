@@ -19,8 +19,10 @@ kernel cannot run a band is dropped there) select_kernels asks each family
 that applies (the core, --kernels, CMSIS-NN found) and takes the cheapest
 offer; a family's `settle` then decides for the whole program among the calls
 it won (USMP's DSP kernels widen filters within a budget on their constants:
---optimize). Everything no family takes stays portable; Selection records why,
-family by family, for the notice and the report (never silently slow).
+--optimize). Everything no family takes stays portable: program.portable_steps
+names each such operator and why, from the families' tables and reasons
+(fallbacks.py), for the compile notice, `usmp check --cpu`, the plan and the
+report page (never silently slow).
 
 To add a family: write select/<family>.py with a FAMILY (its table of handlers,
 costs measured on the emulated cores), put its kernels in kernels/<family>/
@@ -39,6 +41,7 @@ from usmp.select import cmsis_nn_family, dsp_family, fpu, helium
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
 from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension, float_unit
 from usmp.select.dsp import OPTIMIZE_CHOICES
+from usmp.select.fallbacks import portable_steps
 from usmp.select.family import Call, Family, NewBuffer, Offer, Rewrite, Site, portable_calls
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.loop import BandLoop
@@ -47,8 +50,8 @@ from usmp.tiling.loop import BandLoop
 FAMILIES: tuple[Family, ...] = (dsp_family.FAMILY, helium.FAMILY, cmsis_nn_family.FAMILY, fpu.FPU_FAMILY,
                                 fpu.HELIUM_F32_FAMILY)
 
-__all__ = ["CPUS", "FAMILIES", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "Selection", "missed_fast_kernels",
-           "preview_kernels", "select_kernels", "selects_fast_kernels"]
+__all__ = ["CPUS", "FAMILIES", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "Selection", "preview_kernels",
+           "select_kernels", "selects_fast_kernels"]
 
 
 @dataclass
@@ -108,13 +111,12 @@ def _settled(selection: Selection, program: Program, optimize: str) -> dict[Site
 def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
                    cmsis_nn: str | os.PathLike | None = None, optimize: str = "balanced") -> Program:
     """The program with the kernel families' calls where `kernels` and the CPU allow them (in place, and
-    returned)."""
-    extension = cpu_extension(cpu)
+    returned), and program.portable_steps: what a core with fast kernel families still runs portable, and why."""
+    extension, unit = cpu_extension(cpu), float_unit(cpu)
     root = _root(kernels, optimize, cmsis_nn)
     families = active_families(cpu, kernels, root is not None)
-    if not families:
-        return program
-    final = _settled(choose(program, families, extension), program, optimize)
+    selection = choose(program, families, extension)
+    final = _settled(selection, program, optimize)
     operators: dict[str, set[tuple[int, int]]] = {}  # family name -> (position, op index)
     called: set[str] = set()
     sources: dict = {}  # the sources the rewrites need beyond their families', in order
@@ -125,26 +127,18 @@ def select_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
                 called.update(rewrite.cmsis_functions)
                 sources.update(dict.fromkeys(rewrite.sources))
     for loop in program.ops:
-        if isinstance(loop, BandLoop):
+        if families and isinstance(loop, BandLoop):
             used = {a for call in loop.calls for a in call.args}
             loop.args = [a for a in loop.args if a.name in used]
     if operators:
         _drop_unused(program)
         used = [f for f in FAMILIES if f.name in operators]
         program.external_kernels = _external(cpu, used, root, called, operators, list(sources))
+    on_core = [f for f in FAMILIES if f.runs_on(extension, unit)]
+    if on_core:
+        program.portable_steps = portable_steps(program, on_core, families, selection.declined,
+                                                {(site.position, site.link) for site in final}, kernels)
     return program
-
-
-def missed_fast_kernels(program: Program, cpu: str = GENERIC, kernels: str = "auto",
-                        cmsis_nn: str | os.PathLike | None = None) -> int:
-    """How many operators run the portable kernels only because CMSIS-NN was not found: the calls still portable
-    after selection that CMSIS-NN would take on this core with `--kernels auto` (0 when it is found or not wanted;
-    a depth-first loop's links count one by one)."""
-    if kernels != "auto" or cpu_extension(cpu) is None or known_root(cmsis_nn) is not None:
-        return 0
-    missing = [f for f in active_families(cpu, kernels, True) if f.cmsis_nn]
-    chosen = choose(program, missing, cpu_extension(cpu)).chosen
-    return len({(site.position, choice.call.op_index) for site, choice in chosen.items()})
 
 
 def _root(kernels: str, optimize: str, cmsis_nn: str | os.PathLike | None):

@@ -213,10 +213,10 @@ def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
     return dict({k: p[k] for k in keys}, in_ch=in_ch, out_ch=out_ch)
 
 
-def conv_candidate(c: Call) -> Candidate | None:
+def conv_candidate(c: Call) -> Candidate | str | None:
     p = c.p
-    if p["filter_in_ch"] != p["in_ch"]:  # groups
-        return None
+    if p["filter_in_ch"] != p["in_ch"]:
+        return "USMP's DSP kernels have no grouped convolution"
     weights = np.frombuffer(c.program.buffers[c.buffers["filter"]].data, np.int8)
     weights = weights[:p["out_ch"] * p["filter_h"] * p["filter_w"] * p["in_ch"]].reshape(p["out_ch"], -1)
     return _matrix_candidate(c, weights, _geometry(p, p["in_ch"], p["out_ch"]), p["input_offset"],

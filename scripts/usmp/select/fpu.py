@@ -46,17 +46,17 @@ _GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch", "fi
              "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")
 
 
-def conv_rewrite(c: Call, family: FloatFamily) -> Rewrite | None:
-    """CONV_2D without groups as the matrix kernel."""
+def conv_rewrite(c: Call, family: FloatFamily) -> Rewrite | str:
+    """CONV_2D without groups as the matrix kernel (else why not, for the notice)."""
     p = c.p
     if p["filter_in_ch"] != p["in_ch"]:
-        return None
+        return f"a grouped convolution ({p['in_ch'] // p['filter_in_ch']} groups)"
     taps = p["filter_h"] * p["filter_w"] * p["in_ch"]
     weights = floats(c, "filter")[:p["out_ch"] * taps].reshape(p["out_ch"], taps)
     return _matrix(c, family, {k: p[k] for k in _GEOMETRY}, weights, floats(c, "bias")[:p["out_ch"]])
 
 
-def fully_connected_rewrite(c: Call, family: FloatFamily) -> Rewrite | None:
+def fully_connected_rewrite(c: Call, family: FloatFamily) -> Rewrite:
     """Each batch row is one pixel of a 1 x batches image under a 1x1 filter."""
     p = c.p
     rows, depth = p["out_features"], p["in_features"]
@@ -79,10 +79,12 @@ def _matrix(c: Call, family: FloatFamily, geometry: dict, weights: np.ndarray, b
     return Rewrite(f"{family.prefix}_conv_f32", "usmp_fpu_conv_params", params, args, ())
 
 
-def depthwise_rewrite(c: Call, family: FloatFamily) -> Rewrite | None:
+def depthwise_rewrite(c: Call, family: FloatFamily) -> Rewrite | str:
     p = c.p
-    if p["depth_multiplier"] != 1 or p["in_ch"] % 4:
-        return None
+    if p["depth_multiplier"] != 1:
+        return f"depth multiplier {p['depth_multiplier']} (the float kernels take 1)"
+    if p["in_ch"] % 4:
+        return f"{p['in_ch']} channels (the float kernels take a multiple of 4)"
     channels, taps = p["in_ch"], p["filter_h"] * p["filter_w"]
     data = depthwise_stream(floats(c, "filter")[:channels * taps].reshape(channels, taps),
                             floats(c, "bias")[:channels])
@@ -111,10 +113,10 @@ def _table(unit: str) -> dict:
     kernels = UNITS[unit]
 
     def offering(rewrite):
-        def handler(c: Call) -> Offer | None:
+        def handler(c: Call) -> Offer | str:
             chosen = rewrite(c, kernels)
-            if chosen is None:
-                return None
+            if isinstance(chosen, str):
+                return chosen
             return Offer(chosen, 100 + kernels.per_mac * operator_macs(c.program.graph, c.graph_op()))
         return handler
 

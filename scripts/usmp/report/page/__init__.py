@@ -26,7 +26,7 @@ def report_page(document: dict, measurements: dict | None = None, settings: dict
     """document: the plan JSON; measurements: a Cortex-M run's report with its profile
     (step_instructions, outside_steps), or None for a model that only compiled; settings: what the
     model was compiled with (model_file, cpu, extension, options; shown in the header); fallbacks:
-    the operators a DSP or Helium core runs on portable kernels (operators.portable_fallbacks)."""
+    the operators a core with fast kernel families runs on portable kernels (the plan's "portable_kernels")."""
     measurements = measurements or {}
     total = measurements.get("instructions")
     rows = profile_rows(document, measurements.get("step_instructions"), total, measurements.get("step_memory"))
