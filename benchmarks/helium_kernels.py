@@ -66,7 +66,7 @@ def number(value: int | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", type=Path, help="models (default: those of cortex_m_targets.py)")
+    parser.add_argument("models", nargs="*", type=Path, help="models (default: the int8 ones of cortex_m_targets.py)")
     parser.add_argument("--cmsis-nn", help="CMSIS-NN directory (default: $CMSIS_NN_PATH, ...)")
     parser.add_argument("--layers", action="store_true", help="every operator beside CMSIS-NN's kernels")
     args = parser.parse_args(argv)
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cmsis_nn = str(cmsis_nn)
     rows, tops, layer_rows, ratios, all_exact = [], [], [], [], True
-    for model in args.models or DEFAULT_MODELS:
+    for model in args.models or [m for m in DEFAULT_MODELS if m.stem in TFLM_CMSIS_NN]:  # the int8 models
         default = run(model, "auto", "auto", cmsis_nn)
         whole = run(model, "off", "auto", cmsis_nn, profile=True)
         print(f"measured {model.stem}", file=sys.stderr, flush=True)

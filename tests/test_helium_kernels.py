@@ -68,6 +68,10 @@ DW_LAYERS = [
     Layer("dw", 6, 6, 16, 16, 3, 3, dilation=(2, 2), seed=40),  # dilation: intrinsics
     Layer("dw", 5, 5, 8, 8, 3, 3, batches=2, per_channel=False, seed=44),
     Layer("dw", 3, 3, 136, 136, 3, 3, seed=45),               # nine groups, every pixel at a border
+    # rows wider than the strips' budget: chunks of a row, passes over the groups
+    Layer("dw", 4, 40, 48, 48, 3, 3, seed=46),                # three passes of a group, two chunks
+    Layer("dw", 5, 45, 24, 24, 3, 3, (2, 2), seed=47),        # stride 2, a partial group in its own pass
+    Layer("dw", 3, 99, 8, 8, 3, 3, seed=48),                  # two pixels a vector, a lone pixel in the last chunk
 ]
 FC_LAYERS = [
     Layer("fc", in_ch=64, out_ch=12, seed=41),                # read in place

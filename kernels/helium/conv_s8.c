@@ -145,6 +145,92 @@ GEMM_PAIRS(gemm_pairs_general, "	vldrw.u32	q3, [r5], #16\n",
 	   "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n", "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
 	   "", "	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")
 
+/* What the narrow loop reads (the assembly below reads the fields at these offsets). */
+struct narrow_job {
+	const int8_t *columns; /* 0: the first pixel's column */
+	int32_t stride;        /* 4: bytes from one pixel's column to the next's */
+	int32_t pixels;        /* 8 (>= 1) */
+	const int8_t *blocks;  /* 12 */
+	int32_t full_blocks;   /* 16 (>= 1) */
+	int32_t block_bytes;   /* 20 */
+	int8_t *output;        /* 24: the first pixel's output */
+	int32_t out_ch;        /* 28 */
+	int32_t output_offset; /* 32 */
+	int32_t act_min;       /* 36 */
+	int32_t act_max;       /* 40 */
+	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
+};
+
+/*
+ * Columns of a single 16-byte chunk (depth <= 16) against every full block, in assembly: a block's four filters
+ * stay in q4..q7 while every pixel's column is loaded once for four VMLADAV, the four sums stored as they come
+ * (one stm); then the block's biases, multipliers and shifts take their places and the sums are requantized,
+ * a vector a pixel, as helium_requantize (offset, clamp: q2, q3) into the pixels' four outputs.
+ */
+#define GEMM_NARROW(name, left_load, left_shift, fix)                                                       \
+	__attribute__((naked, noinline)) static void name(const struct narrow_job *job)                    \
+	{                                                                                                  \
+		(void)job;                                                                                 \
+		__asm volatile("	push	{r4-r11, lr}\n"                                             \
+			       "	vpush	{d8-d15}\n"                                                 \
+			       "	ldr	r9, [r0, #12]\n"                                            \
+			       "	ldr	r11, [r0, #16]\n"                                           \
+			       "	ldr	r7, [r0, #24]\n"                                            \
+			       "	ldr	r2, [r0, #36]\n"                                            \
+			       "	vdup.32	q2, r2\n"                                                   \
+			       "	ldr	r2, [r0, #40]\n"                                            \
+			       "	vdup.32	q3, r2\n"                                                   \
+			       "	ldr	r12, [r0, #32]\n"                                           \
+			       "	ldr	r3, [r0, #4]\n"                                             \
+			       "1:	vldrw.u32	q4, [r9, #16]\n"                                    \
+			       "	vldrw.u32	q5, [r9, #32]\n"                                    \
+			       "	vldrw.u32	q6, [r9, #48]\n"                                    \
+			       "	vldrw.u32	q7, [r9, #64]\n"                                    \
+			       "	ldr	r1, [r0, #0]\n"                                             \
+			       "	ldr	r5, [r0, #44]\n"                                            \
+			       "	ldr	r2, [r0, #8]\n"                                             \
+			       "	dls	lr, r2\n"                                                   \
+			       "2:	vldrb.8	q0, [r1]\n"                                                 \
+			       "	add	r1, r1, r3\n"                                               \
+			       "	vmladav.s8	r4, q0, q4\n"                                       \
+			       "	vmladav.s8	r6, q0, q5\n"                                       \
+			       "	vmladav.s8	r8, q0, q6\n"                                       \
+			       "	vmladav.s8	r10, q0, q7\n"                                      \
+			       "	stm	r5!, {r4, r6, r8, r10}\n"                                   \
+			       "	le	lr, 2b\n"                                                   \
+			       "	vldrw.u32	q6, [r9]\n"                                         \
+			       "	vldrw.u32	q4, [r9, #80]\n"                                    \
+			       "	vldrw.u32	q5, [r9, #96]\n" left_load                          \
+			       "	ldr	r5, [r0, #44]\n"                                            \
+			       "	ldr	r1, [r0, #28]\n"                                            \
+			       "	mov	r6, r7\n"                                                   \
+			       "	dls	lr, r2\n"                                                   \
+			       "3:	vldrw.u32	q0, [r5], #16\n"                                    \
+			       "	vadd.i32	q0, q0, q6\n" left_shift                            \
+			       "	vqrdmulh.s32	q0, q0, q4\n" fix                                   \
+			       "	vqadd.s32	q0, q0, q1\n"                                       \
+			       "	vrshl.s32	q0, q0, q5\n"                                       \
+			       "	vadd.i32	q0, q0, r12\n"                                      \
+			       "	vmax.s32	q0, q0, q2\n"                                       \
+			       "	vmin.s32	q0, q0, q3\n"                                       \
+			       "	vstrb.32	q0, [r6]\n"                                         \
+			       "	add	r6, r6, r1\n"                                               \
+			       "	le	lr, 3b\n"                                                   \
+			       "	ldr	r2, [r0, #20]\n"                                            \
+			       "	add	r9, r9, r2\n"                                               \
+			       "	adds	r7, r7, #4\n"                                               \
+			       "	subs	r11, r11, #1\n"                                             \
+			       "	bne	1b\n"                                                       \
+			       "	vpop	{d8-d15}\n"                                                 \
+			       "	pop	{r4-r11, pc}\n");                                           \
+	}
+
+/* every right shift non-zero, no left shift: the rounding fix is the sign alone */
+GEMM_NARROW(gemm_narrow, "", "", "	vshr.s32	q1, q0, #31\n")
+/* any shifts: left shifts in q7, the rounding fix only where there is a right shift */
+GEMM_NARROW(gemm_narrow_general, "	vldrw.u32	q7, [r9, #112]\n", "	vshl.s32	q0, q0, q7\n",
+	    "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n")
+
 /* One pixel against `count` blocks from `block` (the last one may have fewer than 4 channels left). */
 HELIUM_HOT static void gemm_lone(const struct gemm_job *j, int32_t general, const int8_t *column, const int8_t *block,
 		      int32_t count, int32_t channels_left, int8_t *out)
@@ -177,13 +263,19 @@ HELIUM_HOT static void gemm_lone(const struct gemm_job *j, int32_t general, cons
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
 HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride,
-			    int32_t pixels, const int8_t *blocks, int8_t *out)
+			    int32_t pixels, const int8_t *blocks, int8_t *out, int32_t *sums)
 {
 	const int32_t general = p->requant_general, out_ch = p->out_ch;
 	struct gemm_job j = { columns, columns + stride, 2 * stride, pixels >> 1, blocks, out_ch >> 2, p->chunks, out,
 			      out_ch, p->output_offset, p->act_min, p->act_max, block_bytes(p->chunks, general) };
 
-	if (j.pairs > 0 && j.full_blocks > 0) {
+	if (p->chunks == 1) { /* every pixel through the narrow loop, the last block's channels pixel by pixel */
+		const struct narrow_job n = { columns, stride, pixels, blocks, j.full_blocks, j.block_bytes, out, out_ch,
+					      p->output_offset, p->act_min, p->act_max, sums };
+
+		if (j.full_blocks > 0)
+			(general ? gemm_narrow_general : gemm_narrow)(&n);
+	} else if (j.pairs > 0 && j.full_blocks > 0) {
 		if (general)
 			gemm_pairs_general(&j);
 		else
@@ -192,26 +284,13 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 	if (out_ch & 3) { /* the last block's channels, pixel by pixel */
 		const int8_t *last = blocks + (size_t)j.full_blocks * j.block_bytes;
 
-		for (int32_t px = 0; px < (pixels & ~1); px++)
+		for (int32_t px = 0; px < pixels; px++)
 			gemm_lone(&j, general, columns + (size_t)px * stride, last, 1, out_ch & 3,
 				  out + (size_t)px * out_ch + (out_ch & ~3));
 	}
-	if (pixels & 1) /* the odd last pixel, every block */
-		gemm_lone(&j, general, columns + (size_t)(pixels - 1) * stride, blocks, (out_ch + 3) >> 2, out_ch,
+	if (pixels & 1 && p->chunks > 1) /* the odd last pixel, every full block */
+		gemm_lone(&j, general, columns + (size_t)(pixels - 1) * stride, blocks, out_ch >> 2, out_ch,
 			  out + (size_t)(pixels - 1) * out_ch);
-}
-
-/* n bytes from src to dst, a tail-predicated vector per 16 (a low-overhead loop: WLSTP skips n = 0). */
-HELIUM_INLINE void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
-{
-	__asm volatile("	wlstp.8	lr, %[n], 2f\n"
-		       "1:	vldrb.8	q0, [%[src]], #16\n"
-		       "	vstrb.8	q0, [%[dst]], #16\n"
-		       "	letp	lr, 1b\n"
-		       "2:\n"
-		       : [dst] "+r"(dst), [src] "+r"(src)
-		       : [n] "r"(n)
-		       : "q0", "lr", "memory");
 }
 
 HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
@@ -264,13 +343,71 @@ HELIUM_INLINE void fill_runs(int8_t *dst, int32_t dst_step, int8_t value, int32_
 		       : [n] "r"(n), [ds] "r"(dst_step), [v] "r"((int32_t)value)
 		       : "q0", "lr", "memory", "cc");
 }
-/* count windows (src_step apart) of gathered bytes, 8 a gather (offsets from each window's first tap), into
- * columns `stride` apart: windows whose filter rows are shorter than a vector. */
+/* What the window gathers read (the offsets used there). */
+struct gather_job {
+	int8_t *column;          /* 0 */
+	int32_t stride;          /* 4: bytes from a column to the next */
+	const int8_t *src;       /* 8: the first window's first tap */
+	int32_t src_step;        /* 12: from a window's first tap to the next window's */
+	int32_t count;           /* 16: windows (>= 1) */
+	const uint16_t *offsets; /* 20: 16 * chunks offsets of the column's bytes from the window's first tap */
+};
+
+/* `count` windows of gathered bytes into columns, 8 a gather (VLDRB.U16 with the offsets in q2 on), the whole
+ * column of `chunks` 16-byte chunks (offsets past the depth read the first tap again, against zero filter
+ * bytes). One function per chunk count. */
+#define GATHER_PAIR(n, a, b) \
+	"	vldrb.u16	q0, [r3, q" a "]\n" \
+	"	vstrb.16	q0, [r1, #" n "]\n" \
+	"	vldrb.u16	q1, [r3, q" b "]\n" \
+	"	vstrb.16	q1, [r1, #" n " + 8]\n"
+#define GATHER_WINDOWS(name, load, pairs)                                              \
+	__attribute__((naked, noinline)) static void name(const struct gather_job *job) \
+	{                                                                               \
+		(void)job;                                                              \
+		__asm volatile("	push	{r4-r6, lr}\n"                           \
+			       "	vpush	{d8-d15}\n"                              \
+			       "	ldm	r0, {r1, r2, r3, r4, r5, r6}\n" load     \
+			       "	dls	lr, r5\n"                                \
+			       "1:" pairs "	add	r3, r3, r4\n"                    \
+			       "	add	r1, r1, r2\n"                            \
+			       "	le	lr, 1b\n"                                \
+			       "	vpop	{d8-d15}\n"                              \
+			       "	pop	{r4-r6, pc}\n");                         \
+	}
+GATHER_WINDOWS(gather_windows_1, "	vldrh.u16	q2, [r6]\n	vldrh.u16	q3, [r6, #16]\n",
+	       GATHER_PAIR("0", "2", "3"))
+GATHER_WINDOWS(gather_windows_2,
+	       "	vldrh.u16	q2, [r6]\n	vldrh.u16	q3, [r6, #16]\n"
+	       "	vldrh.u16	q4, [r6, #32]\n	vldrh.u16	q5, [r6, #48]\n",
+	       GATHER_PAIR("0", "2", "3") GATHER_PAIR("16", "4", "5"))
+GATHER_WINDOWS(gather_windows_3,
+	       "	vldrh.u16	q2, [r6]\n	vldrh.u16	q3, [r6, #16]\n"
+	       "	vldrh.u16	q4, [r6, #32]\n	vldrh.u16	q5, [r6, #48]\n"
+	       "	vldrh.u16	q6, [r6, #64]\n	vldrh.u16	q7, [r6, #80]\n",
+	       GATHER_PAIR("0", "2", "3") GATHER_PAIR("16", "4", "5") GATHER_PAIR("32", "6", "7"))
+
+/* count windows (src_step apart) of gathered bytes into columns `stride` apart: windows whose filter rows are
+ * shorter than a vector. */
 HELIUM_INLINE void gather_windows(int8_t *column, int32_t stride, const int8_t *src, int32_t src_step, int32_t count,
-				  const uint16_t *offsets, int32_t gathers)
+				  const uint16_t *offsets, int32_t chunks)
 {
+	const struct gather_job j = { column, stride, src, src_step, count, offsets };
+
+	if (chunks == 1) {
+		gather_windows_1(&j);
+		return;
+	}
+	if (chunks == 2) {
+		gather_windows_2(&j);
+		return;
+	}
+	if (chunks == 3) {
+		gather_windows_3(&j);
+		return;
+	}
 	for (; count > 0; count--, src += src_step, column += stride)
-		for (int32_t g = 0; g < gathers; g++)
+		for (int32_t g = 0; g < 2 * chunks; g++)
 			vstrbq_s16(column + 8 * g, vldrbq_gather_offset_s16(src, vldrhq_u16(offsets + 8 * g)));
 }
 #else
@@ -280,10 +417,10 @@ HELIUM_INLINE void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
 }
 
 HELIUM_INLINE void gather_windows(int8_t *column, int32_t stride, const int8_t *src, int32_t src_step, int32_t count,
-				  const uint16_t *offsets, int32_t gathers)
+				  const uint16_t *offsets, int32_t chunks)
 {
 	for (; count > 0; count--, src += src_step, column += stride)
-		for (int32_t i = 0; i < 8 * gathers; i++)
+		for (int32_t i = 0; i < 16 * chunks; i++)
 			column[i] = src[offsets[i]];
 }
 
@@ -307,7 +444,7 @@ HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
 
 /* The same sums one output at a time from the same constants (the host tests, builds without Helium). */
 static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride, int32_t pixels,
-		 const int8_t *blocks, int8_t *out)
+		 const int8_t *blocks, int8_t *out, int32_t *sums)
 {
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
 
@@ -317,6 +454,7 @@ static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns,
 			const int32_t *requant = (const int32_t *)(const void *)(block + 16 + 64 * p->chunks);
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
+			(void)sums;
 			for (int32_t k = 0; k < p->depth; k++)
 				sum += (int32_t)columns[k] * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
 			sum = usmp_mul_by_quantized_multiplier(
@@ -380,7 +518,7 @@ HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, cons
 	end = end > xb ? xb : end < first ? first : end;
 	if (p->gathers && end > first && y0 >= 0 && y0 + (p->filter_h - 1) * p->dilation_h < p->in_h) {
 		gather_windows(columns + (first - xa) * stride, stride, image + (size_t)y0 * in_row + (first * sw - pl) * p->in_ch,
-			       sw * p->in_ch, end - first, offsets, p->gathers);
+			       sw * p->in_ch, end - first, offsets, p->chunks);
 		if (first == xa && end == xb)
 			return; /* no window at the borders */
 		gathered = 1;
@@ -403,15 +541,43 @@ HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, cons
 	}
 }
 
+/* `run` pixels of a 1x1 layer of at most 16 channels at a time, the input read as the columns, `in_ch` bytes
+ * apart; the last pixel's column, whose 16 bytes would run past the input, is copied first. */
+HELIUM_HOT static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input,
+				     const int8_t *blocks, int8_t *scratch, int8_t *output)
+{
+	const int32_t pixels = p->batches * p->out_h * p->out_w, c = p->in_ch;
+	int32_t *sums = (int32_t *)(void *)scratch;
+	int8_t *lone = scratch + 16 * p->run; /* a column of 16 bytes */
+
+	for (int32_t px = 0; px < pixels; px += p->run) {
+		int32_t n = pixels - px < p->run ? pixels - px : p->run;
+
+		if (px + n == pixels && c < 16) {
+			copy_bytes(lone, input + (size_t)(pixels - 1) * c, c);
+			gemm(p, lone, 16, 1, blocks, output + (size_t)(pixels - 1) * p->out_ch, sums);
+			n--;
+		}
+		if (n > 0)
+			gemm(p, input + (size_t)px * c, c, n, blocks, output + (size_t)px * p->out_ch, sums);
+	}
+}
+
 /* `run` output pixels at a time (a run may span output rows): their columns (im2col by rows of the output),
- * then the matrix loop over them. */
+ * then the matrix loop over them. With depth <= 16 the scratch holds the sums of the narrow loop after the
+ * columns (a 1x1 layer: the input is the columns). */
 HELIUM_HOT void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
 				    const int8_t *blocks, int8_t *columns, int8_t *output)
 {
 	const int32_t pixels = p->out_h * p->out_w, stride = 16 * p->chunks;
 	const uint16_t *offsets = (const uint16_t *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
 									     block_bytes(p->chunks, p->requant_general));
+	int32_t *sums = (int32_t *)(void *)(columns + (size_t)p->run * stride);
 
+	if (p->direct) {
+		direct_narrow(p, input, blocks, columns, output);
+		return;
+	}
 	for (int32_t batch = 0; batch < p->batches; batch++) {
 		const int8_t *image = input + (size_t)batch * p->in_h * p->in_w * p->in_ch;
 
@@ -427,7 +593,7 @@ HELIUM_HOT void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, con
 				if (ox < p->out_w)
 					break;
 			}
-			gemm(p, columns, stride, n, blocks, output + (size_t)px * p->out_ch);
+			gemm(p, columns, stride, n, blocks, output + (size_t)px * p->out_ch, sums);
 		}
 		output += (size_t)pixels * p->out_ch;
 	}
@@ -436,5 +602,5 @@ HELIUM_HOT void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, con
 HELIUM_HOT void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
 					const int8_t *blocks, int8_t *output)
 {
-	gemm(p, input, p->in_ch, p->batches * p->out_h * p->out_w, blocks, output);
+	gemm(p, input, p->in_ch, p->batches * p->out_h * p->out_w, blocks, output, NULL);
 }

@@ -43,19 +43,21 @@ HELIUM_INLINE int32_t lane_bytes(const struct usmp_helium_depthwise_params *p)
 #if USMP_HELIUM_NATIVE
 /* What dw_vectors reads (the offsets used there). */
 struct dw_job {
-	const int8_t *row0;  /* 0: the first vector's first tap in its strip */
+	const int8_t *row0;  /* 0: the first group's first vector's first tap in its strip */
 	const int8_t *row1;  /* 4: the same column of the second filter row's strip */
 	const int8_t *row2;  /* 8: of the third's */
 	int32_t step;        /* 12: bytes from one vector's first tap to the next's */
-	int32_t count;       /* 16: vectors */
-	const int8_t *group; /* 20: the group's constants */
-	int8_t *out;         /* 24 */
+	int32_t count;       /* 16: vectors a group */
+	const int8_t *group; /* 20: the first group's constants */
+	int8_t *out;         /* 24: its first vector's output */
 	int32_t out_step;    /* 28 */
-	int32_t unused;      /* 32 */
+	int32_t groups;      /* 32 */
 	int32_t zero_point;  /* 36: the output zero point */
 	int32_t act_min;     /* 40 */
 	int32_t act_max;     /* 44 */
-	uint32_t lanes;      /* 48: the lanes stored, as VPR.P0 */
+	uint32_t lanes;      /* 48: the lanes of the last group stored, as VPR.P0 (the others store 16) */
+	int32_t strip_bytes; /* 52: from a group's strip to the next group's */
+	int32_t group_bytes; /* 56: from a group's constants to the next group's */
 };
 
 /* Two taps, the strips at [a] and [b], times the filter's next 32 bytes: their int16 products summed into q6
@@ -92,36 +94,43 @@ struct dw_job {
 	"	vrshl.s32	q" n ", q" n ", q5\n"
 
 /*
- * `count` vectors of a 3x3 layer whose shifts are all right shifts, in assembly (GCC spilled the sums and
- * the predicate), the taps of a filter row `tap` bytes apart in its strip (an immediate: one function per
- * strip layout). Per vector the four sums start from the group's biases and take the nine taps in pairs
- * from the three strips (r0, r5, lr); then they are requantized, narrowed with saturation into int16 (even
- * channels, odd channels), offset by the zero point and clamped there, narrowed into lane order and stored
- * under the lanes' predicate (VPR.P0, set once: nothing in the loop changes it).
+ * `count` vectors of each of `groups` groups of a 3x3 layer whose shifts are all right shifts, in assembly (GCC
+ * spilled the sums and the predicate), the taps of a filter row `tap` bytes apart in its strip (an immediate:
+ * one function per strip layout). Per vector the four sums start from the group's biases and take the nine taps
+ * in pairs from the three strips (r0, r5, r8); then they are requantized, narrowed with saturation into int16
+ * (even channels, odd channels), offset by the zero point there, narrowed with saturation into lane order,
+ * clamped and stored under the group's lanes (VPR.P0: all 16 but in the last group). Between groups the strips,
+ * the constants and the output move on by a group (the job keeps the group's first addresses).
  */
 #define DW_VECTORS(name, tap, tap2)                                                                              \
-	__attribute__((naked, noinline)) static void name(const struct dw_job *job)                                \
+	__attribute__((naked, noinline)) static void name(struct dw_job *job)                                      \
 	{                                                                                                          \
 		(void)job;                                                                                         \
 		__asm volatile("	push	{r4-r11, lr}\n"                                                     \
 			       "	vpush	{d8-d15}\n"                                                         \
-			       "	ldr	r4, [r0, #48]\n"                                                    \
-			       "	vmsr	p0, r4\n"                                                           \
-			       "	ldrd	r12, r6, [r0, #36]\n"                                               \
-			       "	ldr	r7, [r0, #44]\n"                                                    \
-			       "	ldrd	r10, r8, [r0, #12]\n"                                               \
-			       "	ldrd	r9, r3, [r0, #20]\n"                                                \
-			       "	ldr	r11, [r0, #28]\n"                                                   \
-			       "	ldrd	r5, lr, [r0, #4]\n"                                                 \
-			       "	ldr	r0, [r0, #0]\n"                                                     \
+			       "	mov	r1, r0\n"                                                           \
+			       "	ldrd	r12, r6, [r1, #36]\n"                                               \
+			       "	ldr	r7, [r1, #44]\n"                                                    \
+			       "	ldr	r10, [r1, #12]\n"                                                   \
+			       "	ldrd	r9, r3, [r1, #20]\n"                                                \
+			       "	ldrd	r11, r4, [r1, #28]\n"                                               \
+			       "	ldrd	r0, r5, [r1, #0]\n"                                                 \
+			       "	ldr	r8, [r1, #8]\n"                                                     \
+			       "0:	movw	r2, #65535\n"                                                       \
+			       "	cmp	r4, #1\n"                                                           \
+			       "	it	eq\n"                                                               \
+			       "	ldreq	r2, [r1, #48]\n"                                                    \
+			       "	vmsr	p0, r2\n"                                                           \
+			       "	ldr	r2, [r1, #16]\n"                                                    \
+			       "	dls	lr, r2\n"                                                           \
 			       "1:	vldrw.u32	q0, [r9]\n"                                                 \
 			       "	vldrw.u32	q1, [r9, #16]\n"                                            \
 			       "	vldrw.u32	q2, [r9, #32]\n"                                            \
 			       "	vldrw.u32	q3, [r9, #48]\n"                                            \
 			       "	add	r2, r9, #64\n" DW_ASM_PAIR("r0", "r0, #" tap)                       \
 				       DW_ASM_PAIR("r0, #" tap2, "r5") DW_ASM_PAIR("r5, #" tap, "r5, #" tap2) \
-					       DW_ASM_PAIR("lr", "lr, #" tap)                                 \
-			       "	vldrb.8	q4, [lr, #" tap2 "]\n"                                              \
+					       DW_ASM_PAIR("r8", "r8, #" tap)                                 \
+			       "	vldrb.8	q4, [r8, #" tap2 "]\n"                                              \
 			       "	vldrb.8	q5, [r2], #16\n"                                                    \
 			       "	vmullb.s8	q6, q4, q5\n"                                               \
 			       "	vmullt.s8	q7, q4, q5\n" DW_ASM_WIDEN DW_ASM_REQUANT("0", "0", "64")  \
@@ -133,23 +142,38 @@ struct dw_job {
 			       "	vqmovnt.s32	q7, q3\n"                                                   \
 			       "	vqadd.s16	q6, q6, r12\n"                                              \
 			       "	vqadd.s16	q7, q7, r12\n"                                              \
-			       "	vdup.16	q0, r6\n"                                                           \
-			       "	vdup.16	q1, r7\n"                                                           \
-			       "	vmax.s16	q6, q6, q0\n"                                               \
-			       "	vmax.s16	q7, q7, q0\n"                                               \
-			       "	vmin.s16	q6, q6, q1\n"                                               \
-			       "	vmin.s16	q7, q7, q1\n"                                               \
-			       "	vmovnb.i16	q4, q6\n"                                                   \
-			       "	vmovnt.i16	q4, q7\n"                                                   \
+			       "	vqmovnb.s16	q4, q6\n"                                                   \
+			       "	vqmovnt.s16	q4, q7\n"                                                   \
+			       "	vdup.8	q0, r6\n"                                                           \
+			       "	vdup.8	q1, r7\n"                                                           \
+			       "	vmax.s8	q4, q4, q0\n"                                                       \
+			       "	vmin.s8	q4, q4, q1\n"                                                       \
 			       "	vpst\n"                                                             \
 			       "	vstrbt.8	q4, [r3]\n"                                                 \
 			       "	add	r0, r0, r10\n"                                                      \
 			       "	add	r5, r5, r10\n"                                                      \
-			       "	add	lr, lr, r10\n"                                                      \
+			       "	add	r8, r8, r10\n"                                                      \
 			       "	add	r3, r3, r11\n"                                                      \
-			       "	subs	r8, r8, #1\n"                                                       \
-			       "	bne	1b\n"                                                               \
-			       "	vpop	{d8-d15}\n"                                                         \
+			       "	le	lr, 1b\n"                                                           \
+			       "	subs	r4, r4, #1\n"                                                       \
+			       "	beq	9f\n"                                                               \
+			       "	ldr	r2, [r1, #52]\n"                                                    \
+			       "	ldr	r0, [r1, #0]\n"                                                     \
+			       "	add	r0, r0, r2\n"                                                       \
+			       "	str	r0, [r1, #0]\n"                                                     \
+			       "	ldr	r5, [r1, #4]\n"                                                     \
+			       "	add	r5, r5, r2\n"                                                       \
+			       "	str	r5, [r1, #4]\n"                                                     \
+			       "	ldr	r8, [r1, #8]\n"                                                     \
+			       "	add	r8, r8, r2\n"                                                       \
+			       "	str	r8, [r1, #8]\n"                                                     \
+			       "	ldr	r2, [r1, #56]\n"                                                    \
+			       "	add	r9, r9, r2\n"                                                       \
+			       "	ldr	r3, [r1, #24]\n"                                                    \
+			       "	add	r3, r3, #16\n"                                                      \
+			       "	str	r3, [r1, #24]\n"                                                    \
+			       "	b	0b\n"                                                               \
+			       "9:	vpop	{d8-d15}\n"                                                         \
 			       "	pop	{r4-r11, pc}\n");                                                   \
 	}
 
@@ -200,39 +224,90 @@ static void dw_vector(const struct usmp_helium_depthwise_params *p, const int8_t
 	dw_store(p, a, b, c, d, (const int32_t *)(const void *)w, lanes, out);
 }
 
-/* Input row y into a strip of `width` pixels from strip column col0 (input column col0 - pad_left): channels from
- * `offset` (lanes past `lanes` zero), the zero point outside the input. */
-static void strip_fill(const struct usmp_helium_depthwise_params *p, const int8_t *image, int32_t y, int32_t col0,
-		       int32_t width, int32_t offset, mve_pred16_t lanes, int8_t *strip)
+/* How a pass's input rows go into the strips of a ring slot, the same for every row of a chunk (fill_gathered
+ * reads the fields at these offsets). */
+struct strip_fill {
+	int32_t pixel;       /* 0: bytes of an input pixel (the channels) */
+	int32_t left;        /* 4: vectors of the zero point left of the input */
+	int32_t inside;      /* 8: pixels inside the input */
+	int32_t right;       /* 12: vectors of the zero point right of it */
+	int32_t bytes;       /* 16: from a group's strip to the next group's */
+	int32_t groups;      /* 20 */
+	uint32_t last;       /* 24: the last group's lanes, as VPR.P0 */
+	int32_t pad;         /* 28: the input zero point */
+	int32_t vectors;     /* 32: of the strips of a slot (a row outside the input) */
+	const int8_t *first; /* 36: input row 0's first pixel inside the strips, at the pass's first channel */
+	int32_t row;         /* 40: bytes of an input row */
+	int32_t copy;        /* 44: the strips' pixels are the input's (one group): a row is one contiguous run */
+	int32_t left_bytes;  /* 48: strip bytes left of the input */
+};
+
+/* Input row src (NULL: the zero point, a row outside the input) into the strips of a ring slot, group by group:
+ * the zero point left of the input, its pixels' 16 channels of the group gathered one a vector (the last group's
+ * lanes past the channels zero), the zero point right of it. */
+__attribute__((naked, noinline)) static void fill_gathered(const struct strip_fill *f, const int8_t *src, int8_t *slot)
 {
-	const int32_t lb = lane_bytes(p), ch = p->channels;
-	const int8x16_t pad = vdupq_n_s8((int8_t)-p->input_offset);
-	int32_t j = 0;
+	(void)f;
+	(void)src;
+	(void)slot;
+	__asm volatile("	push	{r4-r7, lr}\n"
+		       "	ldr	r3, [r0, #28]\n"
+		       "	vdup.8	q1, r3\n"
+		       "	cbz	r1, 8f\n"
+		       "	ldrd	r3, r4, [r0, #16]\n"
+		       "	ldr	r12, [r0, #0]\n"
+		       "1:	mov	r5, r2\n"
+		       "	ldr	r6, [r0, #4]\n"
+		       "	wls	lr, r6, 2f\n"
+		       "3:	vstrb.8	q1, [r5], #16\n"
+		       "	le	lr, 3b\n"
+		       "2:	movw	r7, #65535\n"
+		       "	cmp	r4, #1\n"
+		       "	it	eq\n"
+		       "	ldreq	r7, [r0, #24]\n"
+		       "	vmsr	p0, r7\n"
+		       "	mov	r7, r1\n"
+		       "	ldr	r6, [r0, #8]\n"
+		       "	wls	lr, r6, 5f\n"
+		       "4:	vpst\n"
+		       "	vldrbt.8	q0, [r7]\n"
+		       "	add	r7, r7, r12\n"
+		       "	vstrb.8	q0, [r5], #16\n"
+		       "	le	lr, 4b\n"
+		       "5:	ldr	r6, [r0, #12]\n"
+		       "	wls	lr, r6, 6f\n"
+		       "7:	vstrb.8	q1, [r5], #16\n"
+		       "	le	lr, 7b\n"
+		       "6:	add	r2, r2, r3\n"
+		       "	adds	r1, r1, #16\n"
+		       "	subs	r4, r4, #1\n"
+		       "	bne	1b\n"
+		       "	pop	{r4-r7, pc}\n"
+		       "8:	ldr	r6, [r0, #32]\n"
+		       "	wls	lr, r6, 9f\n"
+		       "10:	vstrb.8	q1, [r2], #16\n"
+		       "	le	lr, 10b\n"
+		       "9:	pop	{r4-r7, pc}\n");
+}
 
-	if (y >= 0 && y < p->in_h) {
-		/* strip columns [first, end) lie inside the input */
-		const int32_t first = p->pad_left > col0 ? p->pad_left - col0 : 0;
-		const int32_t end = p->pad_left + p->in_w - col0 < width ? p->pad_left + p->in_w - col0 : width;
-		const int8_t *row = image + ((size_t)y * p->in_w + col0 + first - p->pad_left) * ch + offset;
+/* Input row y (the zero point where y lies outside the input) into the strips of a ring slot. */
+HELIUM_INLINE void fill_slot(const struct strip_fill *f, int32_t y, int32_t in_h, int8_t *slot)
+{
+	const int8_t *src = y >= 0 && y < in_h && f->inside > 0 ? f->first + (size_t)y * f->row : NULL;
 
-		for (; j < first; j++)
-			vstrbq_s8(strip + j * lb, pad);
-		if (lb == ch) { /* the pixels as they are: one contiguous run */
-			const int32_t n = (end - first) * ch;
-
-			for (int32_t i = 0; i < n; i += 16) {
-				const mve_pred16_t part = vctp8q((uint32_t)(n - i));
-
-				vstrbq_p_s8(strip + first * lb + i, vldrbq_z_s8(row + i, part), part);
-			}
-			j = end > first ? end : first;
-		} else {
-			for (const int8_t *src = row; j < end; j++, src += ch)
-				vstrbq_s8(strip + j * lb, vldrbq_z_s8(src, lanes));
-		}
+	if (!f->copy || src == NULL) {
+		fill_gathered(f, src, slot);
+		return;
 	}
-	for (int32_t i = j * lb; i < width * lb; i += 16)
-		vstrbq_s8(strip + i, pad);
+	const int8x16_t pad = vdupq_n_s8((int8_t)f->pad);
+	int8_t *to = slot;
+
+	for (int32_t i = 0; i < f->left; i++, to += 16) /* a vector may overlap the row: the copy follows */
+		vstrbq_s8(to, pad);
+	copy_bytes(slot + f->left_bytes, src, f->inside * f->pixel);
+	to = slot + f->left_bytes + f->inside * f->pixel;
+	for (int32_t i = 0; i < f->right; i++, to += 16)
+		vstrbq_s8(to, pad);
 }
 #else
 /* The same sums one lane at a time from the same constants, straight from the input (the host tests, builds
@@ -267,16 +342,19 @@ static void dw_lanes(const struct usmp_helium_depthwise_params *p, const int8_t 
 }
 #endif
 
-/* Every output row of one group of 16 lanes (constants g, channels from `offset`). */
-HELIUM_HOT static void dw_group(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g,
-				int32_t offset, int8_t *strips, int8_t *out)
+/* Every output row of `groups` groups of 16 lanes from group g0 (constants g): the strips of a ring slot hold
+ * their input row side by side, a call of the assembly takes every group of an output row. */
+HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g,
+			       int32_t g0, int32_t groups, int8_t *strips, int8_t *out)
 {
-	const int32_t ch = p->channels, per = p->pixels_per_vector, left = per > 1 ? ch : ch - offset;
+	const int32_t ch = p->channels, per = p->pixels_per_vector;
 	const int32_t count = (p->out_w + per - 1) / per; /* vectors of an output row */
+	const int32_t gbytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
 #if USMP_HELIUM_NATIVE
 	const int32_t lb = lane_bytes(p), fh = p->filter_h, step = per > 1 ? 16 : p->stride_w * lb;
 	const int32_t out_step = per > 1 ? 16 : ch, bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb);
-	const mve_pred16_t lanes = vctp8q((uint32_t)(left < 16 ? left : 16));
+	const int32_t slot_bytes = groups * bytes;
+	const int32_t rest = ch - 16 * (g0 + groups - 1), last = per > 1 || rest > 16 ? 16 : rest; /* the last group's lanes */
 	const int ring = p->dilation_h == 1; /* consecutive output rows share input rows */
 	const int fast = fh == 3 && p->filter_w == 3 && p->dilation_w == 1 && !p->requant_general;
 
@@ -284,62 +362,89 @@ HELIUM_HOT static void dw_group(const struct usmp_helium_depthwise_params *p, co
 	for (int32_t v0 = 0; v0 < count; v0 += p->chunk) {
 		const int32_t n = count - v0 < p->chunk ? count - v0 : p->chunk, col0 = v0 * per * p->stride_w;
 		const int32_t width = (n * per - 1) * p->stride_w + (p->filter_w - 1) * p->dilation_w + 1;
-		int32_t held[USMP_HELIUM_DW_MAX_FILTER_H]; /* the input row each strip holds */
-		const int8_t *rows[USMP_HELIUM_DW_MAX_FILTER_H];
-		int8_t *o = out + offset + (size_t)v0 * out_step;
+		/* pixels of this chunk: all of its vectors but, at the row's end, a last one of fewer pixels */
+		const int32_t pixels = p->out_w - v0 * per < n * per ? p->out_w - v0 * per : n * per;
+		const int32_t whole = pixels / per;
+		/* strip columns [first, end) lie inside the input */
+		const int32_t first = p->pad_left > col0 ? p->pad_left - col0 : 0;
+		const int32_t edge = p->pad_left + p->in_w - col0 < width ? p->pad_left + p->in_w - col0 : width;
+		const int32_t end = edge > first ? edge : first;
+		const struct strip_fill f = { ch, (first * lb + 15) >> 4, end - first, (width * lb - end * lb + 15) >> 4, bytes,
+					      groups, vctp8q((uint32_t)last), -p->input_offset, (groups * bytes) >> 4,
+					      image + (ptrdiff_t)(col0 + first - p->pad_left) * ch + 16 * g0, p->in_w * ch,
+					      lb == ch, first * lb };
+		int8_t *rows[USMP_HELIUM_DW_MAX_FILTER_H];
+		int8_t *o = out + 16 * g0 + (size_t)v0 * out_step;
+		int32_t top = 0, filled = INT32_MIN; /* the ring slot of the first filter row; the last input row filled */
+		struct dw_job j = { NULL, NULL, NULL, step, whole, g, o, out_step, groups, p->output_offset,
+				    p->act_min, p->act_max, vctp8q((uint32_t)last), bytes, gbytes };
 
-		for (int32_t k = 0; k < fh; k++)
-			held[k] = INT32_MIN;
-		for (int32_t oy = 0; oy < p->out_h; oy++, o += (size_t)p->out_w * ch) {
-			for (int32_t ky = 0, y = oy * p->stride_h - p->pad_top; ky < fh; ky++, y += p->dilation_h) {
-				const int32_t slot = ring ? ((y % fh) + fh) % fh : ky;
-				int8_t *strip = strips + (size_t)slot * bytes;
+		for (int32_t oy = 0, y0 = -p->pad_top; oy < p->out_h; oy++, y0 += p->stride_h, o += (size_t)p->out_w * ch) {
+			if (ring) { /* the slot of input row y is (top + y - y0) mod fh: only rows not yet there are filled */
+				const int32_t from = filled >= y0 ? filled + 1 : y0;
 
-				if (held[slot] != y) {
-					strip_fill(p, image, y, col0, width, offset, lanes, strip);
-					held[slot] = y;
+				if (oy > 0)
+					for (top += p->stride_h; top >= fh;)
+						top -= fh;
+				for (int32_t y = from, slot = top + (from - y0) % fh; y < y0 + fh; y++, slot++) {
+					slot = slot >= fh ? slot - fh : slot;
+					fill_slot(&f, y, p->in_h, strips + (size_t)slot * slot_bytes);
 				}
-				rows[ky] = strip;
+				filled = y0 + fh - 1;
+				for (int32_t ky = 0, slot = top; ky < fh; ky++, slot = slot + 1 < fh ? slot + 1 : 0)
+					rows[ky] = strips + (size_t)slot * slot_bytes;
+			} else {
+				for (int32_t ky = 0; ky < fh; ky++) {
+					rows[ky] = strips + (size_t)ky * slot_bytes;
+					fill_slot(&f, y0 + ky * p->dilation_h, p->in_h, rows[ky]);
+				}
 			}
-			/* pixels of this chunk: all of its vectors but, at the row's end, a last one of fewer pixels */
-			const int32_t pixels = p->out_w - v0 * per < n * per ? p->out_w - v0 * per : n * per;
-			const int32_t whole = pixels / per;
-
 			if (fast) {
-				struct dw_job j = { rows[0], rows[1], rows[2], step, whole, g, o, out_step, 0, p->output_offset,
-						    p->act_min, p->act_max, per > 1 ? 0xFFFF : lanes };
-
-				if (whole > 0)
+				if (whole > 0) {
+					j.row0 = rows[0];
+					j.row1 = rows[1];
+					j.row2 = rows[2];
+					j.out = o;
+					j.group = g;
 					(per > 1 ? dw_vectors_8 : dw_vectors_16)(&j);
-				if (whole < n) {
-					j.row0 += whole * step;
-					j.row1 += whole * step;
-					j.row2 += whole * step;
-					j.count = 1;
-					j.out += (size_t)whole * out_step;
-					j.lanes = vctp8q((uint32_t)(pixels % per * ch));
-					dw_vectors_8(&j);
+				}
+				if (whole < n) { /* two pixels a vector, one left: a single group */
+					struct dw_job t = { rows[0] + whole * step, rows[1] + whole * step, rows[2] + whole * step,
+							    step, 1, g, o + (size_t)whole * out_step, out_step, 1,
+							    p->output_offset, p->act_min, p->act_max,
+							    vctp8q((uint32_t)(pixels % per * ch)), bytes, gbytes };
+					dw_vectors_8(&t);
 				}
 				continue;
 			}
-			for (int32_t v = 0; v < n; v++) {
-				const int8_t *at[USMP_HELIUM_DW_MAX_FILTER_H];
-				const int32_t in_vector = pixels - v * per < per ? pixels - v * per : per;
+			for (int32_t gi = 0; gi < groups; gi++) {
+				const int32_t left = per > 1 ? ch : ch - 16 * (g0 + gi);
 
-				for (int32_t ky = 0; ky < fh; ky++)
-					at[ky] = rows[ky] + v * step;
-				dw_vector(p, at, lb * p->dilation_w, g, per > 1 ? vctp8q((uint32_t)(in_vector * ch)) : lanes,
-					  o + (size_t)v * out_step);
+				for (int32_t v = 0; v < n; v++) {
+					const int8_t *at[USMP_HELIUM_DW_MAX_FILTER_H];
+					const int32_t in_vector = pixels - v * per < per ? pixels - v * per : per;
+
+					for (int32_t ky = 0; ky < fh; ky++)
+						at[ky] = rows[ky] + gi * bytes + v * step;
+					dw_vector(p, at, lb * p->dilation_w, g + gi * gbytes,
+						  vctp8q((uint32_t)(per > 1 ? in_vector * ch : left < 16 ? left : 16)),
+						  o + 16 * gi + (size_t)v * out_step);
+				}
 			}
 		}
 	}
 #else
 	(void)strips;
 	(void)count;
-	for (int32_t oy = 0; oy < p->out_h; oy++, out += (size_t)p->out_w * ch)
-		for (int32_t x = 0; x < p->out_w; x++)
-			dw_lanes(p, image, oy * p->stride_h - p->pad_top, x * p->stride_w - p->pad_left, per > 1 ? 0 : offset, g,
-				 left < 16 ? left : 16, out + (size_t)x * ch + (per > 1 ? 0 : offset));
+	for (int32_t gi = 0; gi < groups; gi++) {
+		const int32_t offset = per > 1 ? 0 : 16 * (g0 + gi), left = per > 1 ? ch : ch - offset;
+		int8_t *o = out + offset;
+
+		for (int32_t oy = 0; oy < p->out_h; oy++, o += (size_t)p->out_w * ch)
+			for (int32_t x = 0; x < p->out_w; x++)
+				dw_lanes(p, image, oy * p->stride_h - p->pad_top, x * p->stride_w - p->pad_left, offset,
+					 g + gi * gbytes, left < 16 ? left : 16, o + (size_t)x * ch);
+	}
 #endif
 }
 
@@ -351,6 +456,7 @@ HELIUM_HOT void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_para
 	const size_t in_image = (size_t)p->in_h * p->in_w * p->channels, out_image = (size_t)p->out_h * p->out_w * p->channels;
 
 	for (int32_t batch = 0; batch < p->batches; batch++, input += in_image, output += out_image)
-		for (int32_t gi = 0; gi < groups; gi++)
-			dw_group(p, input, constants + (size_t)gi * bytes, 16 * gi, strips, output);
+		for (int32_t g0 = 0; g0 < groups; g0 += p->group_pass)
+			dw_pass(p, input, constants + (size_t)g0 * bytes, g0,
+				groups - g0 < p->group_pass ? groups - g0 : p->group_pass, strips, output);
 }

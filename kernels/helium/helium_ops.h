@@ -48,6 +48,19 @@ HELIUM_INLINE int32x4_t helium_requantize(int32x4_t sum, int32x4_t multiplier, i
 	"	vshr.s32	" tmp ", " tmp ", #31\n"                         \
 	"	vqadd.s32	" acc ", " acc ", " tmp "\n"                     \
 	"	vrshl.s32	" acc ", " acc ", " right "\n"
+
+/* n bytes from src to dst, a tail-predicated vector per 16 (a low-overhead loop: WLSTP skips n = 0). */
+HELIUM_INLINE void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
+{
+	__asm volatile("	wlstp.8	lr, %[n], 2f\n"
+		       "1:	vldrb.8	q0, [%[src]], #16\n"
+		       "	vstrb.8	q0, [%[dst]], #16\n"
+		       "	letp	lr, 1b\n"
+		       "2:\n"
+		       : [dst] "+r"(dst), [src] "+r"(src)
+		       : [n] "r"(n)
+		       : "q0", "lr", "memory");
+}
 #endif
 
 /* The taps [first, end) of a window starting at x0 (dilation 1) that fall inside [0, size). */

@@ -32,8 +32,9 @@
  * is negative.
  *
  * usmp_helium_conv_s8 builds the columns of `run` output pixels at a time in `columns` (run * 16 *
- * chunks bytes of scratch); with `gathers`, the blocks are followed by 8 * gathers uint16 offsets of
- * each column byte from its window's first tap (windows inside the input are gathered with them).
+ * chunks bytes of scratch, none when `direct`), followed with depth <= 16 by run * 16 + 16 bytes for
+ * their sums; with `gathers`, the blocks are followed by 8 * gathers uint16 offsets of each column byte
+ * from its window's first tap (windows inside the input are gathered with them).
  * usmp_helium_conv_1x1_s8 reads the input as the columns (a 1x1 window, stride 1, no padding, in_ch a
  * multiple of 16).
  */
@@ -62,6 +63,7 @@ struct usmp_helium_conv_params {
 	int32_t act_max;
 	int32_t requant_general; /* some shift >= 0 */
 	int32_t gathers;         /* windows inside the input gathered 8 bytes at a time (rows under 16 bytes) */
+	int32_t direct;          /* a 1x1 window over at most 16 channels: the input is the columns, in_ch apart */
 };
 
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
@@ -77,10 +79,10 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8
  * filter_h * filter_w taps of 16 bytes (the lanes' channels), the multipliers, the right shifts (<= 0)
  * and with requant_general the left shifts (>= 0); each int32 field is 16 values in the order of the
  * kernel's sums: lanes 0, 4, 8, 12, then 2, 6, 10, 14, then 1, 5, 9, 13, then 3, 7, 11, 15.
- * `strips` is scratch for filter_h strips of USMP_HELIUM_DW_STRIP_BYTES(strip_width, lane bytes) each
- * (lane bytes: the channels where a vector spans several pixels, else 16): the input rows the windows of
- * `chunk` vectors of an output row read, padded with the input zero point (-input_offset), so the folded
- * bias is exact everywhere.
+ * `strips` is scratch for filter_h x group_pass strips of USMP_HELIUM_DW_STRIP_BYTES(strip_width, lane
+ * bytes) each (lane bytes: the channels where a vector spans several pixels, else 16): the input rows the
+ * windows of `chunk` vectors of an output row read, for group_pass groups at a time, padded with the input
+ * zero point (-input_offset), so the folded bias is exact everywhere.
  */
 struct usmp_helium_depthwise_params {
 	int32_t batches;
@@ -105,6 +107,7 @@ struct usmp_helium_depthwise_params {
 	int32_t requant_general; /* some shift >= 0 */
 	int32_t chunk;           /* vectors of an output row the strips span */
 	int32_t strip_width;     /* pixels of a strip: the windows of `chunk` vectors */
+	int32_t group_pass;      /* groups of 16 lanes a pass over the output rows takes */
 };
 
 #define USMP_HELIUM_DW_MAX_FILTER_H 5

@@ -124,33 +124,37 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     general = bool(np.any(shift >= 0))
     pixels = geometry["out_h"] * geometry["out_w"]
     run = min(max(MIN_RUN, COLUMN_BYTES // (16 * chunks)) // 2 * 2, pixels + pixels % 2)
+    in_place = ((geometry["filter_h"], geometry["filter_w"], geometry["stride_h"], geometry["stride_w"]) == (1, 1, 1, 1)
+                and geometry["pad_top"] == geometry["pad_left"] == 0
+                and (geometry["in_h"], geometry["in_w"]) == (geometry["out_h"], geometry["out_w"]))
+    narrow = chunks == 1  # the narrow loop: its sums in the scratch after the columns
+    direct = in_place and narrow  # the input is the columns, in_ch bytes apart
     params = dict(geometry, pad_value=pad_value, depth=depth, chunks=chunks, run=run,
                   output_offset=p["output_offset"], act_min=p["act_min"], act_max=p["act_max"],
-                  requant_general=int(general))
+                  requant_general=int(general), direct=int(direct))
     data = matrix_blocks(weights, bias, multiplier, shift, general)
-    offsets = _gather_offsets(geometry, depth)
+    offsets = _gather_offsets(geometry, depth) if not direct else np.zeros(0, np.uint16)
     params["gathers"] = len(offsets) // 8
     data += offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
-    direct = ((geometry["filter_h"], geometry["filter_w"], geometry["stride_h"], geometry["stride_w"]) == (1, 1, 1, 1)
-              and geometry["pad_top"] == geometry["pad_left"] == 0 and geometry["in_ch"] % 16 == 0
-              and (geometry["in_h"], geometry["in_w"]) == (geometry["out_h"], geometry["out_w"]))
-    if direct:
+    if in_place and not narrow and geometry["in_ch"] % 16 == 0:
         args = [("input", c.buffers["input"], False), constants, ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
+    scratch = (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0)
     args = [("input", c.buffers["input"], False), constants,
-            ("columns", NewBuffer("helium_columns", "int8_t", run * 16 * chunks), True),
+            ("columns", NewBuffer("helium_columns", "int8_t", scratch), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_helium_conv_s8", "usmp_helium_conv_params", params, args, ())
 
 
 def _gather_offsets(g: dict, depth: int) -> np.ndarray:
-    """Where each byte of a column lies from its window's first tap, 8 a gather (bytes past the depth: the first
-    tap, against zero filter bytes), for windows whose filter rows are shorter than a vector; else none."""
+    """Where each byte of a column lies from its window's first tap, 8 a gather, the whole column (bytes past the
+    depth: the first tap, against zero filter bytes), for windows whose filter rows are shorter than a vector;
+    else none."""
     row = g["filter_w"] * g["in_ch"]
     if row >= 16 or g["dilation_w"] != 1 or (g["filter_h"], g["filter_w"]) == (1, 1):
         return np.zeros(0, np.uint16)
-    taps = np.arange(-(-depth // 8) * 8)
+    taps = np.arange(-(-depth // 16) * 16)
     offsets = taps // row * g["dilation_h"] * g["in_w"] * g["in_ch"] + taps % row
     offsets[taps >= depth] = 0
     return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
@@ -187,7 +191,7 @@ def fully_connected(c: Call) -> Rewrite | None:
 
 
 DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
-STRIP_BUDGET = 768  # bytes of strips a depthwise layer's scratch may take (at least four vectors' worth)
+STRIP_BUDGET = 1536  # bytes of strips a depthwise layer's scratch may take (at least a group's four vectors' worth)
 SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
 
 
@@ -243,16 +247,20 @@ def depthwise(c: Call) -> Rewrite | None:
         width = (vectors * per - 1) * p["stride_w"] + (p["filter_w"] - 1) * p["dilation_w"] + 1
         return width, -(-width * lane_bytes // 16) * 16 + 16  # USMP_HELIUM_DW_STRIP_BYTES
 
-    vectors = -(-p["out_w"] // per)
-    chunk = vectors
-    while chunk > 4 and p["filter_h"] * strip_bytes(chunk)[1] > STRIP_BUDGET:
+    # a pass takes as many groups as fit the budget (balanced), then the strips narrow to fit
+    groups, vectors = 1 if per > 1 else -(-channels // 16), -(-p["out_w"] // per)
+    chunk, passes = vectors, 1
+    while passes < groups and p["filter_h"] * -(-groups // passes) * strip_bytes(chunk)[1] > STRIP_BUDGET:
+        passes += 1
+    group_pass = -(-groups // passes)
+    while chunk > 4 and p["filter_h"] * group_pass * strip_bytes(chunk)[1] > STRIP_BUDGET:
         chunk -= 1
     width, strip = strip_bytes(chunk)
     params = dict({k: p[k] for k in keys}, channels=channels, pixels_per_vector=per, requant_general=int(general),
-                  chunk=chunk, strip_width=width)
+                  chunk=chunk, strip_width=width, group_pass=group_pass)
     args = [("input", c.buffers["input"], False),
             ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False),
-            ("strips", NewBuffer("helium_strips", "int8_t", p["filter_h"] * strip), True),
+            ("strips", NewBuffer("helium_strips", "int8_t", p["filter_h"] * group_pass * strip), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_helium_depthwise_s8", "usmp_helium_depthwise_params", params, args, ())
 
