@@ -273,8 +273,10 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 		const struct narrow_job n = { columns, stride, pixels, blocks, j.full_blocks, j.block_bytes, out, out_ch,
 					      p->output_offset, p->act_min, p->act_max, sums };
 
-		if (j.full_blocks > 0)
-			(general ? gemm_narrow_general : gemm_narrow)(&n);
+		if (j.full_blocks > 0 && general)
+			gemm_narrow_general(&n);
+		else if (j.full_blocks > 0)
+			gemm_narrow(&n);
 	} else if (j.pairs > 0 && j.full_blocks > 0) {
 		if (general)
 			gemm_pairs_general(&j);

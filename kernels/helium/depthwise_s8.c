@@ -406,7 +406,10 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 					j.row2 = rows[2];
 					j.out = o;
 					j.group = g;
-					(per > 1 ? dw_vectors_8 : dw_vectors_16)(&j);
+					if (per > 1)
+						dw_vectors_8(&j);
+					else
+						dw_vectors_16(&j);
 				}
 				if (whole < n) { /* two pixels a vector, one left: a single group */
 					struct dw_job t = { rows[0] + whole * step, rows[1] + whole * step, rows[2] + whole * step,
