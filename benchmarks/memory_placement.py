@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir  # noqa: E402
 from reference import EXAMPLE_MODELS, outputs_match, random_inputs, reference_outputs  # noqa: E402
 
+from usmp.codegen.layout import placement_of  # noqa: E402
 from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.pools import parse_pool  # noqa: E402
 from usmp.runner.baremetal import run_on_target  # noqa: E402
@@ -70,9 +71,15 @@ def traffic_lines(name: str, row: dict) -> list[str]:
             f"{'bit-exact' if row['bit_exact'] else 'NOT BIT-EXACT'}"]
 
 
+def io_pool(row: dict, name: str) -> str:
+    """The pool of an input or output: its own, or its host's when it lives inside another buffer's bytes."""
+    return placement_of(row["program"], row["layout"], name)[0]
+
+
 def io_pools(row: dict) -> str:
-    program, layout = row["program"], row["layout"]
-    where = [f"{'input' if n in program.inputs else 'output'} {n}: {layout.placements[n][0]}"
+    program = row["program"]
+    where = [f"{'input' if n in program.inputs else 'output'} {n}: {io_pool(row, n)}"
+             + (f" (inside {program.buffers[n].inside[0]})" if program.buffers[n].inside else "")
              for n in (*program.inputs, *program.outputs)]
     return "; ".join(where)
 
@@ -104,7 +111,7 @@ def main() -> int:
             if c["when"] != "start-up":
                 print(f"    copy ({c['when']}): {c['buffer']} {c['size_bytes']} B from {c['from_pool']} into {c['to_pool']}")
         ok &= order["bit_exact"] and demand["bit_exact"] and dma["bit_exact"] and order["adds_up"] and demand["adds_up"]
-        ok &= ratio <= 1.0 and all(dma["layout"].placements[n][0] == "sram"
+        ok &= ratio <= 1.0 and all(io_pool(dma, n) == "sram"
                                    for n in (*dma["program"].inputs, *dma["program"].outputs))
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"\ngeo-mean wait cycles demand/order: {geo:.3f} (at most {max(ratios):.3f} for one model)")

@@ -150,6 +150,7 @@ def test_io_engine_buffers_live_where_it_reaches_and_are_copied_where_it_pays():
     """--io-targets dma with DTCM reachable by the CPU only: the input and output buffers sit in the SRAM pool
     the DMA reaches; the input, which the first convolution reads many times a byte, is copied into DTCM by a
     COPY operator (shown in the plan and the header), and the results stay bit-exact."""
+    from usmp.codegen.layout import placement_of
     from usmp.runner.host import run_host
 
     model = BENCHMARK_MODELS / "ds_cnn_kws.tflite"
@@ -159,7 +160,7 @@ def test_io_engine_buffers_live_where_it_reaches_and_are_copied_where_it_pays():
     program = compiled.program
     assert compiled.layout.workspace_io
     for name in (*program.inputs, *program.outputs):
-        assert compiled.layout.placements[name][0] == "sram"
+        assert placement_of(program, compiled.layout, name)[0] == "sram"
     copies = {c["buffer"]: c for c in json.loads(compiled.files["ds_cnn_kws_plan.json"])["placement"]["copies"]
               if c["when"] == "each inference"}
     first_input = program.inputs[0]
@@ -187,6 +188,23 @@ def test_io_engine_that_shares_no_pool_with_the_operators_gets_copies_both_ways(
         assert compiled.layout.placements[name][0] == "dma_ram"
     inputs = _inputs(compiled)
     assert np.array_equal(run_host(compiled, inputs)[0], reference_outputs(model, inputs)[0])
+
+
+@pytest.mark.parametrize("placement", ["order", "demand"])
+def test_a_buffer_holding_an_engines_input_lives_where_the_engine_reaches(placement):
+    """DS-CNN on the Cortex-M55: the depth-first overlay stores the input inside a chain's output buffer
+    (Buffer.inside), so that buffer is what gets planned; it takes the DMA's reach from the input it holds.
+    With a DTCM the DMA cannot reach listed first, the pools in order once put it (and the input) there."""
+    from usmp.codegen.layout import placement_of
+
+    pools = [parse_pool(p) for p in ("dtcm:workspace:size=16k:wait=0:targets=c", "sram:workspace:wait=2:targets=c+dma",
+                                     "itcm:constant:size=16k:wait=0", "flash:constant:wait=3")]
+    compiled = compile_model(BENCHMARK_MODELS / "ds_cnn_kws.tflite",
+                             CompileOptions(cpu="cortex-m55", pools=pools, io_targets=("dma",), placement=placement))
+    program = compiled.program
+    assert any(program.buffers[n].inside for n in program.inputs)  # else this tests nothing
+    for name in (*program.inputs, *program.outputs):
+        assert placement_of(program, compiled.layout, name)[0] == "sram"
 
 
 @pytest.mark.parametrize("pools, message", [

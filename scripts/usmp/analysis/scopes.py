@@ -44,13 +44,19 @@ def candidate_pools(targets: set[str], kind: str, pools: list[PoolSpec]) -> tupl
 
 
 def buffer_targets(program: Program) -> dict[str, set[str]]:
-    """The targets of the operators touching each buffer, and the I/O engines of the model's inputs and outputs."""
+    """The targets of the operators touching each buffer, and the I/O engines of the model's inputs and outputs;
+    a buffer holding others (Buffer.inside, the tiling overlay) has theirs too, since it is what gets planned."""
     targets: dict[str, set[str]] = {name: set() for name in program.buffers}
     for op in program.ops:
         for arg in op.args:
             targets[arg.buffer].add(op_target(op))
     for name in (*program.inputs, *program.outputs) if program.io_targets else ():
         targets[name] |= set(program.io_targets)
+    for name, buffer in program.buffers.items():  # a host's bytes are its insiders': every user must reach them
+        host = buffer.inside
+        while host is not None:
+            targets[host[0]] |= targets[name]
+            host = program.buffers[host[0]].inside
     return targets
 
 
