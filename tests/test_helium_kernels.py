@@ -52,6 +52,7 @@ CONV_LAYERS = [
     Layer("conv", 4, 3, 16, 6, 1, 1, batches=2, seed=11),    # batches read in place
     Layer("conv", 5, 4, 8, 6, 3, 3, per_channel=False, activation=RELU, seed=12),
     Layer("conv", 3, 3, 40, 5, 3, 3, (2, 2), seed=13),        # 120-byte rows: several vectors a row
+    Layer("conv", 9, 10, 2, 5, 3, 3, (2, 2), (2, 1), padding=VALID, batches=2, seed=14),  # gathered, rows apart
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with
 # intrinsics (other windows, dilation, left shifts); partial groups, strides, padding on every side, batches.

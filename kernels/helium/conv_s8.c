@@ -505,26 +505,18 @@ HELIUM_HOT static void window_row(const struct usmp_helium_conv_params *p, const
 /* The columns of output pixels [xa, xb) of output row oy, filter row by filter row: a row outside the input is
  * padding for every pixel; the pixels whose windows lie inside the input's width copy their runs of the row in
  * one loop, those at the edges tap by tap. */
-HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image,
-				   const uint16_t *offsets, int32_t oy, int32_t xa, int32_t xb, int8_t *columns)
+HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
+				   int32_t xa, int32_t xb, int8_t *columns)
 {
 	const int32_t stride = 16 * p->chunks, row_bytes = p->filter_w * p->in_ch, in_row = p->in_w * p->in_ch;
 	const int32_t sw = p->stride_w, pl = p->pad_left, span = (p->filter_w - 1) * p->dilation_w;
 	const int32_t y0 = oy * p->stride_h - p->pad_top;
 	int32_t first = (pl + sw - 1) / sw, end = (p->in_w - 1 - span + pl) / sw + 1; /* windows inside */
-	int gathered = 0;
 
 	if (p->dilation_w != 1 || p->in_w - 1 - span + pl < 0)
 		first = end = xb;
 	first = first < xa ? xa : first > xb ? xb : first;
 	end = end > xb ? xb : end < first ? first : end;
-	if (p->gathers && end > first && y0 >= 0 && y0 + (p->filter_h - 1) * p->dilation_h < p->in_h) {
-		gather_windows(columns + (first - xa) * stride, stride, image + (size_t)y0 * in_row + (first * sw - pl) * p->in_ch,
-			       sw * p->in_ch, end - first, offsets, p->chunks);
-		if (first == xa && end == xb)
-			return; /* no window at the borders */
-		gathered = 1;
-	}
 	for (int32_t ky = 0, y = y0; ky < p->filter_h; ky++, y += p->dilation_h) {
 		int8_t *column = columns + ky * row_bytes;
 		const int8_t *row = image + (size_t)y * in_row;
@@ -535,7 +527,7 @@ HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, cons
 		}
 		for (int32_t x = xa; x < first; x++)
 			window_row(p, row, x * sw - pl, column + (x - xa) * stride);
-		if (end > first && !gathered)
+		if (end > first)
 			copy_runs(column + (first - xa) * stride, stride, row + (first * sw - pl) * p->in_ch, sw * p->in_ch,
 				  end - first, row_bytes);
 		for (int32_t x = end; x < xb; x++)
@@ -543,10 +535,37 @@ HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, cons
 	}
 }
 
+/* Bytes of a padded row (gathered windows): the input columns every window of an output row reads, from the
+ * first window's first tap (padding included). */
+HELIUM_INLINE int32_t padded_row_bytes(const struct usmp_helium_conv_params *p)
+{
+	return ((p->out_w - 1) * p->stride_w + p->filter_w) * p->in_ch;
+}
+
+/* The input rows output row oy's windows read (filter row ky at ky * padded_row_bytes), padded with the zero
+ * point left, right, above and below the input, so that every window of the row is gathered alike. */
+static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
+			int8_t *rows)
+{
+	const int32_t c = p->in_ch, bytes = padded_row_bytes(p), left = p->pad_left * c;
+	const int32_t inside = p->in_w * c < bytes - left ? p->in_w * c : bytes - left;
+	const int8_t pad = (int8_t)p->pad_value;
+
+	for (int32_t ky = 0, y = oy * p->stride_h - p->pad_top; ky < p->filter_h; ky++, y += p->dilation_h, rows += bytes) {
+		if (y < 0 || y >= p->in_h) {
+			fill_bytes(rows, pad, bytes);
+			continue;
+		}
+		fill_bytes(rows, pad, left);
+		copy_bytes(rows + left, image + (size_t)y * p->in_w * c, inside);
+		fill_bytes(rows + left + inside, pad, bytes - left - inside);
+	}
+}
+
 /* `run` pixels of a 1x1 layer of at most 16 channels at a time, the input read as the columns, `in_ch` bytes
  * apart; the last pixel's column, whose 16 bytes would run past the input, is copied first. */
-HELIUM_HOT static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input,
-				     const int8_t *blocks, int8_t *scratch, int8_t *output)
+static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input,
+			 const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
 	const int32_t pixels = p->batches * p->out_h * p->out_w, c = p->in_ch;
 	int32_t *sums = (int32_t *)(void *)scratch;
@@ -565,16 +584,18 @@ HELIUM_HOT static void direct_narrow(const struct usmp_helium_conv_params *p, co
 	}
 }
 
-/* `run` output pixels at a time (a run may span output rows): their columns (im2col by rows of the output),
- * then the matrix loop over them. With depth <= 16 the scratch holds the sums of the narrow loop after the
- * columns (a 1x1 layer: the input is the columns). */
-HELIUM_HOT void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
-				    const int8_t *blocks, int8_t *columns, int8_t *output)
+/* `run` output pixels at a time (a run may span output rows): their columns (im2col by rows of the output;
+ * windows of rows under a vector gathered from padded copies of the rows), then the matrix loop over them.
+ * The scratch: the columns, with depth <= 16 the sums of the narrow loop (a 1x1 layer: the input is the
+ * columns), with gathers the padded rows. */
+void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
+			 const int8_t *blocks, int8_t *columns, int8_t *output)
 {
 	const int32_t pixels = p->out_h * p->out_w, stride = 16 * p->chunks;
 	const uint16_t *offsets = (const uint16_t *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
 									     block_bytes(p->chunks, p->requant_general));
 	int32_t *sums = (int32_t *)(void *)(columns + (size_t)p->run * stride);
+	int8_t *rows = columns + (size_t)p->run * stride + (p->chunks == 1 ? 16 * p->run + 16 : 0);
 
 	if (p->direct) {
 		direct_narrow(p, input, blocks, columns, output);
@@ -582,6 +603,7 @@ HELIUM_HOT void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, con
 	}
 	for (int32_t batch = 0; batch < p->batches; batch++) {
 		const int8_t *image = input + (size_t)batch * p->in_h * p->in_w * p->in_ch;
+		int32_t padded = -1; /* the output row whose input rows are padded in `rows` */
 
 		for (int32_t px = 0, oy = 0, ox = 0; px < pixels; px += p->run) {
 			const int32_t n = pixels - px < p->run ? pixels - px : p->run;
@@ -589,7 +611,15 @@ HELIUM_HOT void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, con
 			for (int32_t done = 0; done < n; oy++, ox = 0) { /* the run's part of each output row */
 				const int32_t part = n - done < p->out_w - ox ? n - done : p->out_w - ox;
 
-				row_columns(p, image, offsets, oy, ox, ox + part, columns + done * stride);
+				if (!p->gathers) {
+					row_columns(p, image, oy, ox, ox + part, columns + done * stride);
+				} else {
+					if (padded != oy)
+						padded_rows(p, image, oy, rows);
+					padded = oy;
+					gather_windows(columns + done * stride, stride, rows + ox * p->stride_w * p->in_ch,
+						       p->stride_w * p->in_ch, part, offsets, p->chunks);
+				}
 				done += part;
 				ox += part;
 				if (ox < p->out_w)

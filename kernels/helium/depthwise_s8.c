@@ -451,8 +451,8 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 #endif
 }
 
-HELIUM_HOT void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
-					 const int8_t *constants, int8_t *strips, int8_t *output)
+void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+			      const int8_t *constants, int8_t *strips, int8_t *output)
 {
 	const int32_t groups = p->pixels_per_vector > 1 ? 1 : (p->channels + 15) >> 4;
 	const int32_t bytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);

@@ -85,6 +85,7 @@ def _padded(values: np.ndarray, size: int) -> np.ndarray:
 # im2col columns a call of the matrix loop takes: at least MIN_RUN (the scratch CMSIS-NN's convolutions take on
 # Helium), more for shallow windows, whose columns cost more to build one at a time, up to COLUMN_BYTES of scratch
 MIN_RUN, COLUMN_BYTES = 4, 1024
+PADDED_ROWS_BYTES = 2048  # scratch for the padded input rows of gathered windows
 
 
 def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
@@ -140,22 +141,29 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
         args = [("input", c.buffers["input"], False), constants, ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
-    scratch = (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0)
+    rows = geometry["filter_h"] * _padded_row_bytes(geometry) if params["gathers"] else 0
+    scratch = (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
     args = [("input", c.buffers["input"], False), constants,
             ("columns", NewBuffer("helium_columns", "int8_t", scratch), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_helium_conv_s8", "usmp_helium_conv_params", params, args, ())
 
 
+def _padded_row_bytes(g: dict) -> int:
+    """Bytes of the kernel's padded copy of an input row: the columns every window of an output row reads."""
+    return ((g["out_w"] - 1) * g["stride_w"] + g["filter_w"]) * g["in_ch"]
+
+
 def _gather_offsets(g: dict, depth: int) -> np.ndarray:
-    """Where each byte of a column lies from its window's first tap, 8 a gather, the whole column (bytes past the
-    depth: the first tap, against zero filter bytes), for windows whose filter rows are shorter than a vector;
-    else none."""
+    """Where each byte of a column lies from its window's first tap in the padded rows (filter row after filter
+    row), 8 a gather, the whole column (bytes past the depth: the first tap, against zero filter bytes), for
+    windows whose filter rows are shorter than a vector; else none."""
     row = g["filter_w"] * g["in_ch"]
-    if row >= 16 or g["dilation_w"] != 1 or (g["filter_h"], g["filter_w"]) == (1, 1):
+    if (row >= 16 or g["dilation_w"] != 1 or (g["filter_h"], g["filter_w"]) == (1, 1)
+            or g["filter_h"] * _padded_row_bytes(g) > PADDED_ROWS_BYTES):
         return np.zeros(0, np.uint16)
     taps = np.arange(-(-depth // 16) * 16)
-    offsets = taps // row * g["dilation_h"] * g["in_w"] * g["in_ch"] + taps % row
+    offsets = taps // row * _padded_row_bytes(g) + taps % row
     offsets[taps >= depth] = 0
     return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
 
