@@ -520,15 +520,10 @@ void usmp_band_fully_connected_f32(const struct usmp_band_fully_connected_params
 	}
 }
 
+/* Also the copies placement by demand makes (start-up, each inference): kilobytes at a time, so 64 bytes a step. */
 void usmp_band_copy_words(const struct usmp_band_copy_params *p, const void *input, void *output)
 {
-	const uint32_t *in = (const uint32_t *)input;
-	uint32_t *out = (uint32_t *)output;
-	int32_t k;
-
-	for (k = 0; k < p->count; k++) {
-		out[k] = in[k];
-	}
+	copy_words((uint32_t *)output, (const uint32_t *)input, p->count);
 }
 
 void usmp_band_requantize_s8(const struct usmp_band_requantize_s8_params *p, const int32_t *acc,

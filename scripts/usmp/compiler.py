@@ -24,7 +24,7 @@ from usmp.errors import ModelError, PlanError
 from usmp.fold import fold_constants
 from usmp.frontend import read_tflite
 from usmp.lower import Program, lower_graph
-from usmp.placement import DemandReport, estimated_wait_cycles, place_by_demand
+from usmp.placement import COPIES, DemandReport, estimated_wait_cycles, place_by_demand
 from usmp.planner import BufferInfo, PlanResult, plan
 from usmp.planner.verify import verify_plan
 from usmp.pool_limits import check_pool_limits
@@ -92,8 +92,9 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
 
 def place_and_plan(program: Program, buffers: list[BufferInfo], pools: list[PoolSpec], options: CompileOptions):
     """Rank the pools by demand (unless --placement order), then plan. The ranking sees bytes live per step,
-    the planner packs them, so of the plans ranked with start-up copies, ranked without and in the user's
-    order, the one whose estimated wait cycles are fewest is kept (placement.estimated_wait_cycles)."""
+    the planner packs them, so of the plans ranked with start-up copies of constants, with copies made before
+    their readers each inference, without, and in the user's order, the one whose estimated wait cycles are
+    fewest is kept (placement.estimated_wait_cycles)."""
     def planned(infos):
         progress.stage(f"planning {len(infos)} buffers")
         return plan(infos, [p.info() for p in pools], options.algorithm, options.time_limit, options.progress)
@@ -101,7 +102,8 @@ def place_and_plan(program: Program, buffers: list[BufferInfo], pools: list[Pool
     if options.placement != "demand":
         return program, buffers, DemandReport(), planned(buffers)
     choices = []
-    for copies in (not (options.user_pools or options.guards), False):
+    kinds = [] if options.user_pools or options.guards else list(COPIES)
+    for copies in (*kinds, None):
         progress.stage("ranking pools by demand")
         ranked_program, ranked, demand = place_by_demand(program, buffers, pools, cpu_extension(options.cpu),
                                                          options.workspace_io, copies)
@@ -113,11 +115,9 @@ def place_and_plan(program: Program, buffers: list[BufferInfo], pools: list[Pool
             continue
         choices.append((estimated_wait_cycles(demand.accesses, result.placements, pools),
                         ranked_program, ranked, demand, result))
-        if not demand.copies:
-            break
-    in_order = planned(buffers)
+    in_order = planned(buffers)  # demand: the last ranking's, whose accesses are of the constants themselves
     choices.append((estimated_wait_cycles(demand.accesses, in_order.placements, pools), program, buffers,
-                    replace(demand, copies={}, io_copies={}, ranked=False), in_order))
+                    replace(demand, copies={}, io_copies={}, staged={}, ranked=False), in_order))
     _, program, buffers, demand, result = min(choices, key=lambda c: c[0])
     return program, buffers, demand, result
 

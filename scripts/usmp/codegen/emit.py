@@ -104,7 +104,7 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         constant_pools=constant_pools, ops=ops, functions=functions, init_ops=init_ops, layout=layout,
         state_pools=[p for p in layout.pools if p.spec.kind == "state"], stateful=bool(program.init_ops),
         has_state=bool(program.state_buffers), startup_copies=startup_copies(program, layout),
-        io_copies=io_copies(program, layout),
+        io_copies=io_copies(program, layout), staged_copies=staged_copies(program, layout),
         copied_pools=copied, needs_init=bool(program.init_ops or copied),
         pools_argument=layout.user_pools or layout.workspace_io,
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
@@ -152,6 +152,15 @@ def io_copies(program: Program, layout: Layout) -> list[dict]:
                                source_pool=placement_of(program, layout, source)[0] if layout.workspace_io else None,
                                pool=placement_of(program, layout, target)[0], index=op.op_index))
     return copies
+
+
+def staged_copies(program: Program, layout: Layout) -> list[dict]:
+    """The COPY operators moving a constant into a faster pool before its readers each inference
+    (usmp/placement/copies.py), for the header's comments."""
+    return [dict(constant=op.args[0].buffer, bytes=program.buffers[op.args[1].buffer].size,
+                 source_pool=placement_of(program, layout, op.args[0].buffer)[0],
+                 pool=placement_of(program, layout, op.args[1].buffer)[0])
+            for op in program.ops if op.opcode == "COPY" and program.buffers[op.args[0].buffer].is_constant]
 
 
 def _external_view(program: Program) -> dict | None:

@@ -1,4 +1,5 @@
-"""Copies into faster pools that pay: hot constants once at start-up, the model's inputs and outputs each run.
+"""Copies into faster pools that pay: hot constants once at start-up or before their readers each run, the
+model's inputs and outputs each run.
 
 A constant that placement by demand leaves in a slow pool (flash with wait states) may be read far more
 often than it has bytes. Copying it at start-up (init(), and reset(), as init() already copies constant
@@ -13,6 +14,13 @@ instead of the constant. Only pools with a size budget take copies: their bytes 
 so a copy uses room that would stay idle, where in an unlimited pool (or one bounded only by its memory
 region) it would add RAM. A model whose caller owns the workspace (--user-pools: it may share it with other
 models between runs) gets no start-up copies, nor one with IF or WHILE any copy.
+
+A constant can instead be staged: copied each inference by a COPY operator just before its first reader into
+a buffer that lives only until its last (copy_offers, staged). Its words cost as much every inference as a
+start-up copy's once, but the copies of constants read at different steps share the fast pool's bytes, as
+tensors do: on Helium, where a layer re-reads all its constants for every pair of output pixels, DTCM can
+then hold every layer's in turn. The compiler ranks with each kind of copy in turn (and without) and keeps
+the plan of fewest estimated wait cycles; --user-pools gets neither kind.
 
 An input that an engine writes (--io-targets) lives where that engine reaches, a slow pool maybe; when the
 operators read it more often than it has words, a COPY operator moves it into a faster pool just before its
@@ -51,29 +59,56 @@ class CopyOffer:
 
 
 def copy_offers(program: Program, buffers: list[BufferInfo], given: dict[str, str], pools: list[PoolSpec],
-                accesses: dict[str, float], steps: int) -> list[CopyOffer]:
+                accesses: dict[str, float], steps: int, staged: bool = False) -> list[CopyOffer]:
     """The copies worth considering: constants given a pool slower than a size-limited workspace pool that
-    every operator reading them reaches, whose copy would pay for itself within one inference."""
+    every operator reading them reaches, whose copy would pay for itself within one inference. A start-up
+    copy lives at every step; staged: a copy made each inference just before the constant's first reader,
+    live only until its last, so that the copies of constants read at different steps share a fast pool's
+    bytes over time (each layer's constants there while that layer runs)."""
     if any(op.control is not None for op in program.ops):
         return []
     speeds = {p.name: p for p in pools}
     targets = buffer_targets(program)
+    users: dict[str, list[int]] = {}
+    for k, op in enumerate(program.ops):
+        for arg in op.args:
+            users.setdefault(arg.buffer, []).append(k)
     offers = []
     for b in buffers:
         home = given.get(b.name)
-        if home is None or program.buffers[b.name].kind != "constant":
+        if home is None or program.buffers[b.name].kind != "constant" or b.name not in users:
             continue
         slow = speeds[home].wait
-        readers = targets[b.name] | {"c"}  # init() copies it on the CPU
+        readers = targets[b.name] | {"c"}  # init() or a COPY operator copies it on the CPU
         fast = [p for p in pools if p.kind == "workspace" and reserved(p) and p.wait < slow
                 and readers <= set(p.targets) and _pays(accesses.get(b.name, 0.0), b.size, slow, p.wait)]
         if not fast:
             continue
-        stay = PoolSpeed(f"(stays in {home}: {b.name})", None, slow)
-        info = BufferInfo(copy_name(b.name), -(-b.size // 4) * 4, b.alignment, (*(p.name for p in fast), stay.name),
-                          live=(0, steps - 1))
+        stay = PoolSpeed(f"(stays in {home}{' each inference' if staged else ''}: {b.name})", None, slow)
+        live = (min(users[b.name]), max(users[b.name])) if staged else (0, steps - 1)
+        info = BufferInfo((staged_name if staged else copy_name)(b.name), -(-b.size // 4) * 4, b.alignment,
+                          (*(p.name for p in fast), stay.name), live=live)
         offers.append(CopyOffer(b.name, info, stay))
     return offers
+
+
+def staged_name(constant: str) -> str:
+    return f"{constant}@staged"
+
+
+def add_staged_copies(program: Program, constants: list[str]) -> Program:
+    """The program with each constant copied by a COPY operator (whole words) just before its first reader into
+    its staged copy, which the operators read instead."""
+    buffers = dict(program.buffers)
+    ops = list(program.ops)
+    index = max([op.op_index for op in program.ops + program.init_ops] + [len(program.graph.operators)]) + 1
+    for name in constants:
+        words = -(-buffers[name].size // 4)  # a constant starts on a word and its pool ends on one
+        call = KernelCall("usmp_band_copy_words", "usmp_band_copy_params", {"count": words}, ["input", "output"])
+        ops, _ = insert_copy(ops, name, staged_name(name), buffers, "c", index, call=call, size=4 * words)
+        buffers[staged_name(name)] = replace(buffers[staged_name(name)], data=None)
+        index += 1
+    return replace(program, buffers=buffers, ops=ops)
 
 
 def reserved(pool: PoolSpec) -> bool:

@@ -62,7 +62,7 @@ def _placement(program, result: PlanResult, pools, demand) -> dict:
     cycles, the start-up copies of constants and the kernels whose accesses the estimate had to guess."""
     if not demand or not demand.ranked:
         return {"ranked": False, "copies": [], "unmodelled_kernels": []}
-    from usmp.placement.copies import copy_name, io_copy_name
+    from usmp.placement.copies import copy_name, io_copy_name, staged_name
 
     waits = {p.name: p.wait for p in pools}
     accesses = {p.name: 0.0 for p in pools}
@@ -74,6 +74,7 @@ def _placement(program, result: PlanResult, pools, demand) -> dict:
                    "estimated_wait_cycles": round(accesses[p.name] * waits[p.name])} for p in pools],
         "estimated_wait_cycles": round(sum(accesses[n] * waits[n] for n in accesses)),
         "copies": [_copy(program, result, demand, name, copy_name(name), "start-up") for name in demand.copies]
+        + [_copy(program, result, demand, name, staged_name(name), "each inference") for name in demand.staged]
         + [_copy(program, result, demand, name, io_copy_name(name), "each inference") for name in demand.io_copies],
         "unmodelled_kernels": list(demand.unmodelled),
     }
