@@ -39,7 +39,7 @@ def test_taken_without_cmsis_nn(monkeypatch):
 # 3 left), depths off the 16-byte chunks, the input read as its own columns (1x1 over whole chunks), columns from
 # windows inside the input, cut by padding on every side, rows outside it, strides, dilation, batches, clamps.
 CONV_LAYERS = [
-    Layer("conv", 5, 5, 64, 64, seed=1),                      # 1x1 read in place, 25 pixels: a lone last one
+    Layer("conv", 5, 5, 64, 64, seed=1),                      # 1x1 read in place, 25 pixels: a lone last one; 4 chunks
     Layer("conv", 3, 4, 20, 7, seed=2),                       # 1x1 off whole chunks: columns, 3 channels left
     Layer("conv", 2, 3, 8, 1, seed=3),                        # one output channel: no full block
     Layer("conv", 4, 4, 6, 10, seed=4),                       # two channels left
@@ -53,6 +53,7 @@ CONV_LAYERS = [
     Layer("conv", 5, 4, 8, 6, 3, 3, per_channel=False, activation=RELU, seed=12),
     Layer("conv", 3, 3, 40, 5, 3, 3, (2, 2), seed=13),        # 120-byte rows: several vectors a row
     Layer("conv", 9, 10, 2, 5, 3, 3, (2, 2), (2, 1), padding=VALID, batches=2, seed=14),  # gathered, rows apart
+    Layer("conv", 3, 2, 120, 8, seed=15),                     # eight chunks: unrolled
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with
 # intrinsics (other windows, dilation, left shifts); partial groups, strides, padding on every side, batches.

@@ -44,18 +44,47 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 
 #if USMP_HELIUM_NATIVE
 /*
- * Pixel pairs against every full block of 4 output channels, in assembly: GCC can neither keep eight
- * accumulators (VMLADAVA wants even registers, and lr is one) nor the requantization vectors in registers.
- * Pairs outer, blocks inner: the blocks are read as one stream (biases, filter chunks, multipliers, shifts),
- * the pair's columns from the start for each block. Per block the eight sums start from its biases (two
- * ldm), the chunk loop takes 16 bytes of both columns against the block's four filters (8 VMLADAVA), then
- * the sums go through the stack (one stm, two vector loads: cheaper than eight lane moves) and are
- * requantized as helium_requantize (without left shifts and with every right shift non-zero the rounding
- * fix needs no mask), offset (q3, or general from the stack), clamped (q6, q7) and stored, 4 channels of
- * each pixel (VSTRB.32 takes a low register for its address). The frame: the sums at sp, the pair's output
- * (32), the blocks left (36), the pair's columns (40, 44), then a copy of the job (48 on).
+ * Pixel pairs against every full block of 4 output channels, in assembly: GCC can neither keep eight accumulators
+ * (VMLADAVA wants even registers, and lr is one) nor the requantization vectors in registers. Pairs outer, blocks
+ * inner: the blocks are read as one stream (biases, filter chunks, multipliers, shifts), the pair's columns from
+ * the start for each block. Per block the eight sums start from its biases (two ldm), each 16-byte chunk of both
+ * columns meets the block's four filters (8 VMLADAVA: a loop, or unrolled for 4 and 8 chunks), then the sums go
+ * through the stack (one stm, two vector loads: cheaper than eight lane moves) and are requantized as
+ * helium_requantize (without left shifts and with every right shift non-zero the rounding fix needs no mask),
+ * offset (q3, or general from the stack), clamped (q6, q7) and stored, 4 channels of each pixel (VSTRB.32 takes a
+ * low register for its address). The frame: the sums at sp, the pair's output (32), the blocks left (36), the
+ * pair's columns (40, 44), then a copy of the job (48 on).
  */
-#define GEMM_PAIRS(name, left_load, left_shift, fix0, fix1, offset_setup, offset_add)                      \
+/* One 16-byte chunk of both columns (at [r9 + off], [r11 + off], or post-incremented) against the block's four
+ * filters (r5 moves on): 8 VMLADAVA. */
+#define GEMM_CHUNK(col0, col1)                   \
+	"	vldrb.8	q0, " col0 "\n"           \
+	"	vldrb.8	q1, " col1 "\n"           \
+	"	vldrb.8	q2, [r5], #16\n"          \
+	"	vmladava.s8	r0, q0, q2\n"     \
+	"	vmladava.s8	r8, q1, q2\n"     \
+	"	vldrb.8	q2, [r5], #16\n"          \
+	"	vmladava.s8	r2, q0, q2\n"     \
+	"	vmladava.s8	r10, q1, q2\n"    \
+	"	vldrb.8	q2, [r5], #16\n"          \
+	"	vmladava.s8	r4, q0, q2\n"     \
+	"	vmladava.s8	r12, q1, q2\n"    \
+	"	vldrb.8	q2, [r5], #16\n"          \
+	"	vmladava.s8	r6, q0, q2\n"     \
+	"	vmladava.s8	lr, q1, q2\n"
+#define GEMM_AT(off) GEMM_CHUNK("[r9, #" off "]", "[r11, #" off "]")
+/* any number of chunks: the columns from the pair's first byte again, a loop */
+#define GEMM_CHUNKS_LOOP                                                     \
+	"	ldr	r9, [sp, #40]\n"                                      \
+	"	ldr	r11, [sp, #44]\n"                                     \
+	"	ldr	r1, [sp, #72]\n"                                      \
+	"4:" GEMM_CHUNK("[r9], #16", "[r11], #16") "	subs	r1, r1, #1\n" \
+	"	bne	4b\n"
+/* four and eight chunks unrolled: the columns stay where they are (no loop, no reloads) */
+#define GEMM_CHUNKS_4 GEMM_AT("0") GEMM_AT("16") GEMM_AT("32") GEMM_AT("48")
+#define GEMM_CHUNKS_8 GEMM_CHUNKS_4 GEMM_AT("64") GEMM_AT("80") GEMM_AT("96") GEMM_AT("112")
+
+#define GEMM_PAIRS(name, chunk_loop, left_load, left_shift, fix0, fix1, offset_setup, offset_add)          \
 	__attribute__((naked, noinline)) static void name(const struct gemm_job *job)                      \
 	{                                                                                                  \
 		(void)job;                                                                                 \
@@ -79,26 +108,7 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	ldr	r1, [sp, #68]\n"                                            \
 			       "	str	r1, [sp, #36]\n"                                            \
 			       "3:	ldm	r5, {r0, r2, r4, r6}\n"                                     \
-			       "	ldm	r5!, {r8, r10, r12, lr}\n"                                  \
-			       "	ldr	r9, [sp, #40]\n"                                            \
-			       "	ldr	r11, [sp, #44]\n"                                           \
-			       "	ldr	r1, [sp, #72]\n"                                            \
-			       "4:	vldrb.8	q0, [r9], #16\n"                                            \
-			       "	vldrb.8	q1, [r11], #16\n"                                           \
-			       "	vldrb.8	q2, [r5], #16\n"                                            \
-			       "	vmladava.s8	r0, q0, q2\n"                                       \
-			       "	vmladava.s8	r8, q1, q2\n"                                       \
-			       "	vldrb.8	q2, [r5], #16\n"                                            \
-			       "	vmladava.s8	r2, q0, q2\n"                                       \
-			       "	vmladava.s8	r10, q1, q2\n"                                      \
-			       "	vldrb.8	q2, [r5], #16\n"                                            \
-			       "	vmladava.s8	r4, q0, q2\n"                                       \
-			       "	vmladava.s8	r12, q1, q2\n"                                      \
-			       "	vldrb.8	q2, [r5], #16\n"                                            \
-			       "	vmladava.s8	r6, q0, q2\n"                                       \
-			       "	vmladava.s8	lr, q1, q2\n"                                       \
-			       "	subs	r1, r1, #1\n"                                               \
-			       "	bne	4b\n"                                                       \
+			       "	ldm	r5!, {r8, r10, r12, lr}\n" chunk_loop                       \
 			       "	stm	sp, {r0, r2, r4, r6, r8, r10, r12, lr}\n"                   \
 			       "	vldrw.u32	q0, [sp]\n"                                         \
 			       "	vldrw.u32	q1, [sp, #16]\n"                                    \
@@ -137,10 +147,14 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	}
 
 /* every right shift non-zero, no left shift: the rounding fix is the sign alone; the offset stays in q3 */
-GEMM_PAIRS(gemm_pairs, "", "", "	vshr.s32	q2, q0, #31\n", "	vshr.s32	q2, q1, #31\n",
-	   "	vdup.32	q3, r10\n", "	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n")
+#define GEMM_PAIRS_RIGHT(name, chunk_loop)                                                                     \
+	GEMM_PAIRS(name, chunk_loop, "", "", "	vshr.s32	q2, q0, #31\n", "	vshr.s32	q2, q1, #31\n", \
+		   "	vdup.32	q3, r10\n", "	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n")
+GEMM_PAIRS_RIGHT(gemm_pairs, GEMM_CHUNKS_LOOP)
+GEMM_PAIRS_RIGHT(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
+GEMM_PAIRS_RIGHT(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
 /* any shifts: left shifts in q3, the rounding fix only where there is a right shift, the offset from the stack */
-GEMM_PAIRS(gemm_pairs_general, "	vldrw.u32	q3, [r5], #16\n",
+GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "	vldrw.u32	q3, [r5], #16\n",
 	   "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
 	   "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n", "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
 	   "", "	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")
@@ -280,6 +294,10 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 	} else if (j.pairs > 0 && j.full_blocks > 0) {
 		if (general)
 			gemm_pairs_general(&j);
+		else if (p->chunks == 4)
+			gemm_pairs_4(&j);
+		else if (p->chunks == 8)
+			gemm_pairs_8(&j);
 		else
 			gemm_pairs(&j);
 	}
