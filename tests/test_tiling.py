@@ -67,15 +67,18 @@ def test_every_sub_chain_and_band_is_bit_exact(model, strategy, monkeypatch):
 @pytest.mark.parametrize("mode", ["auto", "max"])
 @pytest.mark.parametrize("model", CHAINS + [PERSON], ids=[m.stem for m in CHAINS + [PERSON]])
 def test_modes_bit_exact_and_lower(model, mode):
-    """`max` always lowers these chains' peak; `auto` never raises it (on the smallest chains a loop's fixed cost
-    can exceed the budget's share of so few instructions)."""
+    """Where a mode fuses a chain, the peak is lower, its loop's state counted; no mode raises it. On the smallest
+    chains a loop's fixed cost can exceed the budget's share of so few instructions (`auto`), or its state (a
+    generic build's pointers are 8 bytes) what it saves (`max`): they stay whole. person_detect's chains pay."""
     off = compile_model(model, CompileOptions(tiling="off"))
     tiled = compile_model(model, CompileOptions(tiling=mode))
     check(tiled, model, 3)
-    if mode == "max" or model == PERSON:
+    fused = any(isinstance(op, BandLoop) for op in tiled.program.ops)
+    assert fused or model != PERSON
+    if fused:
         assert tiled.plan.pool_sizes["workspace"] < off.plan.pool_sizes["workspace"]
     else:
-        assert tiled.plan.pool_sizes["workspace"] <= off.plan.pool_sizes["workspace"]
+        assert tiled.plan.pool_sizes["workspace"] == off.plan.pool_sizes["workspace"]
 
 
 def test_person_detect_workspace():
@@ -160,12 +163,12 @@ REDUCING = [m for m in CHAINS if m.stem.split("_")[0] in ("pooled", "mean", "sum
 
 @pytest.mark.parametrize("model", REDUCING, ids=[m.stem for m in REDUCING])
 def test_a_reduction_ends_the_chain_band_by_band(model):
-    """A global pool, MEAN or SUM joins the chain as its last link, so its input never exists whole."""
+    """A global pool, MEAN or SUM joins the chain as its last link, so its input never exists whole (these chains
+    are so small that the search keeps some whole: a loop's state would cost more than it saves)."""
     program, _ = analyse_model(model, CompileOptions(tiling="off"))
     (chain,) = find_chains(program)
     assert program.ops[chain[-1]].opcode in ("AVERAGE_POOL_2D", "MEAN", "SUM")
-    tiled, choices = tile_program(program, "max")
-    assert any(c.op_indices[-1] == program.ops[chain[-1]].op_index for c in choices)
+    tiled = chains._apply(program, chain, 1, pointer=4)
     functions = {call.function for op in tiled.ops for call in op.calls}
     assert functions & {"usmp_band_sum_s8", "usmp_band_sum_f32"}
     reduced_input = program.ops[chain[-1]].args[0].buffer

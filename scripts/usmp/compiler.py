@@ -3,7 +3,8 @@
     import -> resolve shapes -> uint8 as int8 -> fold constants -> lower (state, constants, scratch)
            -> tile (depth-first band loops, costed on the kernels the selection will choose)
            -> select kernels (CMSIS-NN and USMP's own on DSP and Helium cores, in loops too)
-           -> one scratch buffer per loop -> analyse liveness (and bytes in use over time)
+           -> one scratch buffer per loop for its kernels, one for its own state
+           -> analyse liveness (and bytes in use over time)
            -> rank pools by demand (the fastest memories to the most accessed bytes)
            -> plan -> rewrite offsets -> emit C
 """
@@ -31,11 +32,12 @@ from usmp.pool_limits import check_pool_limits
 from usmp.pools import PoolSpec, check_pools, default_pools, with_state_pool
 from usmp.report.plan_json import dumps, plan_document
 from usmp.select import GENERIC, preview_kernels, select_kernels
-from usmp.select.cpus import cpu_extension
+from usmp.select.cpus import cpu_extension, pointer_bytes
 from usmp.shapes import resolve_shapes
 from usmp.tiling import tile_program
 from usmp.tiling.chains import DEFAULT_BUDGET
 from usmp.tiling.scratch import share_kernel_scratch
+from usmp.tiling.state import size_loop_state
 from usmp.uint8 import rewrite_uint8
 
 
@@ -151,10 +153,10 @@ def analyse_model(model_path: str | Path, options: CompileOptions) -> tuple[Prog
     program, _ = tile_program(program, tiling, options.workspace_io,
                               preview_kernels(program, options.cpu, options.kernels, options.cmsis_nn,
                                               options.optimize),
-                              cpu_extension(options.cpu), options.tiling_budget)
+                              cpu_extension(options.cpu), options.tiling_budget, pointer_bytes(options.cpu))
     progress.stage("selecting kernels")
     program = select_kernels(program, options.cpu, options.kernels, options.cmsis_nn, options.optimize)
-    program = share_kernel_scratch(program)
+    program = size_loop_state(share_kernel_scratch(program), pointer_bytes(options.cpu))
     progress.stage("analysing liveness")
     infos = buffer_infos(program, pools, options.workspace_io)
     check_insiders(program, infos)

@@ -2,12 +2,15 @@
 
 The loop's numbers live in three small const tables (links, their row inputs,
 the chain); the function takes the pools' bases and names its buffers inside
-(a chain of ten links has some fifty). Per band, usmp_band_step works out each
-link's rows and their addresses (b[link], a struct usmp_band of kernels'
-tiling.h), and each link's call is its whole-tensor call with the band members
-of a copy of its parameters set (tiling/band_fields.py) and its row pointers
-at the band's rows. Links calling the same kernel the same way share one small
-static function that does this (band_<kernel>), so a loop is a call per link.
+(a chain of ten links has some fifty). What it keeps while it runs is a struct
+in its state buffer (tiling/state.py), planned in the workspace, not on the
+stack: per link a struct usmp_band of kernels' tiling.h (b[link]: its rows and
+their addresses, which usmp_band_step works out per band), the addresses of its
+buffers, and the band's copy of a link's parameters, in which the band members
+are set (tiling/band_fields.py) before the link's whole-tensor kernel is called
+with its row pointers at the band's rows. Links calling the same kernel the
+same way share one small static function that does this (band_<kernel>), so a
+loop is a call per link.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from usmp.lower.program import Program
 from usmp.tiling.band_fields import band_fields
 from usmp.tiling.links import ELEMENT_BYTES
 from usmp.tiling.loop import BandLoop
+from usmp.tiling.state import STATE_ARG, planned_pointer
 
 _PER_NAMES = {"row": "row_elements", "width": "width"}
 
@@ -38,13 +42,13 @@ class BandWrapper:
 def band_loop_view(program: Program, layout: Layout, op: BandLoop, calls: list[dict]) -> dict:
     """`calls` are the templates' views of op.calls (function, params name, args), in the same order."""
     stem = op.function_name
-    wholes = _whole_inputs(op)
+    wholes = op.whole_inputs()
     links = []
     edges = []
     for j, link in enumerate(op.links):
         links.append(dict(rows=link.rows, share=link.share, first_edge=len(edges), inputs=len(link.edges),
                           row_bytes=link.row_bytes))
-        sources = _sources(op, link)
+        sources = op.sources(link)
         for k, e in enumerate(link.edges):
             if e.producer is None:  # the k-th whole tensor, in buffers[links + k]
                 producer = len(op.links) + wholes.index(sources[k])
@@ -61,10 +65,19 @@ def band_loop_view(program: Program, layout: Layout, op: BandLoop, calls: list[d
                                  for k in link.calls]))
     buffers = [_pointer(_output(link)) for link in op.links] + [_pointer(name) for name in wholes]
     signature, call_args = _bases(program, layout, op)
+    state = next(a.buffer for a in op.args if a.name == STATE_ARG)
+    copies = list(dict.fromkeys(c["type"] for step in steps for c in step["calls"]))
     return dict(chain=f"{stem}_chain", links_table=f"{stem}_links", edges_table=f"{stem}_edges", links=links,
                 edges=edges, band=op.band, bands=op.bands, recompute=int(op.recompute), steps=steps,
                 buffers=buffers, before=[calls[k] for k in op.before], after=[calls[k] for k in op.after],
-                signature=signature, call_args=call_args)
+                signature=signature, call_args=call_args, state_type=f"{stem}_state", state_buffer=state,
+                state_bytes=program.buffers[state].size, copies=[(t, _copy_member(t)) for t in copies],
+                narrow_pointers=planned_pointer(program.buffers[state]) < 8)
+
+
+def _copy_member(params_type: str) -> str:
+    """The member of the state's union of parameter copies that holds a struct usmp_<x>_params."""
+    return re.sub(r"^usmp_|_params$", "", params_type)
 
 
 def band_wrappers(op_views: list[dict]) -> list[dict]:
@@ -86,7 +99,7 @@ def band_wrappers(op_views: list[dict]) -> list[dict]:
 
 
 def _wrapper_view(key: BandWrapper, name: str) -> dict:
-    params = [f"const struct {key.params_type} *whole", "const struct usmp_band *b"]
+    params = [f"const struct {key.params_type} *whole", "const struct usmp_band *b", f"struct {key.params_type} *p"]
     params += [f"int32_t {_PER_NAMES[per]}" for per in dict.fromkeys(per for _, _, per in key.fields if per != "1")]
     args = []
     for kind, value in key.args:
@@ -101,29 +114,6 @@ def _wrapper_view(key: BandWrapper, name: str) -> dict:
                    for member, band, per in key.fields]
     return dict(name=name, function=key.function, type=key.params_type, params=params, assignments=assignments,
                 args=args)
-
-
-def _whole_inputs(op: BandLoop) -> list[str]:
-    """The loop's row inputs that exist whole, in the order the links first read them."""
-    names: list[str] = []
-    for link in op.links:
-        for name, e in zip(_sources(op, link), link.edges):
-            if e.producer is None and name not in names:
-                names.append(name)
-    return names
-
-
-def _sources(op: BandLoop, link) -> list[str]:
-    """The argument each row input of the link is read through, by input."""
-    found: dict[int, str] = {}
-    for name, pointer in link.pointers.items():
-        match = re.fullmatch(r"in_row\[(\d+)\]", pointer.row)
-        if match:
-            found.setdefault(int(match.group(1)), name)
-    for k, e in enumerate(link.edges):  # an input read twice (x + x) is named once, as the first
-        if k not in found:
-            found[k] = next(found[i] for i, other in enumerate(link.edges) if i in found and other == e)
-    return [found[k] for k in range(len(link.edges))]
 
 
 def _output(link) -> str | None:
@@ -166,8 +156,9 @@ def _band_call(program: Program, op: BandLoop, link, view: dict, call, alone: bo
         raise UsmpError(f"internal: {call.function} ({call.params_type}) cannot run a band in operator {op.op_index}")
     j = op.links.index(link)
     per = {"1": 1, "row": link.row_elements, "width": link.width}
-    band = f"b[{j}]"
+    band = f"s->b[{j}]"
     assignments = [(f.member, _times(f"{band}.{f.value}", per[f.per])) for f in fields]
+    copy = f"s->params.{_copy_member(call.params_type)}"
     args, pattern, passed = [], [], []
     for name in call.args:
         pointer = link.pointers.get(name)
@@ -186,12 +177,12 @@ def _band_call(program: Program, op: BandLoop, link, view: dict, call, alone: bo
         else:  # a row-indexed constant (a fully connected tail's weights): its own pointer arithmetic
             args.append(f"{name} + {_times(f'{band}.{pointer.row}', pointer.elements)}")
             alone = False
-    result = dict(view, type=call.params_type, assignments=assignments, band_args=args)
+    result = dict(view, type=call.params_type, assignments=assignments, band_args=args, params_copy=copy)
     labels = [n for _, n in pattern if n]  # the wrapper's arguments: an input read twice keeps the inline call
     if alone and len(set(labels)) == len(labels):
         result["wrapper"] = BandWrapper(call.function, call.params_type,
                                         tuple((f.member, f.value, f.per) for f in fields), tuple(pattern))
-        result["wrapper_args"] = [f"&{view['params']}", f"&{band}"]
+        result["wrapper_args"] = [f"&{view['params']}", f"&{band}", f"&{copy}"]
         result["wrapper_args"] += [str(per[p]) for p in dict.fromkeys(f.per for f in fields if f.per != "1")]
         result["wrapper_args"] += passed
     return result

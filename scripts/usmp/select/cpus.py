@@ -39,6 +39,13 @@ FLOAT_UNITS = {
 KERNEL_CHOICES = ("auto", "portable", "cmsis-nn", "usmp")
 
 
+def pointer_bytes(cpu: str) -> int:
+    """A data pointer's bytes in code built for the core: every named core is 32-bit; a generic build may run on
+    a 64-bit host."""
+    cpu_extension(cpu)
+    return 8 if cpu == GENERIC else 4
+
+
 def cpu_extension(cpu: str) -> str | None:
     if cpu not in CPUS:
         raise UsmpError(f"unknown --cpu '{cpu}' (known: {', '.join(CPUS)})")

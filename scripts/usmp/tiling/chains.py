@@ -48,23 +48,25 @@ DEFAULT_BUDGET = 5.0  # per cent: `auto` adds at most this many instructions to 
 
 
 def tile_program(program: Program, mode: str, workspace_io: bool = False, kernels: dict | None = None,
-                 extension: str | None = None, budget: float = DEFAULT_BUDGET) -> tuple[Program, list[TilingChoice]]:
+                 extension: str | None = None, budget: float = DEFAULT_BUDGET,
+                 pointer: int = 8) -> tuple[Program, list[TilingChoice]]:
     """The program with the chains search.py chooses fused into band loops.
 
     `kernels` are the calls the selection pass will make in place of the
     portable ones (select.preview_kernels) and `extension` the core's, so that
-    the instructions a loop adds are counted on them. "max" takes any cost;
+    the instructions a loop adds are counted on them; `pointer` the bytes of the
+    core's pointers, which the loops' state holds. "max" takes any cost;
     "auto" keeps the estimate within `budget` per cent of the whole program.
     A result whose peak is not lower than the program's is dropped.
     """
     if mode == "off":
         return program, []
-    search = ChainSearch(program, kernels or {}, extension, workspace_io)
+    search = ChainSearch(program, kernels or {}, extension, workspace_io, pointer)
     limit = float("inf") if mode == "max" else budget / 100 * search.whole_work()
     chosen = search.choose(limit)
     tiled, shift = program, 0
     for c in chosen:  # in program order, so that an output overlaid on its input may take the next one's output too
-        tiled = _apply(tiled, [k - shift for k in c.positions], c.band, c.strategy, workspace_io, c.overlay)
+        tiled = _apply(tiled, [k - shift for k in c.positions], c.band, c.strategy, workspace_io, c.overlay, pointer)
         shift += len(c.positions) - 1
     peak = partial(step_profile, workspace_io=workspace_io)
     if not chosen or peak(tiled)[0] >= peak(program)[0]:
@@ -78,10 +80,10 @@ def tile_program(program: Program, mode: str, workspace_io: bool = False, kernel
 
 
 def _apply(program: Program, positions: list[int], band: int, strategy: str = "sliding",
-           workspace_io: bool = False, overlay: bool = True) -> Program:
+           workspace_io: bool = False, overlay: bool = True, pointer: int = 8) -> Program:
     """The program with one region fused (positions after it shift); with `overlay`, its output overwrites the
     rows of an input it has consumed where that is safe (overlay.py)."""
-    fused, band_buffers = fuse(program, positions, band, strategy)
+    fused, band_buffers = fuse(program, positions, band, strategy, pointer)
     region = region_of(program, positions)
     kept = {a.buffer for a in fused.args} | {a.buffer for k, op in enumerate(program.ops)
                                              if k not in positions for a in op.args}

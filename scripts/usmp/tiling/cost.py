@@ -133,17 +133,17 @@ def call_shape(call: KernelCall, params: dict) -> CallShape:
     window = (params.get("filter_h", 1) - 1) * params.get("dilation_h", 1) + 1
     halo_rows = max(window - params.get("stride_h", 1), 0)
     in_ch = params.get("in_ch", out_ch)
-    return CallShape(call.function, _words(call.params), out_w, macs, out_w * out_ch, out_ch, weights,
+    return CallShape(call.function, struct_words(call.params), out_w, macs, out_w * out_ch, out_ch, weights,
                      params.get("filter_h", 1), halo_rows * params.get("in_w", out_w) * in_ch,
                      halo_rows * -(-in_ch // 4))
 
 
-def _words(value) -> int:
+def struct_words(value) -> int:
     """32-bit words of a parameter struct written as a dict of numbers and lists of them."""
     if isinstance(value, dict):
-        return sum(_words(v) for v in value.values())
+        return sum(struct_words(v) for v in value.values())
     if isinstance(value, (list, tuple)):
-        return sum(_words(v) for v in value)
+        return sum(struct_words(v) for v in value)
     return 1
 
 

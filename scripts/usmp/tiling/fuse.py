@@ -13,6 +13,7 @@ from usmp.tiling.band_rows import BandRows, LinkSummary
 from usmp.tiling.geometry import row_elements
 from usmp.tiling.loop import BandLink, BandLoop, RowPointer, TilingChoice
 from usmp.tiling.region import Region, region_at
+from usmp.tiling.state import with_loop_state
 
 
 def region_of(program: Program, positions: list[int]) -> Region:
@@ -30,8 +31,10 @@ def _aligned(n: int) -> int:
     return (n + MIN_ALIGNMENT - 1) // MIN_ALIGNMENT * MIN_ALIGNMENT
 
 
-def fuse(program: Program, positions: list[int], band: int, strategy: str = "sliding") -> tuple[BandLoop, dict[str, Buffer]]:
-    """The band loop for the region at `positions`, and its band buffers."""
+def fuse(program: Program, positions: list[int], band: int, strategy: str = "sliding",
+         pointer: int = 8) -> tuple[BandLoop, dict[str, Buffer]]:
+    """The band loop for the region at `positions`, and its band buffers and state (state.py: for `pointer`-byte
+    pointers and the portable kernels' parameters, until the kernel selection has chosen)."""
     region = region_of(program, positions)
     links, last = region.links, len(region.links) - 1
     rows = region.band_rows(band, strategy)
@@ -89,6 +92,8 @@ def fuse(program: Program, positions: list[int], band: int, strategy: str = "sli
     loop = BandLoop(links[0].op.op_index, f"DEPTH_FIRST_{links[0].op.opcode}_X{len(links)}", args,
                     calls + after, loop_links, band, strategy, list(range(len(before))),
                     list(range(len(calls), len(calls) + len(after))), choice)
+    loop, state = with_loop_state(program, loop, pointer)
+    buffers[state.name] = state
     return loop, buffers
 
 

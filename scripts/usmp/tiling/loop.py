@@ -10,6 +10,7 @@ the first and last bands differ only in the numbers.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from usmp.lower.program import LoweredOp
@@ -81,6 +82,28 @@ class BandLoop(LoweredOp):
     @property
     def bands(self) -> int:
         return self.rows.bands
+
+    def whole_inputs(self) -> list[str]:
+        """The loop's row inputs that exist whole, in the order the links first read them."""
+        names: list[str] = []
+        for link in self.links:
+            for name, e in zip(self.sources(link), link.edges):
+                if e.producer is None and name not in names:
+                    names.append(name)
+        return names
+
+    @staticmethod
+    def sources(link: BandLink) -> list[str]:
+        """The argument each row input of the link is read through, by input."""
+        found: dict[int, str] = {}
+        for name, pointer in link.pointers.items():
+            match = re.fullmatch(r"in_row\[(\d+)\]", pointer.row)
+            if match:
+                found.setdefault(int(match.group(1)), name)
+        for k, e in enumerate(link.edges):  # an input read twice (x + x) is named once, as the first
+            if k not in found:
+                found[k] = next(found[i] for i, other in enumerate(link.edges) if i in found and other == e)
+        return [found[k] for k in range(len(link.edges))]
 
     def report(self) -> dict:
         c = self.choice

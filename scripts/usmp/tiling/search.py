@@ -26,6 +26,7 @@ from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.links import link_of
 from usmp.tiling.overlay import overlay_saving, overlay_source
 from usmp.tiling.region import Region, buffer_users, region_at
+from usmp.tiling.state import params_bytes, state_bytes
 
 MAX_LINKS = {"sliding": 16, "recompute": 4, "paced": 16}  # recomputing longer chains repeats too much work to pay
 SMALL_BANDS = (1, 2, 3, 4, 6, 8)
@@ -53,8 +54,9 @@ class Candidate:
 
 class ChainSearch:
     def __init__(self, program: Program, kernels: dict[int, KernelCall], extension: str | None,
-                 workspace_io: bool = False):
+                 workspace_io: bool = False, pointer: int = 8):
         self.program = program
+        self.pointer = pointer  # bytes of the core's pointers: a loop's state holds some (state.py)
         self.workspace_io = workspace_io
         self.kernels = kernels  # op index -> the kernel selection's call, where it replaces the portable one
         self.extension = extension
@@ -287,7 +289,7 @@ class ChainSearch:
             if b < first or a > last or name in internal or self.program.buffers[name].kind == "scratch":
                 continue
             total += self.program.buffers[name].size
-        return total + self._loop_scratch(positions)
+        return total + self._loop_scratch(positions) + self._loop_state(region)
 
     def _loop_scratch(self, positions: tuple[int, ...]) -> int:
         """The kernels' scratch of a loop: the selected kernels' share one buffer (reuse.py), the portable
@@ -295,6 +297,17 @@ class ChainSearch:
         selected = [self.scratch[k] for k in positions if self.program.ops[k].op_index in self.kernels]
         return max(selected, default=0) + sum(self.scratch[k] for k in positions
                                                if self.program.ops[k].op_index not in self.kernels)
+
+    def _loop_state(self, region: Region) -> int:
+        """The loop's state buffer (state.py), with the parameters of the kernels it will run."""
+        copies = []
+        for link in region.links:
+            chosen = self.kernels.get(link.op.op_index)
+            if link.tail is None:  # a reduction's band kernel copies a few words
+                copies.append(params_bytes(chosen if chosen and runs_bands(chosen.params_type) else link.call,
+                                           self.pointer))
+        wholes = sum(p is None for producers in region.producers for p in producers)
+        return state_bytes(len(region.links), len(region.links) + wholes, copies, self.pointer)
 
     def _scratch(self, op: LoweredOp) -> int:
         chosen = self.kernels.get(op.op_index)
