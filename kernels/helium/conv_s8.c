@@ -48,12 +48,12 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
  * (VMLADAVA wants even registers, and lr is one) nor the requantization vectors in registers. Pairs outer, blocks
  * inner: the blocks are read as one stream (biases, filter chunks, multipliers, shifts), the pair's columns from
  * the start for each block. Per block the eight sums start from its biases (two ldm), each 16-byte chunk of both
- * columns meets the block's four filters (8 VMLADAVA: a loop, or unrolled for 4 and 8 chunks), then the sums go
+ * columns meets the block's four filters (8 VMLADAVA: a loop, or unrolled for 2, 4 and 8 chunks), then the sums go
  * through the stack (one stm, two vector loads: cheaper than eight lane moves) and are requantized as
  * helium_requantize (without left shifts and with every right shift non-zero the rounding fix needs no mask),
  * offset (q3, or general from the stack), clamped (q6, q7) and stored, 4 channels of each pixel (VSTRB.32 takes a
- * low register for its address). The frame: the sums at sp, the pair's output (32), the blocks left (36), the
- * pair's columns (40, 44), then a copy of the job (48 on).
+ * low register for its address). The frame: the sums at sp, the pair's output (32), the end of the full blocks
+ * (36), the pair's columns (40, 44), then a copy of the job (48 on).
  */
 /* One 16-byte chunk of both columns (at [r9 + off], [r11 + off], or post-incremented) against the block's four
  * filters (r5 moves on): 8 VMLADAVA. */
@@ -80,8 +80,9 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	"	ldr	r1, [sp, #72]\n"                                      \
 	"4:" GEMM_CHUNK("[r9], #16", "[r11], #16") "	subs	r1, r1, #1\n" \
 	"	bne	4b\n"
-/* four and eight chunks unrolled: the columns stay where they are (no loop, no reloads) */
-#define GEMM_CHUNKS_4 GEMM_AT("0") GEMM_AT("16") GEMM_AT("32") GEMM_AT("48")
+/* two, four and eight chunks unrolled: the columns stay where they are (no loop, no reloads) */
+#define GEMM_CHUNKS_2 GEMM_AT("0") GEMM_AT("16")
+#define GEMM_CHUNKS_4 GEMM_CHUNKS_2 GEMM_AT("32") GEMM_AT("48")
 #define GEMM_CHUNKS_8 GEMM_CHUNKS_4 GEMM_AT("64") GEMM_AT("80") GEMM_AT("96") GEMM_AT("112")
 
 #define GEMM_PAIRS(name, chunk_loop, left_load, left_shift, fix0, fix1, offset_setup, offset_add)          \
@@ -92,6 +93,9 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	vpush	{d8-d15}\n"                                                 \
 			       "	sub	sp, sp, #96\n"                                              \
 			       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
+			       "	ldr	lr, [r0, #48]\n"                                           \
+			       "	mla	lr, r6, lr, r5\n"                                          \
+			       "	str	lr, [sp, #36]\n"                                           \
 			       "	add	r0, sp, #48\n"                                             \
 			       "	stm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
 			       "	vdup.32	q6, r11\n"                                                  \
@@ -105,8 +109,6 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	ldr	r3, [sp, #80]\n"                                            \
 			       "	add	r3, r7, r3\n"                                               \
 			       "	ldr	r5, [sp, #64]\n"                                            \
-			       "	ldr	r1, [sp, #68]\n"                                            \
-			       "	str	r1, [sp, #36]\n"                                            \
 			       "3:	ldm	r5, {r0, r2, r4, r6}\n"                                     \
 			       "	ldm	r5!, {r8, r10, r12, lr}\n" chunk_loop                       \
 			       "	stm	sp, {r0, r2, r4, r6, r8, r10, r12, lr}\n"                   \
@@ -126,8 +128,7 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	vstrb.32	q0, [r7], #4\n"                                     \
 			       "	vstrb.32	q1, [r3], #4\n"                                     \
 			       "	ldr	r1, [sp, #36]\n"                                            \
-			       "	subs	r1, r1, #1\n"                                               \
-			       "	str	r1, [sp, #36]\n"                                            \
+			       "	cmp	r5, r1\n"                                                   \
 			       "	bne	3b\n"                                                       \
 			       "	ldr	r7, [sp, #32]\n"                                            \
 			       "	ldr	r1, [sp, #80]\n"                                            \
@@ -151,6 +152,7 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	GEMM_PAIRS(name, chunk_loop, "", "", "	vshr.s32	q2, q0, #31\n", "	vshr.s32	q2, q1, #31\n", \
 		   "	vdup.32	q3, r10\n", "	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n")
 GEMM_PAIRS_RIGHT(gemm_pairs, GEMM_CHUNKS_LOOP)
+GEMM_PAIRS_RIGHT(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
 GEMM_PAIRS_RIGHT(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
 GEMM_PAIRS_RIGHT(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
 /* any shifts: left shifts in q3, the rounding fix only where there is a right shift, the offset from the stack */
@@ -294,6 +296,8 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 	} else if (j.pairs > 0 && j.full_blocks > 0) {
 		if (general)
 			gemm_pairs_general(&j);
+		else if (p->chunks == 2)
+			gemm_pairs_2(&j);
 		else if (p->chunks == 4)
 			gemm_pairs_4(&j);
 		else if (p->chunks == 8)

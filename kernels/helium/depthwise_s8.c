@@ -102,7 +102,7 @@ struct dw_job {
  * clamped and stored under the group's lanes (VPR.P0: all 16 but in the last group). Between groups the strips,
  * the constants and the output move on by a group (the job keeps the group's first addresses).
  */
-#define DW_VECTORS(name, tap, tap2)                                                                              \
+#define DW_VECTORS(name, tap, tap2, clamp)                                                                       \
 	__attribute__((naked, noinline)) static void name(struct dw_job *job)                                      \
 	{                                                                                                          \
 		(void)job;                                                                                         \
@@ -144,10 +144,7 @@ struct dw_job {
 			       "	vqadd.s16	q7, q7, r12\n"                                              \
 			       "	vqmovnb.s16	q4, q6\n"                                                   \
 			       "	vqmovnt.s16	q4, q7\n"                                                   \
-			       "	vdup.8	q0, r6\n"                                                           \
-			       "	vdup.8	q1, r7\n"                                                           \
-			       "	vmax.s8	q4, q4, q0\n"                                                       \
-			       "	vmin.s8	q4, q4, q1\n"                                                       \
+			       clamp                                                                       \
 			       "	vpst\n"                                                             \
 			       "	vstrbt.8	q4, [r3]\n"                                                 \
 			       "	add	r0, r0, r10\n"                                                      \
@@ -177,8 +174,17 @@ struct dw_job {
 			       "	pop	{r4-r11, pc}\n");                                                   \
 	}
 
-DW_VECTORS(dw_vectors_16, "16", "32") /* a pixel's 16 channels a strip column */
-DW_VECTORS(dw_vectors_8, "8", "16")   /* 8 channels a pixel, two pixels a vector */
+/* the clamp to [act_min, act_max] (r6, r7) of the int8 outputs */
+#define DW_ASM_CLAMP                          \
+	"	vdup.8	q0, r6\n"            \
+	"	vdup.8	q1, r7\n"            \
+	"	vmax.s8	q4, q4, q0\n"        \
+	"	vmin.s8	q4, q4, q1\n"
+
+DW_VECTORS(dw_vectors_16, "16", "32", DW_ASM_CLAMP) /* a pixel's 16 channels a strip column */
+DW_VECTORS(dw_vectors_8, "8", "16", DW_ASM_CLAMP)   /* 8 channels a pixel, two pixels a vector */
+/* the whole int8 range (RELU6 and RELU with the zero point at -128, no activation): the narrowing saturates */
+DW_VECTORS(dw_vectors_16_unclamped, "16", "32", "")
 
 /* Requantize the four sums (helium_requantize, any shifts) and store the 16 lanes in order. */
 HELIUM_INLINE void dw_store(const struct usmp_helium_depthwise_params *p, int32x4_t a, int32x4_t b, int32x4_t c,
@@ -408,6 +414,8 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 					j.group = g;
 					if (per > 1)
 						dw_vectors_8(&j);
+					else if (p->act_min == -128 && p->act_max == 127)
+						dw_vectors_16_unclamped(&j);
 					else
 						dw_vectors_16(&j);
 				}
