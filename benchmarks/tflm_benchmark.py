@@ -44,16 +44,21 @@ from usmp.runner.qemu import count_instructions, run_qemu  # noqa: E402
 DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",
                   *sorted((ROOT / "benchmarks" / "models").glob("*.tflite")),
                   EXAMPLE_MODELS / "person_detect.tflite"]
-ARENA_BYTES = 160 * 1024
+ARENA_BYTES = 160 * 1024  # at most: a smaller board gets its RAM less HARNESS_RAM (the count does not depend on it)
+HARNESS_RAM = 4 * 1024  # the harness's stack, heap and static data besides the arena (the input is in flash)
 CXX = "arm-none-eabi-g++"
 CC = "arm-none-eabi-gcc"
 AR = "arm-none-eabi-ar"
 NM = "arm-none-eabi-nm"
-# TFLite Micro's Makefile: common and per-language flags, and the optimisation of each part.
+# TFLite Micro's Makefile (tools/make/Makefile) for TARGET=cortex_m_generic OPTIMIZED_KERNEL_DIR=cmsis_nn:
+# COMMON_FLAGS (warnings off; OPTIMIZE_KERNELS_FOR's default, KERNELS_OPTIMIZED_FOR_SPEED, as the define it
+# becomes: CMSIS-NN's fully connected kernel then keeps its kernel sums), cortex_m_generic's PLATFORM_FLAGS
+# (-mthumb and -mfloat-abi are the target's; the CMSIS device defines only select the cycle counter, which
+# Invoke() never reads) and ext_libs/cmsis_nn.inc's defines; the optimisation of each part below.
 COMMON_FLAGS = ["-fno-unwind-tables", "-fno-asynchronous-unwind-tables", "-ffunction-sections", "-fdata-sections",
-                "-DTF_LITE_STATIC_MEMORY", "-DTF_LITE_DISABLE_X86_NEON", "-DTF_LITE_MCU_DEBUG_LOG",
-                "-funsigned-char", "-fomit-frame-pointer", "-DCMSIS_NN", "-DARM_NN_ENABLE_F16=0",
-                "-DARM_NN_ENABLE_F32=0", "-w"]
+                "-fmessage-length=0", "-DTF_LITE_STATIC_MEMORY", "-DTF_LITE_DISABLE_X86_NEON",
+                "-DKERNELS_OPTIMIZED_FOR_SPEED", "-DTF_LITE_MCU_DEBUG_LOG", "-mlittle-endian", "-funsigned-char",
+                "-fomit-frame-pointer", "-DCMSIS_NN", "-DARM_NN_ENABLE_F16=0", "-DARM_NN_ENABLE_F32=0", "-w"]
 CXX_FLAGS = ["-std=c++17", "-fno-rtti", "-fno-exceptions", "-fno-threadsafe-statics"]
 C_FLAGS = ["-std=c17"]
 BUILD_TYPES = {"release": ["-DNDEBUG", "-DTF_LITE_STRIP_ERROR_STRINGS"], "default": []}
@@ -154,7 +159,12 @@ def resolver_methods(tflm: Path) -> dict[str, str]:
     return {m.lower(): f"Add{m}" for m in re.findall(r"TfLiteStatus Add(\w+)\(", header)}
 
 
-def harness(model: Path, inputs: list[np.ndarray], tflm: Path) -> str:
+def arena_bytes(target) -> int:
+    """The arena the harness declares: ARENA_BYTES, or what the board's RAM holds beside the harness."""
+    return min(ARENA_BYTES, (target.ram_size - HARNESS_RAM) // 16 * 16)
+
+
+def harness(model: Path, inputs: list[np.ndarray], tflm: Path, arena: int = ARENA_BYTES) -> str:
     """main(): the interpreter with the model's operators, the input, one measured Invoke, the outputs."""
     graph = read_tflite(model)
     methods = resolver_methods(tflm)
@@ -180,7 +190,7 @@ extern "C" {{
 }}
 
 {arrays}
-alignas(16) static unsigned char arena[{ARENA_BYTES}];
+alignas(16) static unsigned char arena[{arena}];
 
 int main(void) {{
   const tflite::Model* model = tflite::GetModel(model_data);
@@ -230,7 +240,7 @@ def measure(model: Path, tree: Tree, target_name: str, build_type: str, build_di
     inputs = random_inputs(graph, np.random.default_rng(2024))
     with tempfile.TemporaryDirectory(prefix="usmp-tflm-") as work:
         work_dir = Path(work)
-        (work_dir / "main.cc").write_text(harness(model, inputs, tree.tflm))
+        (work_dir / "main.cc").write_text(harness(model, inputs, tree.tflm, arena_bytes(target)))
         (work_dir / "model_data.cc").write_text(_c_array("model_data", model.read_bytes()).replace(
             "alignas(16) const", "extern const unsigned char model_data[];\nalignas(16) const"))
         (work_dir / "cortex_m.ld").write_text(linker_script(target))

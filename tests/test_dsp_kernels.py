@@ -215,10 +215,14 @@ def test_auto_without_cmsis_nn_takes_the_dsp_kernels(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("cpu", ["generic", "cortex-m0", "cortex-m3"])
 def test_no_dsp_kernels_without_the_extension(cpu, tmp_path):
-    """(The Cortex-M55 has its own: test_helium_kernels.py.)"""
+    """Cores without DSP get no DSP kernels: the generic build the portable ones, the M0 and M3 the scalar
+    family's (tests/test_scalar_kernels.py; the Cortex-M55 has its own: test_helium_kernels.py)."""
     model = write_model(tmp_path / "m.tflite", [CONV_LAYERS[0], DW_LAYERS[0]])
     compiled = compile_model(model, CompileOptions(cpu=cpu, kernels="usmp"))
-    assert compiled.files == compile_model(model, CompileOptions(kernels="portable")).files
+    if cpu in ("cortex-m0", "cortex-m3"):
+        assert not any(f.startswith("usmp_dsp_") for f in functions(compiled))
+    else:
+        assert compiled.files == compile_model(model, CompileOptions(kernels="portable")).files
 
 
 def test_cli_kernels_and_optimize(tmp_path, capsys):

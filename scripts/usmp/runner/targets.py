@@ -15,7 +15,6 @@ from usmp.runner.architecture import Architecture
 from usmp.runner.arm import ARM
 from usmp.runner.regions import Region
 from usmp.runner.riscv import RISCV
-from usmp.select import GENERIC
 
 MB = 1024 * 1024
 
@@ -82,7 +81,7 @@ AN547_REGIONS = (
 def riscv32(name: str, isa: str, qemu_cpu: str) -> Target:
     """QEMU's virt board with only the target's extensions enabled, so an instruction outside them traps:
     code and constants in the first 4 MB of its DRAM, data 64 MB further (the regions are linked 64 MB long)."""
-    return Target(name, RISCV, (f"-march={isa}", "-mabi=ilp32"), GENERIC, "virt", f"QEMU virt, {isa.upper()}",
+    return Target(name, RISCV, (f"-march={isa}", "-mabi=ilp32"), "riscv32", "virt", f"QEMU virt, {isa.upper()}",
                   0x80000000, 4 * MB, 0x84000000, 4 * MB, qemu_cpu=qemu_cpu)
 
 

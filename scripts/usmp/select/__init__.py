@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from usmp.errors import UsmpError
 from usmp.lower.program import MIN_ALIGNMENT, Arg, Buffer, ExternalKernels, KernelCall, LoweredOp, Program
-from usmp.select import cmsis_nn_family, dsp_family, fpu, helium
+from usmp.select import cmsis_nn_family, dsp_family, fpu, helium, scalar
 from usmp.select.cmsis_nn_sources import cmsis_nn_root, known_root, sources_for
 from usmp.select.cpus import CPUS, GENERIC, KERNEL_CHOICES, cpu_extension, float_unit
 from usmp.select.dsp import OPTIMIZE_CHOICES
@@ -48,7 +48,7 @@ from usmp.tiling.loop import BandLoop
 
 # Every kernel family, in the order that breaks a tie between equal offers.
 FAMILIES: tuple[Family, ...] = (dsp_family.FAMILY, helium.FAMILY, cmsis_nn_family.FAMILY, fpu.FPU_FAMILY,
-                                fpu.HELIUM_F32_FAMILY)
+                                fpu.HELIUM_F32_FAMILY, *scalar.FAMILIES)
 
 __all__ = ["CPUS", "FAMILIES", "GENERIC", "KERNEL_CHOICES", "OPTIMIZE_CHOICES", "Selection", "preview_kernels",
            "select_kernels", "selects_fast_kernels"]
@@ -76,7 +76,7 @@ def active_families(cpu: str, kernels: str, cmsis_nn_found: bool) -> list[Family
     extension, unit = cpu_extension(cpu), float_unit(cpu)
     if kernels == "portable":
         return []
-    return [f for f in FAMILIES if f.runs_on(extension, unit) and (kernels == "auto" or f.kernels == kernels)
+    return [f for f in FAMILIES if f.runs_on(extension, unit, cpu) and (kernels == "auto" or f.kernels == kernels)
             and (cmsis_nn_found or not f.cmsis_nn)]
 
 

@@ -26,6 +26,7 @@ CPUS = {
     "cortex-m7+nofp": "dsp",
     "cortex-m33+nofp": "dsp",
     "cortex-m33+nodsp": None,  # an M33 built without its DSP extension, with its FPU (Zephyr's AN521)
+    "riscv32": None,  # an RV32 core with the M extension (RV32IM, RV32IMC, RV32IMAC, ...)
 }
 # cpu -> the float unit its float32 kernels use: "fpu" (scalar single precision with fused multiply-add: VFMA),
 # "mve-f" (Helium's four float lanes). Any other core computes float32 in software (soft-float ABI).

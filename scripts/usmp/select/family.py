@@ -99,13 +99,15 @@ class Family:
     table: Mapping[str, Entry]  # portable kernel -> what the family does with it
     extensions: tuple[str | None, ...] = ()  # the cores it runs on, by cpus.cpu_extension ("dsp", "mve"; None: plain)
     float_units: tuple[str, ...] = ()  # or by their float unit, cpus.float_unit ("fpu", "mve-f")
+    cpus: tuple[str, ...] = ()  # or by name (--cpu), where the extension does not tell (cores without SIMD)
     sources: tuple[Path, ...] = ()  # this module's sources a build compiles when the program calls the family
     header: str | None = None  # what the generated code includes for it
     cmsis_nn: bool = False  # calls CMSIS-NN: only where CMSIS-NN is found (its sources are built as well)
     settle: Settle | None = None
 
-    def runs_on(self, extension: str | None, float_unit: str | None) -> bool:
-        return extension in self.extensions or (float_unit is not None and float_unit in self.float_units)
+    def runs_on(self, extension: str | None, float_unit: str | None, cpu: str | None = None) -> bool:
+        return (extension in self.extensions or (float_unit is not None and float_unit in self.float_units)
+                or cpu in self.cpus)
 
 
 def portable_calls(program: Program, table: Mapping, extension: str | None):

@@ -50,6 +50,8 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
     # USMP's float kernels (kernels/fpu/, kernels/helium/*_f32.c): the same
     "usmp_fpu_conv_params": _WINDOW,
     "usmp_fpu_depthwise_params": _WINDOW,
+    # USMP's scalar kernels (kernels/scalar/), likewise
+    "usmp_scalar_conv_params": _WINDOW,
 }
 
 

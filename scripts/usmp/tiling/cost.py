@@ -99,6 +99,12 @@ KERNELS = {
     **{("usmp_fpu_depthwise_f32", extension): KernelCost(call=60, per_mac=2.9) for extension in (None, "dsp")},
     ("usmp_helium_conv_f32", "mve"): KernelCost(call=100, granule=3, leftover=1.0, per_mac=0.47),
     ("usmp_helium_depthwise_f32", "mve"): KernelCost(call=60, per_mac=1.4),
+    # USMP's scalar kernels (kernels/scalar/) on cores without SIMD: RV32 sums 4 pixels at once (a pixel left
+    # over alone costs about 1.5 times its share), the Cortex-M3 2, the M0 one.
+    ("usmp_scalar_conv_rv32_s8", None): KernelCost(call=150, granule=4, leftover=0.5, per_mac=3.2),
+    ("usmp_scalar_conv_armv7m_s8", None): KernelCost(call=150, granule=2, leftover=0.8, per_mac=2.2),
+    ("usmp_scalar_conv_armv6m_s8", None): KernelCost(call=100, per_mac=4.0),
+    ("usmp_scalar_depthwise_s8", None): KernelCost(call=100, per_mac=6.0),
 }
 PORTABLE = KernelCost(call=100)
 

@@ -125,6 +125,8 @@ def _cpu(config: KconfigValues) -> str:
         if cpu == "cortex-m33" and not dsp:
             return "cortex-m33+nodsp" if fpu else "generic"
         return f"{cpu}+nofp" if cpu in _MAY_HAVE_FPU and not fpu else cpu
+    if config.flag("CONFIG_RISCV_ISA_RV32I") and config.flag("CONFIG_RISCV_ISA_EXT_M"):
+        return "riscv32"  # RV32E (16 registers) stays generic
     return "generic"
 
 
