@@ -175,15 +175,76 @@ struct narrow_job {
 	int32_t act_min;       /* 36 */
 	int32_t act_max;       /* 40 */
 	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
+	const uint16_t *pair;  /* 48: a pixel pair's 8 output offsets, as the unclamped loop interleaves them */
 };
+
+/* The clamp to act_min and act_max in q2 and q3 (after the offset). */
+#define NARROW_CLAMP_SETUP                      \
+	"	ldr	r2, [r0, #36]\n"          \
+	"	vdup.32	q2, r2\n"                 \
+	"	ldr	r2, [r0, #40]\n"          \
+	"	vdup.32	q3, r2\n"
+/* A pixel's four sums a step, requantized (bias q6, multipliers q4, right shifts q5), offset, clamped, stored. */
+#define NARROW_REQUANT(left_shift, fix)                  \
+	"	mov	r6, r7\n"                          \
+	"	dls	lr, r2\n"                          \
+	"3:	vldrw.u32	q0, [r5], #16\n"           \
+	"	vadd.i32	q0, q0, q6\n" left_shift   \
+	"	vqrdmulh.s32	q0, q0, q4\n" fix          \
+	"	vqadd.s32	q0, q0, q1\n"              \
+	"	vrshl.s32	q0, q0, q5\n"              \
+	"	vadd.i32	q0, q0, r12\n"             \
+	"	vmax.s32	q0, q0, q2\n"              \
+	"	vmin.s32	q0, q0, q3\n"              \
+	"	vstrb.32	q0, [r6]\n"                \
+	"	add	r6, r6, r1\n"                      \
+	"	le	lr, 3b\n"
+/* The same for the whole int8 range, two pixels a step: their sums narrowed with saturation into one int16
+ * vector (interleaved), offset there, narrowed with saturation into int8 (which is the clamp) and scattered to
+ * both pixels' outputs with the pair's offsets in q2; an odd last pixel under the predicate of its lanes. */
+#define NARROW_PAIR_SETUP                       \
+	"	ldr	r2, [r0, #48]\n"          \
+	"	vldrh.u16	q2, [r2]\n"
+#define NARROW_REQUANT_ONE(q)                           \
+	"	vadd.i32	" q ", " q ", q6\n"       \
+	"	vqrdmulh.s32	" q ", " q ", q4\n"       \
+	"	vshr.s32	q1, " q ", #31\n"         \
+	"	vqadd.s32	" q ", " q ", q1\n"       \
+	"	vrshl.s32	" q ", " q ", q5\n"
+#define NARROW_REQUANT_PAIRS                            \
+	"	mov	r6, r7\n"                         \
+	"	lsrs	r4, r2, #1\n"                     \
+	"	wls	lr, r4, 5f\n"                     \
+	"3:	vldrw.u32	q0, [r5], #16\n"          \
+	"	vldrw.u32	q7, [r5], #16\n"          \
+	NARROW_REQUANT_ONE("q0") NARROW_REQUANT_ONE("q7") \
+	"	vqmovnb.s32	q1, q0\n"                 \
+	"	vqmovnt.s32	q1, q7\n"                 \
+	"	vqadd.s16	q1, q1, r12\n"            \
+	"	vqmovnb.s16	q0, q1\n"                 \
+	"	vstrb.16	q0, [r6, q2]\n"           \
+	"	add	r6, r6, r1, lsl #1\n"             \
+	"	le	lr, 3b\n"                         \
+	"5:	tst	r2, #1\n"                         \
+	"	beq	6f\n"                             \
+	"	vldrw.u32	q0, [r5]\n"               \
+	NARROW_REQUANT_ONE("q0")                        \
+	"	vqmovnb.s32	q1, q0\n"                 \
+	"	vqadd.s16	q1, q1, r12\n"            \
+	"	vqmovnb.s16	q0, q1\n"                 \
+	"	movw	r4, #0x3333\n"                    \
+	"	vmsr	p0, r4\n"                         \
+	"	vpst\n"                                   \
+	"	vstrbt.16	q0, [r6, q2]\n"           \
+	"6:\n"
 
 /*
  * Columns of a single 16-byte chunk (depth <= 16) against every full block, in assembly: a block's four filters
  * stay in q4..q7 while every pixel's column is loaded once for four VMLADAV, the four sums stored as they come
- * (one stm); then the block's biases, multipliers and shifts take their places and the sums are requantized,
- * a vector a pixel, as helium_requantize (offset, clamp: q2, q3) into the pixels' four outputs.
+ * (one stm); then the block's biases, multipliers and shifts take their places and the sums are requantized
+ * (requant: NARROW_REQUANT, NARROW_REQUANT_PAIRS) into the pixels' four outputs.
  */
-#define GEMM_NARROW(name, left_load, left_shift, fix)                                                       \
+#define GEMM_NARROW(name, setup, left_load, requant)                                                       \
 	__attribute__((naked, noinline)) static void name(const struct narrow_job *job)                    \
 	{                                                                                                  \
 		(void)job;                                                                                 \
@@ -191,11 +252,7 @@ struct narrow_job {
 			       "	vpush	{d8-d15}\n"                                                 \
 			       "	ldr	r9, [r0, #12]\n"                                            \
 			       "	ldr	r11, [r0, #16]\n"                                           \
-			       "	ldr	r7, [r0, #24]\n"                                            \
-			       "	ldr	r2, [r0, #36]\n"                                            \
-			       "	vdup.32	q2, r2\n"                                                   \
-			       "	ldr	r2, [r0, #40]\n"                                            \
-			       "	vdup.32	q3, r2\n"                                                   \
+			       "	ldr	r7, [r0, #24]\n" setup                                      \
 			       "	ldr	r12, [r0, #32]\n"                                           \
 			       "	ldr	r3, [r0, #4]\n"                                             \
 			       "1:	vldrw.u32	q4, [r9, #16]\n"                                    \
@@ -218,20 +275,7 @@ struct narrow_job {
 			       "	vldrw.u32	q4, [r9, #80]\n"                                    \
 			       "	vldrw.u32	q5, [r9, #96]\n" left_load                          \
 			       "	ldr	r5, [r0, #44]\n"                                            \
-			       "	ldr	r1, [r0, #28]\n"                                            \
-			       "	mov	r6, r7\n"                                                   \
-			       "	dls	lr, r2\n"                                                   \
-			       "3:	vldrw.u32	q0, [r5], #16\n"                                    \
-			       "	vadd.i32	q0, q0, q6\n" left_shift                            \
-			       "	vqrdmulh.s32	q0, q0, q4\n" fix                                   \
-			       "	vqadd.s32	q0, q0, q1\n"                                       \
-			       "	vrshl.s32	q0, q0, q5\n"                                       \
-			       "	vadd.i32	q0, q0, r12\n"                                      \
-			       "	vmax.s32	q0, q0, q2\n"                                       \
-			       "	vmin.s32	q0, q0, q3\n"                                       \
-			       "	vstrb.32	q0, [r6]\n"                                         \
-			       "	add	r6, r6, r1\n"                                               \
-			       "	le	lr, 3b\n"                                                   \
+			       "	ldr	r1, [r0, #28]\n" requant                                    \
 			       "	ldr	r2, [r0, #20]\n"                                            \
 			       "	add	r9, r9, r2\n"                                               \
 			       "	adds	r7, r7, #4\n"                                               \
@@ -242,10 +286,13 @@ struct narrow_job {
 	}
 
 /* every right shift non-zero, no left shift: the rounding fix is the sign alone */
-GEMM_NARROW(gemm_narrow, "", "", "	vshr.s32	q1, q0, #31\n")
+GEMM_NARROW(gemm_narrow, NARROW_CLAMP_SETUP, "", NARROW_REQUANT("", "	vshr.s32	q1, q0, #31\n"))
 /* any shifts: left shifts in q7, the rounding fix only where there is a right shift */
-GEMM_NARROW(gemm_narrow_general, "	vldrw.u32	q7, [r9, #112]\n", "	vshl.s32	q0, q0, q7\n",
-	    "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n")
+GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\n",
+	    NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"))
+/* right shifts only, the whole int8 range: two pixels a step */
+GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
+
 
 /* One pixel against `count` blocks from `block` (the last one may have fewer than 4 channels left). */
 HELIUM_HOT static void gemm_lone(const struct gemm_job *j, int32_t general, const int8_t *column, const int8_t *block,
@@ -286,11 +333,15 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 			      out_ch, p->output_offset, p->act_min, p->act_max, block_bytes(p->chunks, general) };
 
 	if (p->chunks == 1) { /* every pixel through the narrow loop, the last block's channels pixel by pixel */
+		const uint16_t pair[8] = { 0, (uint16_t)out_ch, 1, (uint16_t)(out_ch + 1),
+					   2, (uint16_t)(out_ch + 2), 3, (uint16_t)(out_ch + 3) };
 		const struct narrow_job n = { columns, stride, pixels, blocks, j.full_blocks, j.block_bytes, out, out_ch,
-					      p->output_offset, p->act_min, p->act_max, sums };
+					      p->output_offset, p->act_min, p->act_max, sums, pair };
 
 		if (j.full_blocks > 0 && general)
 			gemm_narrow_general(&n);
+		else if (j.full_blocks > 0 && p->act_min == -128 && p->act_max == 127)
+			gemm_narrow_pairs(&n);
 		else if (j.full_blocks > 0)
 			gemm_narrow(&n);
 	} else if (j.pairs > 0 && j.full_blocks > 0) {
