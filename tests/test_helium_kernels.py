@@ -56,6 +56,7 @@ CONV_LAYERS = [
     Layer("conv", 3, 2, 120, 8, seed=15),                     # eight chunks: unrolled
     Layer("conv", 5, 3, 8, 8, seed=16),                       # depth 8: the narrow loop two pixels a step, one odd
     Layer("conv", 3, 5, 4, 8, activation=RELU6, seed=17),     # the narrow loop clamped
+    Layer("conv", 4, 4, 32, 8, activation=RELU, seed=18),     # two chunks clamped: the loop, not the unrolled
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with
 # intrinsics (other windows, dilation, left shifts); partial groups, strides, padding on every side, batches.

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from layer_models import Layer, write_model
+from layer_models import RELU6, Layer, write_model
 from reference import reference_outputs
 from usmp.cli import main as usmp_main
 from usmp.compiler import CompileOptions, compile_model
@@ -76,8 +76,10 @@ def test_portable_convolution_reads_input_and_filter_once_per_multiply():
 def test_vector_loads_count_32_bit_transfers(tmp_path):
     """USMP's Helium 1x1 convolution (32 input channels: whole vectors, the input its own columns) reads its
     input once per block of 4 output channels, with vector loads: one access per word, not one per byte as
-    QEMU reports the elements; its outputs (4 channels a pixel) are one word store each."""
-    model = write_model(tmp_path / "conv_1x1_32.tflite", [Layer("conv", h=6, w=6, in_ch=32, out_ch=4)])
+    QEMU reports the elements; its outputs (4 channels a pixel, clamped: not scattered) are one word store
+    each."""
+    model = write_model(tmp_path / "conv_1x1_32.tflite",
+                        [Layer("conv", h=6, w=6, in_ch=32, out_ch=4, activation=RELU6)])
     compiled, traffic = _run_by_buffer(model, "cortex-m55", kernels="usmp")
     assert compiled.program.ops[0].calls[0].function == "usmp_helium_conv_1x1_s8"
     size = compiled.program.buffers[_buffer(compiled, "input")].size

@@ -33,6 +33,7 @@ struct gemm_job {
 	int32_t act_min;       /* 40 */
 	int32_t act_max;       /* 44 */
 	int32_t block_bytes;   /* 48 */
+	const uint16_t *pair;  /* 52: a pixel pair's 8 output offsets, as the unclamped requantization interleaves them */
 };
 
 /* A block's bytes: the four biases, the filter chunks, the multipliers and the right shifts, and with
@@ -85,7 +86,7 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 #define GEMM_CHUNKS_4 GEMM_CHUNKS_2 GEMM_AT("32") GEMM_AT("48")
 #define GEMM_CHUNKS_8 GEMM_CHUNKS_4 GEMM_AT("64") GEMM_AT("80") GEMM_AT("96") GEMM_AT("112")
 
-#define GEMM_PAIRS(name, chunk_loop, left_load, left_shift, fix0, fix1, offset_setup, offset_add)          \
+#define GEMM_PAIRS(name, chunk_loop, job_setup, setup, pair_setup, left_load, left_shift, fix0, fix1, finish) \
 	__attribute__((naked, noinline)) static void name(const struct gemm_job *job)                      \
 	{                                                                                                  \
 		(void)job;                                                                                 \
@@ -95,19 +96,15 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
 			       "	ldr	lr, [r0, #48]\n"                                           \
 			       "	mla	lr, r6, lr, r5\n"                                          \
-			       "	str	lr, [sp, #36]\n"                                           \
+			       "	str	lr, [sp, #36]\n" job_setup                                 \
 			       "	add	r0, sp, #48\n"                                             \
-			       "	stm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
-			       "	vdup.32	q6, r11\n"                                                  \
-			       "	vdup.32	q7, r12\n" offset_setup                                     \
+			       "	stm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" setup \
 			       "	mov	r7, r8\n"                                                   \
 			       "	mov	r9, r1\n"                                                   \
 			       "	mov	r11, r2\n"                                                  \
 			       "2:	str	r9, [sp, #40]\n"                                            \
 			       "	str	r11, [sp, #44]\n"                                           \
-			       "	str	r7, [sp, #32]\n"                                            \
-			       "	ldr	r3, [sp, #80]\n"                                            \
-			       "	add	r3, r7, r3\n"                                               \
+			       "	str	r7, [sp, #32]\n" pair_setup                                 \
 			       "	ldr	r5, [sp, #64]\n"                                            \
 			       "3:	ldm	r5, {r0, r2, r4, r6}\n"                                     \
 			       "	ldm	r5!, {r8, r10, r12, lr}\n" chunk_loop                       \
@@ -120,13 +117,7 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	vqrdmulh.s32	q1, q1, q4\n" fix0 "	vqadd.s32	q0, q0, q2\n" fix1 \
 			       "	vqadd.s32	q1, q1, q2\n"                                       \
 			       "	vrshl.s32	q0, q0, q5\n"                                       \
-			       "	vrshl.s32	q1, q1, q5\n" offset_add                            \
-			       "	vmax.s32	q0, q0, q6\n"                                       \
-			       "	vmax.s32	q1, q1, q6\n"                                       \
-			       "	vmin.s32	q0, q0, q7\n"                                       \
-			       "	vmin.s32	q1, q1, q7\n"                                       \
-			       "	vstrb.32	q0, [r7], #4\n"                                     \
-			       "	vstrb.32	q1, [r3], #4\n"                                     \
+			       "	vrshl.s32	q1, q1, q5\n" finish                                \
 			       "	ldr	r1, [sp, #36]\n"                                            \
 			       "	cmp	r5, r1\n"                                                   \
 			       "	bne	3b\n"                                                       \
@@ -147,19 +138,42 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	pop	{r4-r11, pc}\n");                                           \
 	}
 
+/* Clamped (act_min, act_max in q6, q7), each pixel's 4 channels stored by its own pointer (r7, r3). */
+#define PAIRS_CLAMP_SETUP "	vdup.32	q6, r11\n	vdup.32	q7, r12\n"
+#define PAIRS_CLAMP_PAIR "	ldr	r3, [sp, #80]\n	add	r3, r7, r3\n"
+#define PAIRS_CLAMP_FINISH(offset_add)           \
+	offset_add                               \
+	"	vmax.s32	q0, q0, q6\n"      \
+	"	vmax.s32	q1, q1, q6\n"      \
+	"	vmin.s32	q0, q0, q7\n"      \
+	"	vmin.s32	q1, q1, q7\n"      \
+	"	vstrb.32	q0, [r7], #4\n"    \
+	"	vstrb.32	q1, [r3], #4\n"
 /* every right shift non-zero, no left shift: the rounding fix is the sign alone; the offset stays in q3 */
-#define GEMM_PAIRS_RIGHT(name, chunk_loop)                                                                     \
-	GEMM_PAIRS(name, chunk_loop, "", "", "	vshr.s32	q2, q0, #31\n", "	vshr.s32	q2, q1, #31\n", \
-		   "	vdup.32	q3, r10\n", "	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n")
-GEMM_PAIRS_RIGHT(gemm_pairs, GEMM_CHUNKS_LOOP)
-GEMM_PAIRS_RIGHT(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
-GEMM_PAIRS_RIGHT(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
-GEMM_PAIRS_RIGHT(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
+#define PAIRS_FIX0 "	vshr.s32	q2, q0, #31\n"
+#define PAIRS_FIX1 "	vshr.s32	q2, q1, #31\n"
+GEMM_PAIRS(gemm_pairs, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP "	vdup.32	q3, r10\n", PAIRS_CLAMP_PAIR, "", "",
+	   PAIRS_FIX0, PAIRS_FIX1, PAIRS_CLAMP_FINISH("	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n"))
 /* any shifts: left shifts in q3, the rounding fix only where there is a right shift, the offset from the stack */
-GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "	vldrw.u32	q3, [r5], #16\n",
-	   "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
+GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CLAMP_PAIR,
+	   "	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
 	   "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n", "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
-	   "", "	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")
+	   PAIRS_CLAMP_FINISH("	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n"))
+/*
+ * Right shifts only and the whole int8 range (the common case: no activation, or RELU/RELU6 with the zero point
+ * at -128), with the chunk loop unrolled: the pair's sums narrowed with saturation into one interleaved int16
+ * vector, offset there (r3), narrowed into int8 (which is the clamp) and scattered to both pixels' outputs with
+ * the offsets in q6.
+ */
+#define PAIRS_FULL(name, chunk_loop)                                                                          \
+	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q6, [lr]\n", "	mov	r3, r10\n", "", \
+		   "", "", PAIRS_FIX0, PAIRS_FIX1,                                                              \
+		   "	vqmovnb.s32	q2, q0\n	vqmovnt.s32	q2, q1\n	vqadd.s16	q2, q2, r3\n"          \
+		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q6]\n	adds	r7, r7, #4\n")
+PAIRS_FULL(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
+PAIRS_FULL(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
+PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
+
 
 /* What the narrow loop reads (the assembly below reads the fields at these offsets). */
 struct narrow_job {
@@ -329,29 +343,30 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 			    int32_t pixels, const int8_t *blocks, int8_t *out, int32_t *sums)
 {
 	const int32_t general = p->requant_general, out_ch = p->out_ch;
+	const uint16_t pair[8] = { 0, (uint16_t)out_ch, 1, (uint16_t)(out_ch + 1),
+				   2, (uint16_t)(out_ch + 2), 3, (uint16_t)(out_ch + 3) };
 	struct gemm_job j = { columns, columns + stride, 2 * stride, pixels >> 1, blocks, out_ch >> 2, p->chunks, out,
-			      out_ch, p->output_offset, p->act_min, p->act_max, block_bytes(p->chunks, general) };
+			      out_ch, p->output_offset, p->act_min, p->act_max, block_bytes(p->chunks, general), pair };
+	const int full = p->act_min == -128 && p->act_max == 127; /* the whole int8 range */
 
 	if (p->chunks == 1) { /* every pixel through the narrow loop, the last block's channels pixel by pixel */
-		const uint16_t pair[8] = { 0, (uint16_t)out_ch, 1, (uint16_t)(out_ch + 1),
-					   2, (uint16_t)(out_ch + 2), 3, (uint16_t)(out_ch + 3) };
 		const struct narrow_job n = { columns, stride, pixels, blocks, j.full_blocks, j.block_bytes, out, out_ch,
 					      p->output_offset, p->act_min, p->act_max, sums, pair };
 
 		if (j.full_blocks > 0 && general)
 			gemm_narrow_general(&n);
-		else if (j.full_blocks > 0 && p->act_min == -128 && p->act_max == 127)
+		else if (j.full_blocks > 0 && full)
 			gemm_narrow_pairs(&n);
 		else if (j.full_blocks > 0)
 			gemm_narrow(&n);
 	} else if (j.pairs > 0 && j.full_blocks > 0) {
 		if (general)
 			gemm_pairs_general(&j);
-		else if (p->chunks == 2)
+		else if (full && p->chunks == 2)
 			gemm_pairs_2(&j);
-		else if (p->chunks == 4)
+		else if (full && p->chunks == 4)
 			gemm_pairs_4(&j);
-		else if (p->chunks == 8)
+		else if (full && p->chunks == 8)
 			gemm_pairs_8(&j);
 		else
 			gemm_pairs(&j);

@@ -185,6 +185,7 @@ DW_VECTORS(dw_vectors_16, "16", "32", DW_ASM_CLAMP) /* a pixel's 16 channels a s
 DW_VECTORS(dw_vectors_8, "8", "16", DW_ASM_CLAMP)   /* 8 channels a pixel, two pixels a vector */
 /* the whole int8 range (RELU6 and RELU with the zero point at -128, no activation): the narrowing saturates */
 DW_VECTORS(dw_vectors_16_unclamped, "16", "32", "")
+DW_VECTORS(dw_vectors_8_unclamped, "8", "16", "")
 
 /* Requantize the four sums (helium_requantize, any shifts) and store the 16 lanes in order. */
 HELIUM_INLINE void dw_store(const struct usmp_helium_depthwise_params *p, int32x4_t a, int32x4_t b, int32x4_t c,
@@ -412,9 +413,13 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 					j.row2 = rows[2];
 					j.out = o;
 					j.group = g;
-					if (per > 1)
+					const int full = p->act_min == -128 && p->act_max == 127;
+
+					if (per > 1 && full)
+						dw_vectors_8_unclamped(&j);
+					else if (per > 1)
 						dw_vectors_8(&j);
-					else if (p->act_min == -128 && p->act_max == 127)
+					else if (full)
 						dw_vectors_16_unclamped(&j);
 					else
 						dw_vectors_16(&j);
