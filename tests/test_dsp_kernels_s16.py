@@ -180,3 +180,27 @@ def test_sums_beyond_32_bits(tmp_path):
     (reasons,) = selection.declined.values()
     assert [why for _, why in reasons] == ["its 32-bit sums could overflow, which the DSP kernels do not wrap as "
                                            "TFLite does"]
+
+
+def test_depth_first_chains_as_for_int8():
+    """int16 models get depth-first chains by the same rule as int8 (the same search and cost model, with the
+    s16 kernels' figures): the int16 DS-CNN twin on the M4 chains each convolution with the depthwise layer
+    after it where its int8 twin does, the links run the DSP s16 kernels a band at a time, the workspace
+    shrinks, and every output stays bit-exact (the plain C twins on the host, under the sanitizers)."""
+    from reference import REPO_ROOT
+    from usmp.tiling.loop import BandLoop
+
+    models = REPO_ROOT / "benchmarks" / "models"
+
+    def chains(compiled) -> list[list[int]]:
+        return [[link.op_index for link in op.links] for op in compiled.program.ops if isinstance(op, BandLoop)]
+
+    model = models / "ds_cnn_kws_int16.tflite"
+    options = CompileOptions(cpu="cortex-m4", kernels="usmp")
+    compiled, whole = compile_model(model, options), compile_model(model, usmp_options())
+    int8_starts = {chain[0] for chain in chains(compile_model(models / "ds_cnn_kws.tflite", options))}
+    assert chains(compiled) and {chain[0] for chain in chains(compiled)} <= int8_starts
+    loops = [op for op in compiled.program.ops if isinstance(op, BandLoop)]
+    assert {call.function for op in loops for call in op.calls} == {"usmp_dsp_conv_s16", "usmp_dsp_depthwise_s16"}
+    assert compiled.plan.pool_sizes["workspace"] < 0.8 * whole.plan.pool_sizes["workspace"]
+    check(model, compiled, lambda c, x: run_host(c, x, sanitize=True), trials=1)

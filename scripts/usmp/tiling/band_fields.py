@@ -23,7 +23,8 @@ _WINDOW = (BandField("in_h", "in_count"), BandField("out_h", "count"), BandField
 _CMSIS_NN_WINDOW = (BandField("input.h", "in_count"), BandField("output.h", "count"))
 
 BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
-    **{t: _WINDOW for t in ("usmp_conv_s8_params", "usmp_conv_f32_params", "usmp_depthwise_conv_s8_params",
+    **{t: _WINDOW for t in ("usmp_conv_s8_params", "usmp_conv_s16_params", "usmp_conv_f32_params",
+                            "usmp_depthwise_conv_s8_params", "usmp_depthwise_conv_s16_params",
                             "usmp_depthwise_conv_f32_params", "usmp_pool_s8_params", "usmp_pool_f32_params",
                             "usmp_pad_rows_params")},
     # element-wise walks, flattened to one dimension
@@ -32,7 +33,7 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
     **{t: (BandField("size", "count", "row"),)
        for t in ("usmp_relu6_s8_params", "usmp_relu_f32_params", "usmp_leaky_relu_s8_params",
                  "usmp_leaky_relu_f32_params", "usmp_lookup_s8_params", "usmp_unary_f32_params",
-                 "usmp_requantize_s8_params",
+                 "usmp_requantize_s8_params", "usmp_relu_s16_params",
                  "usmp_cmsis_nn_add_params", "usmp_cmsis_nn_mul_params", "usmp_helium_add_params")},
     "usmp_band_sum_params": (BandField("count", "count", "width"),),
     "usmp_band_fully_connected_params": (BandField("count", "count", "row"),),

@@ -40,6 +40,8 @@ IM2COL_KERNELS = ("usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_convolve_rows
 # instructions for 320,000 MACs whole, 0.92 a MAC in the matrix loop).
 DSP_WINDOW_ROW = 70.0
 DSP_WINDOW_KERNELS = ("usmp_dsp_conv_s8", "usmp_dsp_conv_wide_s8")
+# the 16x8 kernel copies a window's int16 taps as they are: per filter row half the int8's, plus one per tap
+DSP_S16_WINDOW_KERNELS = ("usmp_dsp_conv_s16", "usmp_dsp_conv_s16_sum32", "usmp_dsp_conv_s16_sum64")
 LOOP = 1500  # per loop: its function's set-up, a reduction's start and finish, the tables' first reads
 PLAN_PER_LINK = 100  # usmp_band_step's plan, per link and band
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
@@ -90,6 +92,17 @@ KERNELS = {
     ("usmp_dsp_conv_wide_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.5, per_mac=0.92),
     ("usmp_dsp_depthwise_s8", "dsp"): KernelCost(call=100, per_mac=4.8, per_halo_element=2.0, per_halo_row=170),
     ("usmp_dsp_depthwise_wide_s8", "dsp"): KernelCost(call=100, per_mac=4.6, per_halo_element=2.0, per_halo_row=170),
+    # Their 16x8 twins (kernels/dsp/*_s16.c; select/dsp_s16.py's figures): the matrix kernel takes int16 taps as they
+    # are (0.95 a MAC in its pair loop; 1.6 with 64-bit sums), the depthwise one lays out its rows as the int8 one
+    # does (pairs of pixels by PKHBT in place of the widening), so a band's halo rows cost it the same.
+    **{(f, "dsp"): KernelCost(call=150, granule=2, leftover=0.8, per_mac=m)
+       for f, m in (("usmp_dsp_conv_s16", 0.95), ("usmp_dsp_conv_s16_sum32", 0.95), ("usmp_dsp_conv_s16_sum64", 1.6))},
+    ("usmp_dsp_depthwise_s16", "dsp"): KernelCost(call=100, per_mac=4.6, per_halo_element=2.0, per_halo_row=170),
+    # CMSIS-NN's s16 kernels on Helium (the M55 with 16x8 models) price a band dearly: the int16 DS-CNN's chains of
+    # its 1x1 convolution and 3x3 depthwise layers cost 122,074 (9 bands, 18 calls), 171,275 and 248,214 (26 bands,
+    # 78 calls each) instructions beyond the same layers whole (benchmarks/band_costs.py), about 2,900 a call.
+    **{(f, "mve"): KernelCost(call=2900, per_mac=m)
+       for f, m in (("usmp_cmsis_nn_convolve_s16", 0.85), ("usmp_cmsis_nn_depthwise_conv_fast_s16", 7.0))},
     # USMP's float kernels (kernels/fpu/ on the M4, M7, M33; kernels/helium/ on the M55), measured on DS-CNN's and
     # MobileNetV1's float32 layers whole (usmp run --profile): a lone last pixel costs about what a pair of
     # columns costs per pixel (one column through the same loop) on the FPU, a lone one of three on Helium
@@ -159,6 +172,8 @@ def row_work(shape: CallShape, extension: str | None) -> float:
         gather = IM2COL_ROW[extension] * shape.window_rows if shape.function in IM2COL_KERNELS else 0.0
         if shape.function in DSP_WINDOW_KERNELS and shape.window_rows > 1:
             gather = DSP_WINDOW_ROW * shape.window_rows
+        if shape.function in DSP_S16_WINDOW_KERNELS and shape.window_rows > 1:
+            gather = DSP_WINDOW_ROW / 2 * shape.window_rows + shape.macs_per_pixel / max(shape.out_ch, 1)
         return shape.pixels_per_row * (shape.macs_per_pixel * per_mac(shape, extension) + gather)
     return shape.elements_per_row * PER_ELEMENT[extension]
 

@@ -23,19 +23,18 @@ from usmp.tiling.band_rows import Edge
 from usmp.tiling.geometry import row_elements
 from usmp.tiling.reductions import Tail, reduction_tail
 
-WINDOW_KERNELS = {
-    "usmp_conv_s8", "usmp_conv_f32", "usmp_depthwise_conv_s8", "usmp_depthwise_conv_f32",
-    "usmp_avg_pool_s8", "usmp_avg_pool_f32", "usmp_max_pool_s8", "usmp_max_pool_f32",
-}
-ELEMENTWISE_KERNELS = {"usmp_add_s8", "usmp_add_f32", "usmp_sub_s8", "usmp_sub_f32", "usmp_mul_s8", "usmp_mul_f32"}
+# the portable kernels of every number type a chain takes (int8, int16x8, float32)
+WINDOW_KERNELS = {f"usmp_{kind}_{t}" for kind in ("conv", "depthwise_conv", "avg_pool", "max_pool")
+                  for t in ("s8", "s16", "f32")}
+ELEMENTWISE_KERNELS = {f"usmp_{kind}_{t}" for kind in ("add", "sub", "mul") for t in ("s8", "s16", "f32")}
 # One input, `size` elements, element i read before element i is written; other arguments are constants.
 UNARY_KERNELS = {
     "usmp_relu6_s8", "usmp_relu_f32", "usmp_leaky_relu_s8", "usmp_leaky_relu_f32", "usmp_requantize_s8",
-    "usmp_lookup_s8", "usmp_relu6_f32",
+    "usmp_lookup_s8", "usmp_relu6_f32", "usmp_relu6_s16", "usmp_relu_s16", "usmp_leaky_relu_s16",
     *(f"usmp_{name}_f32" for name in ("logistic", "tanh", "abs", "neg", "ceil", "floor", "round", "sqrt", "rsqrt",
                                       "square", "exp", "log", "sin", "cos", "elu", "hard_swish")),
 }
-ELEMENT_BYTES = {"int8_t": 1, "float": 4}
+ELEMENT_BYTES = {"int8_t": 1, "int16_t": 2, "float": 4}
 
 
 @dataclass
