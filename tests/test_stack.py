@@ -5,6 +5,8 @@ and the calls the disassembly shows. Measured by stack painting, an inference ne
 """
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -108,3 +110,25 @@ def test_the_bound_holds_on_every_core(target):
     assert bound is not None, report["stack_bound_reason"]
     assert measured <= bound, report["stack_bound_path"]
     assert max(report["stack_bound_steps"]) == bound
+
+
+@pytest.mark.skipif(not any(t.name == "cortex-m0" for t in EMULATED), reason="no Arm cross compiler or QEMU")
+def test_the_header_and_plan_state_the_bound(tmp_path, capsys):
+    """`--stack-bound cortex-m0`: the header's USMP_<NAME>_STACK_BYTES and `usmp plan`'s RAM = pools + stack,
+    never below the stack an inference takes on the core."""
+    from usmp.cli import main as usmp_main
+    from usmp.runner.baremetal import run_on_target
+
+    model = TILING / "residual_int8.tflite"
+    compiled = compile_model(model, CompileOptions(workspace_io=True, stack_bound="cortex-m0", cpu="cortex-m0"))
+    header = compiled.files["residual_int8.h"]
+    stated = int(re.search(r"#define USMP_RESIDUAL_INT8_STACK_BYTES (\d+)", header).group(1))
+    assert stated == compiled.stack.bytes
+    inputs = random_inputs(compiled.program.graph, np.random.default_rng(5))
+    run = run_on_target(compiled, inputs, "cortex-m0", stack=True)
+    assert run.report["ram_bytes"]["stack"] <= stated == run.report["stack_bound"]
+    assert usmp_main(["plan", str(model), "--workspace-io", "--stack-bound", "cortex-m0", "--json"]) == 0
+    stack = json.loads(capsys.readouterr().out)["stack"]
+    assert stack["bytes"] == stated and stack["ram_bytes"] == stack["pools_bytes"] + stated
+    assert stack["pools_bytes"] == sum(p.size for p in compiled.layout.writable_pools)
+    assert max(stack["operators"]) == stated

@@ -7,6 +7,7 @@
            -> analyse liveness (and bytes in use over time)
            -> rank pools by demand (the fastest memories to the most accessed bytes)
            -> plan -> rewrite offsets -> emit C
+           (-> --stack-bound: link for the core, bound run()'s stack, write it into the header)
 """
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ from usmp.report.plan_json import dumps, plan_document
 from usmp.select import GENERIC, preview_kernels, select_kernels
 from usmp.select.cpus import cpu_extension, pointer_bytes
 from usmp.shapes import resolve_shapes
+from usmp.stack.bound import StackBound
+from usmp.stack.on_target import target_stack_bound
 from usmp.tiling import tile_program
 from usmp.tiling.chains import DEFAULT_BUDGET
 from usmp.tiling.scratch import share_kernel_scratch
@@ -61,6 +64,8 @@ class CompileOptions:
     placement: str = "demand"  # demand: fastest pools to the most accessed bytes (usmp/placement); order: as listed
     io_targets: tuple[str, ...] = ()  # engines writing the inputs and reading the outputs (e.g. "dma"): the I/O
     # then lives in the workspace, in pools they reach (analysis/scopes.py); implies workspace_io
+    stack_bound: str | None = None  # an emulated target: bound run()'s stack in the image linked for it, into
+    # the header (stack/on_target.py; needs its cross compiler, not the emulator)
 
     def __post_init__(self):
         if self.io_targets:  # the engines' buffers are planned like the rest
@@ -73,6 +78,7 @@ class Compiled:
     plan: PlanResult
     layout: Layout
     files: dict[str, str]
+    stack: StackBound | None = None  # with CompileOptions.stack_bound
 
 
 def compile_model(model_path: str | Path, options: CompileOptions | None = None) -> Compiled:
@@ -89,7 +95,14 @@ def compile_model(model_path: str | Path, options: CompileOptions | None = None)
     progress.stage("writing the C code")
     files = emit_library(program, layout, source=Path(model_path).name, guards=options.guards)
     files[f"{program.name}_plan.json"] = dumps(plan_document(program, buffers, result, pools, demand))
-    return Compiled(program, result, layout, files)
+    compiled = Compiled(program, result, layout, files)
+    if options.stack_bound:  # the stack needs the linked image, so the header is written again with its bound
+        progress.stage(f"bounding the stack on the {options.stack_bound}")
+        stack = target_stack_bound(compiled, options.stack_bound)
+        files = dict(files, **emit_library(program, layout, source=Path(model_path).name, guards=options.guards,
+                                           stack=stack))
+        compiled = Compiled(program, result, layout, files, stack)
+    return compiled
 
 
 def place_and_plan(program: Program, buffers: list[BufferInfo], pools: list[PoolSpec], options: CompileOptions):

@@ -70,8 +70,9 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def emit_library(program: Program, layout: Layout, source: str, guards: bool = False) -> dict[str, str]:
-    """File name -> contents of the generated library (guards: see codegen/guards.py)."""
+def emit_library(program: Program, layout: Layout, source: str, guards: bool = False, stack=None) -> dict[str, str]:
+    """File name -> contents of the generated library (guards: see codegen/guards.py; stack: run()'s stack
+    bound on a core, stack/on_target.py, for the header)."""
     name = program.name
     ops = [_op_view(program, layout, op, guards) for op in program.ops]
     functions = []  # every function to define, in order: an IF's or WHILE's blocks come before it
@@ -110,7 +111,8 @@ def emit_library(program: Program, layout: Layout, source: str, guards: bool = F
         guards=guards, guard_bytes=GUARD_BYTES, guard_pattern=", ".join(f"0x{b:02x}" for b in GUARD_PATTERN),
         guard_status_base=GUARD_STATUS_BASE,
         external=_external_view(program),
-        operator_count=operators_run(program), band_wrappers=wrappers,
+        operator_count=operators_run(program), band_wrappers=wrappers, stack=stack,
+        stack_path=" -> ".join(f"{f} {b}" for f, b in stack.path) if stack else "",
         io_placements={b: placement_of(program, layout, b) for b in program.inputs + program.outputs
                        if layout.workspace_io},  # an input may live inside an output's buffer (tiling/overlay.py)
     )

@@ -10,10 +10,12 @@ from usmp.errors import UsmpError
 from usmp.placement import PLACEMENTS
 from usmp.planner.progress import TerminalProgress
 from usmp.pools import default_pools, parse_pool
+from usmp.runner.targets import TARGETS
 from usmp.select import CPUS, GENERIC, KERNEL_CHOICES, OPTIMIZE_CHOICES
 from usmp.select.cpus import cpu_extension, float_unit
 from usmp.select.fallbacks import CMSIS_NN_MISSING
 from usmp.select.cmsis_nn_sources import ENV_VARIABLE
+from usmp.stack.on_target import check_stack_target
 from usmp.tiling.chains import DEFAULT_BUDGET
 from usmp.tiling.loop import operators_run
 
@@ -76,10 +78,18 @@ def add_planning_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the caller passes the workspace pools to run() instead of the library owning them")
 
 
+def add_stack_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stack-bound", metavar="TARGET", choices=tuple(TARGETS),
+                        help="bound the stack of one run() in the image linked for an emulated core (its cross "
+                             "compiler, as `usmp run --target` builds; implies its --cpu): the header's "
+                             "USMP_<NAME>_STACK_BYTES, and RAM = pools + stack in `usmp plan`")
+
+
 def compile_options(args: argparse.Namespace) -> CompileOptions:
     if args.time_limit is not None and not 0 <= args.time_limit < float("inf"):
         raise UsmpError(f"--time-limit {args.time_limit}: expected a non-negative number of seconds")
     budget = getattr(args, "tiling_budget", None)
+    stack_bound = getattr(args, "stack_bound", None)
     if budget is not None and not 0 <= budget < float("inf"):
         raise UsmpError(f"--tiling-budget {budget}: expected a non-negative per cent")
     return CompileOptions(
@@ -94,7 +104,9 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         guards=getattr(args, "guards", False),
         tiling=getattr(args, "tiling", None) or "auto",
         tiling_budget=DEFAULT_BUDGET if budget is None else budget,
-        cpu=getattr(args, "cpu", None) or GENERIC,
+        cpu=(check_stack_target(stack_bound, getattr(args, "cpu", None)) if stack_bound
+             else getattr(args, "cpu", None) or GENERIC),
+        stack_bound=stack_bound,
         kernels=getattr(args, "kernels", None) or "auto",
         optimize=getattr(args, "optimize", None) or "balanced",
         cmsis_nn=getattr(args, "cmsis_nn", None),

@@ -130,6 +130,8 @@ def format_stats(model_name: str, report: dict) -> str:
         f"  RAM        {ram_total:>9} of {report['ram_size_bytes']} bytes: pools ({pools}), "
         f"stack {ram['stack']}, other {ram['other']} (harness data, I/O buffers, C library, heap)",
         f"  stack      {ram['stack']:>9} bytes measured, bound {_bound(report)}",
+        *([f"  stack by operator (bound): " + ", ".join(f"{k} {b}" for k, b in enumerate(report["stack_bound_steps"]))]
+          if report.get("stack_bound_steps") else []),
         *([f"  regions    " + ", ".join(f"{name} {r['used']} of {r['size']} bytes"
                                        for name, r in report["region_bytes"].items())]
           if report.get("region_bytes") else []),

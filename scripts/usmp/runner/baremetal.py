@@ -422,9 +422,14 @@ def per_call(build: Build, trace: Path) -> list[int]:
     return instructions_per_call(executed_blocks(trace, *build.markers, offsets), caller, entries)
 
 
+def stack_bound_of(build: Build, program):
+    """The stack bound of one inference from the image's call graph (usmp/stack)."""
+    return image_stack_bound(build.elf, list(build.object_dirs), build.target.arch, program)
+
+
 def stack_report(build: Build, program) -> dict:
-    """The stack bound of one inference from the image's call graph (usmp/stack), beside the measured stack."""
-    bound = image_stack_bound(build.elf, list(build.object_dirs), build.target.arch, program)
+    """The stack bound of one inference, for the report beside the measured stack."""
+    bound = stack_bound_of(build, program)
     return {"stack_bound": bound.bytes, "stack_bound_reason": bound.reason,
             "stack_bound_path": [list(p) for p in bound.path], "stack_bound_steps": bound.steps}
 
