@@ -111,6 +111,21 @@ def test_report_target_must_be_a_cortex_m(tmp_path, capsys):
     assert "--target host" in capsys.readouterr().err
 
 
+def test_the_stack_is_drawn_on_the_memory_chart():
+    """RAM = pools + stack: a core's stack bound per operator sits on top of each step's live bytes, and the
+    chart's scale takes the sum."""
+    from usmp.report.charts import memory_chart
+
+    document = _plan(MICRO_SPEECH, cpu="cortex-m0")
+    live = live_bytes_by_pool(document)["workspace"]
+    pool = next(p for p in document["pools"] if p["name"] == "workspace")
+    stack = [200 + 10 * k for k in range(len(live))]
+    chart = memory_chart(document, pool, live, stack=stack)
+    drawn = re.findall(r'<rect class="stack" data-step="(\d+)"[^>]*><title>[^<]*stack ([\d,]+) B', chart)
+    assert [(int(k), int(b.replace(",", ""))) for k, b in drawn] == list(enumerate(stack))
+    assert 'class="stack"' not in memory_chart(document, pool, live)
+
+
 @needs_chromium
 def test_page_in_chromium_after_a_cortex_m0_run(tmp_path):
     """The page loads from disk without script errors, its script's own sums agree with the plan JSON,
@@ -120,6 +135,7 @@ def test_page_in_chromium_after_a_cortex_m0_run(tmp_path):
     document = _plan(MICRO_SPEECH, cpu="cortex-m0")
     text = _check_page(page, document)
     instructions = int(_attribute(text, "summary-instructions", "data-value"))
+    assert len(re.findall(r'<rect class="stack" data-step="\d+"', text)) == document["steps"]
     counted = [int(row[4]) for row in _table_rows(text)]
     assert 0.95 * instructions <= sum(counted) <= instructions
 

@@ -56,3 +56,18 @@ def test_invalid_combinations_say_what_to_change(text, message):
 def test_dotconfig_without_usmp_is_refused():
     with pytest.raises(UsmpError, match=r"build/zephyr/.config: CONFIG_USMP is not enabled"):
         settings('CONFIG_KERNEL_BIN_NAME="zephyr"\n', "build/zephyr/.config")
+
+
+@pytest.mark.parametrize("core, target", [("CONFIG_CPU_CORTEX_M0=y", "cortex-m0"),
+                                          ("CONFIG_CPU_CORTEX_M0PLUS=y", "cortex-m0"),
+                                          ("CONFIG_CPU_CORTEX_M4=y\nCONFIG_FPU=y", "cortex-m4"),
+                                          ("CONFIG_RISCV_ISA_RV32I=y\nCONFIG_RISCV_ISA_EXT_M=y", "riscv32")])
+def test_stack_bound_on_the_emulated_core_running_the_build_code(core, target):
+    """CONFIG_USMP_STACK_BOUND=y bounds the stack in an image for the emulated core whose code the build's is."""
+    assert settings(f"CONFIG_USMP=y\nCONFIG_USMP_STACK_BOUND=y\n{core}\n").stack_bound == target
+    assert settings(f"CONFIG_USMP=y\n{core}\n").stack_bound is None
+
+
+def test_stack_bound_without_such_a_core_says_what_to_change():
+    with pytest.raises(UsmpError, match="CONFIG_USMP_STACK_BOUND=y: no emulated core .* set CONFIG_USMP_STACK_BOUND=n"):
+        settings("CONFIG_USMP=y\nCONFIG_USMP_STACK_BOUND=y\nCONFIG_CPU_CORTEX_M33=y\n")

@@ -343,18 +343,11 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 			    int32_t pixels, const int8_t *blocks, int8_t *out, int32_t *sums)
 {
 	const int32_t general = p->requant_general, out_ch = p->out_ch;
-	/* the whole int8 range: 1, 2, 4 and 8 chunks scatter a pixel pair's outputs (by these offsets) */
-	const int full = !general && p->act_min == -128 && p->act_max == 127;
-	uint16_t pair[8];
+	const uint16_t pair[8] = { 0, (uint16_t)out_ch, 1, (uint16_t)(out_ch + 1),
+				   2, (uint16_t)(out_ch + 2), 3, (uint16_t)(out_ch + 3) };
 	struct gemm_job j = { columns, columns + stride, 2 * stride, pixels >> 1, blocks, out_ch >> 2, p->chunks, out,
 			      out_ch, p->output_offset, p->act_min, p->act_max, block_bytes(p->chunks, general), pair };
-
-	if (full && (p->chunks == 1 || p->chunks == 2 || p->chunks == 4 || p->chunks == 8)) {
-		const uint16_t oc = (uint16_t)out_ch;
-
-		pair[0] = 0, pair[1] = oc, pair[2] = 1, pair[3] = (uint16_t)(oc + 1);
-		pair[4] = 2, pair[5] = (uint16_t)(oc + 2), pair[6] = 3, pair[7] = (uint16_t)(oc + 3);
-	}
+	const int full = p->act_min == -128 && p->act_max == 127; /* the whole int8 range */
 
 	if (p->chunks == 1) { /* every pixel through the narrow loop, the last block's channels pixel by pixel */
 		const struct narrow_job n = { columns, stride, pixels, blocks, j.full_blocks, j.block_bytes, out, out_ch,

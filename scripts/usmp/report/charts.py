@@ -123,12 +123,19 @@ def _stripes(document: dict, x_scale: float, top: float, height: float) -> list[
     return out
 
 
-def memory_chart(document: dict, pool: dict, live: list[int], height: int = 220) -> str:
-    """Live bytes of one workspace pool per step, the lower bound and the pool's size across."""
+STACK_COLOUR = "#f28e2b"
+
+
+def memory_chart(document: dict, pool: dict, live: list[int], height: int = 220,
+                 stack: list[int] | None = None) -> str:
+    """Live bytes of one workspace pool per step, the lower bound and the pool's size across; with `stack`
+    (the stack bound per step, on a core), the stack drawn on top of each step's bytes: RAM = pools + stack."""
     labels = step_labels(document)
     steps = len(labels)
     x_scale = PLOT_WIDTH / steps
-    maximum = max([pool["size_bytes"], pool.get("lower_bound_bytes", 0), *live, 1])
+    stack = stack if stack and len(stack) == len(live) else None
+    maximum = max([pool["size_bytes"], pool.get("lower_bound_bytes", 0), *live,
+                   *([v + s for v, s in zip(live, stack)] if stack else []), 1])
     bottom = TOP + height
     families = {e["step"]: e["kernel"] for e in document.get("operators", [])}
     out = [_svg_open(LEFT + PLOT_WIDTH + RIGHT, bottom + LABEL_SPACE, f"live bytes of pool {pool['name']}")]
@@ -144,6 +151,12 @@ def memory_chart(document: dict, pool: dict, live: list[int], height: int = 220)
                    f'fill="{FAMILY_COLOURS["depth-first"] if banded else "#4e79a7"}" '
                    f'fill-opacity="{0.55 if banded else 0.8}"><title>{escape(labels[step])}: {value:,} B live'
                    f'</title></rect>')
+        if stack:
+            s_h = height * stack[step] / maximum
+            out.append(f'<rect class="stack" data-step="{step}" x="{_fmt(LEFT + step * x_scale + 0.5)}" '
+                       f'y="{_fmt(bottom - h - s_h)}" width="{_fmt(max(x_scale - 1, 0.5))}" height="{_fmt(s_h)}" '
+                       f'fill="{STACK_COLOUR}" fill-opacity="0.85"><title>{escape(labels[step])}: stack {stack[step]:,} B '
+                       f'at most (bound)</title></rect>')
     for value, colour, name, dash, anchor in (
             (pool.get("lower_bound_bytes", 0), "#e15759", "lower bound", "6 4", "start"),
             (pool["size_bytes"], "#333", "pool size", "", "end")):

@@ -11,6 +11,18 @@ from usmp.errors import UsmpError
 from usmp.stack.bound import StackBound
 
 
+# Cores no target emulates whose code is another's: the Cortex-M0+ runs the M0's (Armv6-M, same frames).
+SAME_CODE = {"cortex-m0plus": "cortex-m0"}
+
+
+def target_for_cpu(cpu: str) -> str | None:
+    """The emulated core whose image bounds the stack of code compiled for `cpu` (a Zephyr build's), if any."""
+    from usmp.runner.targets import TARGETS
+
+    cpu = SAME_CODE.get(cpu, cpu)
+    return next((t.name for t in TARGETS.values() if t.cpu == cpu), None)
+
+
 def check_stack_target(target_name: str, cpu: str | None) -> str:
     """The --cpu a --stack-bound TARGET implies (the target's core, unless the user named the same)."""
     from usmp.runner.targets import target_named

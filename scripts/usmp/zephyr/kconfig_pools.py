@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from usmp.errors import UsmpError
+from usmp.stack.on_target import target_for_cpu
 from usmp.zephyr.dotconfig import KconfigValues
 
 POOL_SLOTS = 4
@@ -57,6 +58,7 @@ class UsmpSettings:
     optimize: str = "balanced"  # CONFIG_USMP_OPTIMIZE_{BALANCED,SPEED,SIZE}
     placement: str = "demand"  # CONFIG_USMP_PLACEMENT_{DEMAND,ORDER}
     io_targets: tuple[str, ...] = ()  # CONFIG_USMP_IO_TARGETS
+    stack_bound: str | None = None  # CONFIG_USMP_STACK_BOUND: the emulated core to bound the stack on
 
 
 def settings_from_config(config: KconfigValues) -> UsmpSettings:
@@ -78,7 +80,17 @@ def settings_from_config(config: KconfigValues) -> UsmpSettings:
         optimize=next((m for m in ("speed", "size") if config.flag(f"CONFIG_USMP_OPTIMIZE_{m.upper()}")), "balanced"),
         placement="order" if config.flag("CONFIG_USMP_PLACEMENT_ORDER") else "demand",
         io_targets=_targets(config, "CONFIG_USMP_IO_TARGETS", ""),
+        stack_bound=_stack_target(config) if config.flag("CONFIG_USMP_STACK_BOUND") else None,
     )
+
+
+def _stack_target(config: KconfigValues) -> str:
+    cpu = _cpu(config)
+    target = target_for_cpu(cpu)
+    if target is None:
+        raise UsmpError(f"{config.source}: CONFIG_USMP_STACK_BOUND=y: no emulated core runs the code of this "
+                        f"build's core (--cpu {cpu}) to bound its stack on; set CONFIG_USMP_STACK_BOUND=n")
+    return target
 
 
 def _targets(config: KconfigValues, symbol: str, default: str) -> tuple[str, ...]:

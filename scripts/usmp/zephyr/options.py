@@ -78,4 +78,6 @@ def zephyr_compile_options(args: argparse.Namespace, options: CompileOptions) ->
     if getattr(args, "io_targets", None) is None and settings.io_targets:
         changes["io_targets"] = settings.io_targets
         changes["workspace_io"] = True
+    if getattr(args, "stack_bound", None) is None and settings.stack_bound:
+        changes["stack_bound"] = settings.stack_bound
     return dataclasses.replace(options, **changes)

@@ -14,6 +14,15 @@
 #include "ds_cnn_kws.h"
 #include "ds_cnn_kws_reference.h"
 
+#ifdef USMP_DS_CNN_KWS_STACK_BYTES
+/* CONFIG_USMP_STACK_BOUND=y: the main thread runs the model, so its stack holds the most
+ * usmp_ds_cnn_kws_run() can take (the bound from the call graph) and main's own frames (printk's). */
+#define MAIN_OWN_STACK_BYTES 512
+BUILD_ASSERT(CONFIG_MAIN_STACK_SIZE >= USMP_DS_CNN_KWS_STACK_BYTES + MAIN_OWN_STACK_BYTES,
+	     "CONFIG_MAIN_STACK_SIZE is too small for usmp_ds_cnn_kws_run(): it needs USMP_DS_CNN_KWS_STACK_BYTES "
+	     "(the model's header) + 512 B for main and printk; raise CONFIG_MAIN_STACK_SIZE in prj.conf");
+#endif
+
 #define RUNS 2
 #define WHOLE_TENSOR_BYTES 16000 /* the workspace with CONFIG_USMP_TILING_OFF=y */
 

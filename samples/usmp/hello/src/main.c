@@ -11,6 +11,15 @@
 #include "micro_speech.h"
 #include "micro_speech_reference.h"
 
+#ifdef USMP_MICRO_SPEECH_STACK_BYTES
+/* CONFIG_USMP_STACK_BOUND=y: the main thread runs the model, so its stack holds the most
+ * usmp_micro_speech_run() can take (the bound from the call graph) and main's own frames (printk's). */
+#define MAIN_OWN_STACK_BYTES 512
+BUILD_ASSERT(CONFIG_MAIN_STACK_SIZE >= USMP_MICRO_SPEECH_STACK_BYTES + MAIN_OWN_STACK_BYTES,
+	     "CONFIG_MAIN_STACK_SIZE is too small for usmp_micro_speech_run(): it needs USMP_MICRO_SPEECH_STACK_BYTES "
+	     "(the model's header) + 512 B for main and printk; raise CONFIG_MAIN_STACK_SIZE in prj.conf");
+#endif
+
 #define RUNS 3
 
 static int8_t scores[USMP_MICRO_SPEECH_OUTPUT_LABELS_SOFTMAX_LENGTH];

@@ -35,7 +35,9 @@ def report_page(document: dict, measurements: dict | None = None, settings: dict
     context = dict(
         version=__version__, document=document, settings=settings or {}, measurements=measurements,
         summary=_summary(document, measurements, rows),
-        memory_charts=[memory_chart(document, pools[name], values) for name, values in live.items()],
+        memory_charts=[memory_chart(document, pools[name], values,  # the stack on the first pool's chart
+                                    stack=measurements.get("stack_bound_steps") if k == 0 else None)
+                       for k, (name, values) in enumerate(live.items())],
         placement_charts=[placement_chart(document, p, [b for b in document["buffers"] if b["pool"] == p["name"]])
                           for p in document["pools"] if p["kind"] != "constant" and p["size_bytes"]],
         legend=legend(_kinds_drawn(document), [(FAMILY_COLOURS["depth-first"], "depth-first step (stripes: bands)")]
