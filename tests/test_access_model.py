@@ -95,7 +95,10 @@ def _compare(model: Path, cpu: str, **options) -> list[str]:
     planned = {n: m["loads"] + m["stores"] for n, m in measured.items() if n in compiled.layout.placements}
     total = sum(planned.values())
     off = [f"{n}: measured {planned[n]}, estimated {estimate.of(n).total:.0f}" for n in planned
-           if planned[n] >= total / 100 and not 0.75 <= estimate.of(n).total / planned[n] <= 1.33]
+           if planned[n] >= total / 100 and not 0.75 <= estimate.of(n).total / planned[n] <= 1.33
+           and n not in estimate.guessed]
+    off += [f"{n}: guessed {estimate.of(n).total:.0f} above the {planned[n]} measured" for n in estimate.guessed
+            if n in planned and estimate.of(n).total > planned[n]]  # a lower bound
     estimated_total = sum(estimate.of(n).total for n in planned)
     if not 0.9 <= estimated_total / total <= 1.1:
         off.append(f"all planned buffers: measured {total}, estimated {estimated_total:.0f}")

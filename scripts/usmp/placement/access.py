@@ -50,6 +50,7 @@ class AccessEstimate:
 
     buffers: dict[str, Accesses] = field(default_factory=dict)
     unmodelled: list[str] = field(default_factory=list)  # kernel functions no access.yaml describes
+    guessed: list[str] = field(default_factory=list)  # buffers counted by a lower bound (a loop's state)
 
     def of(self, name: str) -> Accesses:
         return self.buffers.get(name, Accesses())

@@ -3,13 +3,21 @@
 A depth-first loop runs its links' calls once a band and its set-up and finish once; a buffer stored inside
 another (Buffer.inside) counts with the one that holds it, since that is what the planner places. A kernel
 whose entry does not fit its call (parameters it no longer has) is counted by the default, as one without.
+
+A loop's state (tiling/state.py) is counted by what the band step does to it each band: every link's
+struct usmp_band read and written, the band's parameter copies written and read once. The kernels read
+their copy's fields more often than that (as often as their loops reload them, which no access.yaml
+describes yet), so that count is a lower bound and the buffer is listed as guessed.
 """
 from __future__ import annotations
 
 from usmp.errors import UsmpError
 from usmp.lower.program import Program
+from usmp.paths import KERNELS_INCLUDE_DIR
 from usmp.placement.access import ELEMENT_BYTES, AccessEstimate, Accesses, call_accesses, default_accesses
 from usmp.tiling.loop import BandLoop
+from usmp.tiling.state import STATE_ARG, band_copies, params_bytes, planned_pointer
+from usmp.tiling.struct_sizes import struct_bytes
 
 
 def call_counts(op) -> list[int]:
@@ -53,5 +61,23 @@ def program_accesses(program: Program, extension: str | None = None) -> AccessEs
                 total = estimate.buffers.setdefault(planned_host(program, names[position]), Accesses())
                 total.loads += accesses.loads
                 total.stores += accesses.stores
+        state = next((a.buffer for a in op.args if a.name == STATE_ARG), None) if isinstance(op, BandLoop) else None
+        if state is not None:
+            total = estimate.buffers.setdefault(planned_host(program, state), Accesses())
+            words = loop_state_words(program, op, state)
+            total.loads += op.bands * words
+            total.stores += op.bands * words
+            estimate.guessed.append(state)
     estimate.unmodelled = list(unmodelled)
     return estimate
+
+
+def loop_state_words(program: Program, loop: BandLoop, state: str) -> int:
+    """Words of a loop's state the band step writes (and a kernel or the step reads back) once a band: each
+    link's struct usmp_band and each parameter copy."""
+    pointer = planned_pointer(program.buffers[state])
+    band = struct_bytes("usmp_band", pointer, (KERNELS_INCLUDE_DIR,)) or 4 * 9
+    external = program.external_kernels
+    include_dirs = (KERNELS_INCLUDE_DIR, *(external.include_dirs if external else ()))
+    copies = sum(params_bytes(c, pointer, include_dirs) for c in band_copies(loop))
+    return (len(loop.links) * band + copies) // 4
