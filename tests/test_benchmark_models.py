@@ -83,3 +83,22 @@ def test_benchmark_kernels_option_follows_the_compiler(capsys):
     assert script.main(["--kernels", "cmsis-nn"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no kernel selection" in err[0]
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55"])
+def test_int16_twins_keep_no_multiply_accumulates_on_portable_kernels(cpu):
+    """Issue 30: with CMSIS-NN found and the defaults, no 16x8 operator with multiply-accumulates of the int16
+    twins runs a portable kernel on the DSP and Helium cores (the compile notice's list, select/fallbacks.py;
+    compiled only: benchmarks/number_types.py runs them)."""
+    from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
+    from usmp.compiler import analyse_model
+    from usmp.report.macs import operator_macs
+
+    found = cmsis_nn_dir()
+    if found is None:
+        pytest.skip(CMSIS_NN_MISSING)
+    for model in [m for m in BENCHMARK_MODELS if m.stem.endswith("_int16")]:
+        program, _ = analyse_model(model, CompileOptions(cpu=cpu, cmsis_nn=found))
+        ops = {op.index: op for op in program.graph.operators}
+        slow = [f"{s.index} {s.op}" for s in program.portable_steps if operator_macs(program.graph, ops[s.index])]
+        assert not slow, f"{model.stem} on the {cpu}: {slow}"
