@@ -43,7 +43,8 @@ def add_arguments(parser) -> None:
                              "cortex-m3 an emulated MPS2 AN385 (4 MB each), cortex-m4 an MPS2 AN386 and "
                              "cortex-m7 an MPS2 AN500 (same memory), cortex-m33 an MPS2 AN505 (4 MB flash, 2 MB RAM), "
                              "cortex-m55 an MPS3 AN547 (512 KB ITCM for code and constants, 512 KB DTCM), "
-                             "riscv32 an RV32IMC and riscv32imac an RV32IMAC core on QEMU's virt board "
+                             "riscv32 an RV32IMC, riscv32imac an RV32IMAC and riscv32imac_zba_zbb_zbs an "
+                             "RV32IMAC core with Zba, Zbb and Zbs (RP2350's Hazard3) on QEMU's virt board "
                              "(4 MB each)")
     parser.add_argument("--sanitize", action="store_true", help="host only: build with AddressSanitizer and UBSan")
     parser.add_argument("--stats", action="store_true",

@@ -257,7 +257,7 @@ def _link(target: Target, units: list[Unit], headers: dict[str, str], library_ob
         (src_dir / file_name).write_text(text)
     objects = _compile(target, units, src_dir, staging / "obj")
     (staging / "linker.ld").write_text(script)
-    _run_tool(target, [target.arch.tool("gcc"), *target.compile_flags, "-nostartfiles", "-T", str(staging / "linker.ld"),
+    _run_tool(target, [target.arch.tool("gcc"), *target.link_flags, "-nostartfiles", "-T", str(staging / "linker.ld"),
                "-Wl,--gc-sections", f"-Wl,-Map={staging / 'model.map'}", *objects, *library_objects,
                *target.arch.link_libraries, "-o", str(staging / "model.elf")], f"linking for {target.name} failed")
 

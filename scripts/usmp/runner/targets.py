@@ -35,6 +35,7 @@ class Target:
     # The board's memories by name, for pools' region=; those at flash_origin and ram_origin are the image's
     # own (code and constants, static data and the stack). Default: FLASH and RAM, the image's two.
     regions: tuple[Region, ...] = ()
+    library_flags: tuple[str, ...] | None = None  # the core flags whose C library it links, if not core_flags
 
     @property
     def memory_regions(self) -> tuple[Region, ...]:
@@ -44,6 +45,11 @@ class Target:
     @property
     def compile_flags(self) -> list[str]:
         return [*self.core_flags, "-Os", "-ffunction-sections", "-fdata-sections", *self.arch.c_library_flags]
+
+    @property
+    def link_flags(self) -> list[str]:
+        """compile_flags, but naming the core whose multilib C library and libgcc the link takes."""
+        return [*(self.library_flags or self.core_flags), *self.compile_flags[len(self.core_flags):]]
 
     @property
     def qemu_arguments(self) -> list[str]:
@@ -78,11 +84,14 @@ AN547_REGIONS = (
 )
 
 
-def riscv32(name: str, isa: str, qemu_cpu: str) -> Target:
+def riscv32(name: str, isa: str, qemu_cpu: str, library_isa: str | None = None) -> Target:
     """QEMU's virt board with only the target's extensions enabled, so an instruction outside them traps:
-    code and constants in the first 4 MB of its DRAM, data 64 MB further (the regions are linked 64 MB long)."""
+    code and constants in the first 4 MB of its DRAM, data 64 MB further (the regions are linked 64 MB long).
+    library_isa: the ISA of the C library and libgcc it links, where Debian's toolchain has no multilib of isa
+    (an -march with Z extensions would select the 64-bit default)."""
+    library = (f"-march={library_isa}", "-mabi=ilp32") if library_isa else None
     return Target(name, RISCV, (f"-march={isa}", "-mabi=ilp32"), "riscv32", "virt", f"QEMU virt, {isa.upper()}",
-                  0x80000000, 4 * MB, 0x84000000, 4 * MB, qemu_cpu=qemu_cpu)
+                  0x80000000, 4 * MB, 0x84000000, 4 * MB, qemu_cpu=qemu_cpu, library_flags=library)
 
 
 # The FPU each emulated core has (QEMU's MVFR0/MVFR1): the M4's single-precision FPv4, the M7's double-precision
@@ -107,8 +116,12 @@ TARGETS = {target.name: target for target in (
     # The same cores as parts without an FPU (cortex-m4+nofp, ...): soft-float, the portable float kernels.
     *(without_fpu(target) for target in _FPU_CORES),
     # RV32IMC, the small-core profile (no atomics); RV32IMAC, what Zephyr's qemu_riscv32 board builds for.
-    riscv32("riscv32", "rv32imc", "rv32,a=off,f=off,d=off"),
-    riscv32("riscv32imac", "rv32imac", "rv32,f=off,d=off"),
+    # (QEMU 7.2's rv32 has the bit-manipulation extensions on unless told otherwise.)
+    riscv32("riscv32", "rv32imc", "rv32,a=off,f=off,d=off,zba=off,zbb=off,zbc=off,zbs=off"),
+    riscv32("riscv32imac", "rv32imac", "rv32,f=off,d=off,zba=off,zbb=off,zbc=off,zbs=off"),
+    # RP2350's Hazard3: RV32IMAC with the bit-manipulation extensions Zba, Zbb and Zbs (not Zbc).
+    riscv32("riscv32imac_zba_zbb_zbs", "rv32imac_zba_zbb_zbs", "rv32,f=off,d=off,zba=on,zbb=on,zbc=off,zbs=on",
+            library_isa="rv32imac"),
 )}
 
 
