@@ -124,14 +124,19 @@ def cell(row: dict, column: str) -> str:
     return str(value)
 
 
+def grid(rows: list[dict], columns: tuple[str, ...]) -> list[str]:
+    """The measured rows under their columns, the first two left-aligned, the figures right-aligned."""
+    cells = [[cell(r, c) for c in columns] for r in rows if "note" not in r]
+    widths = [max([len(c)] + [len(line[i]) for line in cells]) for i, c in enumerate(columns)]
+    lines = [" | ".join(c.ljust(w) for c, w in zip(columns, widths)), "-+-".join("-" * w for w in widths)]
+    return lines + [" | ".join(v.rjust(w) if i >= 2 else v.ljust(w) for i, (v, w) in enumerate(zip(line, widths)))
+                    for line in cells]
+
+
 def table(rows: list[dict]) -> list[str]:
     """A plain table; a row without measurements carries its reason on a line of its own."""
     measured = [r for r in rows if "note" not in r]
-    cells = [[cell(r, c) for c in COLUMNS] for r in measured]
-    widths = [max([len(c)] + [len(line[i]) for line in cells]) for i, c in enumerate(COLUMNS)]
-    lines = [" | ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)), "-+-".join("-" * w for w in widths)]
-    lines += [" | ".join(v.rjust(w) if i >= 2 else v.ljust(w) for i, (v, w) in enumerate(zip(line, widths)))
-              for line in cells]
+    lines = grid(rows, COLUMNS)
     lines += [f"{r['model']} on {r['target']}: not measured: {r['note']}" for r in rows if "note" in r]
     for (model, target), size in TFLM_CMSIS_NN_CODE.items():
         ours = next((r["code+kernels B"] for r in measured if (r["model"], r["target"]) == (model, target)), None)

@@ -6,12 +6,16 @@
 TFLite Micro is not part of this repository: the script builds it from a source tree whose path it
 is given (github.com/tensorflow/tflite-micro) with the headers it needs (flatbuffers, gemmlowp's
 fixedpoint, ruy's profiler stub: by default in the tree's tools/make/downloads/, where its Makefile
-puts them), for the same core and with the same flags as `usmp run --target`: Debian's
-riscv64-unknown-elf GCC, -march/-mabi of the target, -Os, picolibc with semihosting, the same
-start-up code, linker script, stack painting and inference markers (templates/baremetal/), and
-TFLite Micro's release build defines (TF_LITE_STATIC_MEMORY, NDEBUG, TF_LITE_STRIP_ERROR_STRINGS).
-The library (interpreter and reference kernels: the sources its Makefile builds) is compiled once
-and cached. Debian packages no C++ library for riscv64-unknown-elf; TFLite Micro needs only
+puts them), as its own Makefile builds it for the core (`make TARGET=riscv32_generic BUILD_TYPE=release
+RISCV_ARCH=<the target's -march>`, tools/make/Makefile and targets/riscv32_generic_makefile.inc): its
+common flags, riscv32_generic's platform flags, the release defines, the runtime and TFLite's shared
+sources at -Os and the kernels at -O2 (KERNELS_OPTIMIZED_FOR_SPEED, the Makefile's default), the
+target's debug_log.cc in place of the generic one. The script checks that the tree's makefiles still
+say so. It is compiled with Debian's riscv64-unknown-elf GCC (the Makefile would download a 2018
+SiFive GCC 8), once, and cached; the harness is linked and run as `usmp run --target` runs USMP:
+picolibc with semihosting, the same start-up code, linker script (without the Makefile's -mno-relax,
+which makes every call two instructions), stack painting and inference markers (templates/baremetal/).
+Debian packages no C++ library for riscv64-unknown-elf; TFLite Micro needs only
 header-only parts of it (type traits, <algorithm>, <limits>, <cmath>), taken from Debian's
 libstdc++-arm-none-eabi-dev (configured for newlib, picolibc's parent); nothing links against a
 C++ runtime (the harness defines the two symbols virtual destructors and pure virtuals name).
@@ -22,7 +26,8 @@ generated code and kernels for USMP, interpreter and kernels for TFLite Micro; c
 constant pool, the .tflite flatbuffer; harness), RAM (USMP's pools, TFLite Micro's arena sized
 to arena_used_bytes(), each with the stack of one inference measured by painting, and the other
 static data and heap), and whether the two agree with the tflite-micro interpreter bit for bit.
-Default models: micro_speech (tests/models/tflm) and the benchmark models (benchmarks/models/).
+Default models: micro_speech and person_detect (tests/models/tflm) and the int8 benchmark models
+(benchmarks/models/).
 """
 from __future__ import annotations
 
@@ -43,7 +48,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from reference import EXAMPLE_MODELS, outputs_match, random_inputs, reference_outputs  # noqa: E402
 
 from usmp.codegen.emit import io_views  # noqa: E402
-from usmp.compiler import compile_model  # noqa: E402
+from usmp.compiler import CompileOptions, compile_model  # noqa: E402
 from usmp.errors import UsmpError  # noqa: E402
 from usmp.runner.baremetal import (BAREMETAL_DIR, SHARED_SOURCES, linker_script, run_on_target,  # noqa: E402
                                    support_dir)
@@ -52,11 +57,33 @@ from usmp.runner.host import cache_root  # noqa: E402
 from usmp.runner.qemu import count_instructions, run_qemu  # noqa: E402
 from usmp.runner.targets import TARGETS, Target  # noqa: E402
 
-DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",
-                  *sorted((ROOT / "benchmarks" / "models").glob("*.tflite"))]
-RELEASE_DEFINES = ["-DTF_LITE_STATIC_MEMORY", "-DTF_LITE_DISABLE_X86_NEON", "-DNDEBUG", "-DTF_LITE_STRIP_ERROR_STRINGS"]
-CXX_FLAGS = ["-std=c++17", "-fno-rtti", "-fno-exceptions", "-fno-threadsafe-statics", "-fno-unwind-tables",
-             "-fno-asynchronous-unwind-tables", "-fno-use-cxa-atexit"]
+DEFAULT_MODELS = [EXAMPLE_MODELS / "micro_speech_quantized.tflite",  # the int8 models (no float or int16 twins)
+                  *sorted(m for m in (ROOT / "benchmarks" / "models").glob("*.tflite")
+                          if not m.stem.endswith(("_f32", "_int16"))),
+                  EXAMPLE_MODELS / "person_detect.tflite"]
+# TFLite Micro's Makefile (tools/make/Makefile) for TARGET=riscv32_generic BUILD_TYPE=release, each flag as it
+# reads there: COMMON_FLAGS (warnings left out; OPTIMIZE_KERNELS_FOR's default as a define), the release
+# build's, riscv32_generic's PLATFORM_FLAGS (its -march/-mabi are the target's) and what its CXXFLAGS add.
+MAKEFILE_FLAGS = ["-fno-unwind-tables", "-fno-asynchronous-unwind-tables", "-ffunction-sections", "-fdata-sections",
+                  "-fmessage-length=0", "-DTF_LITE_STATIC_MEMORY", "-DTF_LITE_DISABLE_X86_NEON",
+                  "-DKERNELS_OPTIMIZED_FOR_SPEED"]
+RELEASE_DEFINES = ["-DNDEBUG", "-DTF_LITE_STRIP_ERROR_STRINGS"]
+PLATFORM_FLAGS = ["-mcmodel=medany", "-mexplicit-relocs", "-fno-builtin-printf", "-DTF_LITE_MCU_DEBUG_LOG",
+                  "-DTF_LITE_USE_GLOBAL_CMATH_FUNCTIONS", "-funsigned-char", "-fno-delete-null-pointer-checks",
+                  "-fomit-frame-pointer"]
+PLATFORM_CXX_FLAGS = ["-fpermissive", "-fno-use-cxa-atexit", "-DTF_LITE_USE_GLOBAL_MIN", "-DTF_LITE_USE_GLOBAL_MAX"]
+CXX_FLAGS = ["-std=c++17", "-fno-rtti", "-fno-exceptions", "-fno-threadsafe-statics"]
+C_FLAGS = ["-std=c17"]
+CORE_OPT, KERNEL_OPT = "-Os", "-O2"  # CORE_OPTIMIZATION_LEVEL (gcc), KERNEL_OPTIMIZATION_LEVEL
+MAKEFILE = "tensorflow/lite/micro/tools/make/Makefile"
+TARGET_MAKEFILE = "tensorflow/lite/micro/tools/make/targets/riscv32_generic_makefile.inc"
+# What the flags above rest on, as the tree's makefiles say it (checked before building).
+MAKEFILE_SAYS = {MAKEFILE: ("CORE_OPTIMIZATION_LEVEL := -Os", "KERNEL_OPTIMIZATION_LEVEL := -O2",
+                            "OPTIMIZE_KERNELS_FOR := KERNELS_OPTIMIZED_FOR_SPEED",
+                            "CXXFLAGS += -DNDEBUG -DTF_LITE_STRIP_ERROR_STRINGS",
+                            *(f"  {f} \\" for f in MAKEFILE_FLAGS[:-1])),
+                 TARGET_MAKEFILE: ("RISCV_CODE_MODEL := medany", "CXXFLAGS += $(PLATFORM_FLAGS)",
+                                   *(f"  {f}" for f in PLATFORM_FLAGS[1:] + PLATFORM_CXX_FLAGS))}
 FIRST_ARENA_BYTES = 1024 * 1024  # enough for the probe build of every benchmark model
 _STATS = re.compile(r"usmp-stats: stack=(\d+) heap=(\d+) stack_overflow=(\d)")
 _ARENA = re.compile(r"tflm-arena: (\d+)")
@@ -69,13 +96,15 @@ class Sources:
     cxx_headers: tuple[Path, ...]
 
 
-def library_sources(tflm: Path) -> list[Path]:
-    """What TFLite Micro's Makefile builds into its library: the micro runtime (tests and benchmarks left
-    out), TFLite's shared sources outside micro/ and experimental/ (but array.cc, which static-memory
-    builds leave out) and the reference kernels its sources.inc lists."""
+def library_sources(tflm: Path) -> list[tuple[Path, str]]:
+    """What TFLite Micro's Makefile builds into its library, each with its -O: the micro runtime (tests and
+    benchmarks left out; riscv32_generic's own debug_log.cc for the generic one) and TFLite's shared sources
+    outside micro/ and experimental/ (but array.cc, which static-memory builds leave out) at CORE_OPT, the
+    kernels its sources.inc lists at KERNEL_OPT."""
     micro = tflm / "tensorflow" / "lite" / "micro"
-    runtime = [p for d in ("", "arena_allocator", "memory_planner", "tflite_bridge") for p in sorted((micro / d).glob("*.cc"))
-               if not p.name.endswith(("_test.cc", "benchmark.cc"))]
+    specialized = {p.name: p for p in sorted((micro / "riscv32_generic").glob("*.cc"))}
+    runtime = [specialized.get(p.name, p) for d in ("", "arena_allocator", "memory_planner", "tflite_bridge")
+               for p in sorted((micro / d).glob("*.cc")) if not p.name.endswith(("_test.cc", "benchmark.cc"))]
     shared = [p for p in sorted((tflm / "tensorflow").rglob("*.c*")) if p.suffix in (".cc", ".c")
               and not p.is_relative_to(micro) and not p.is_relative_to(tflm / "tensorflow" / "lite" / "experimental")
               and p != tflm / "tensorflow" / "lite" / "array.cc"]
@@ -85,13 +114,24 @@ def library_sources(tflm: Path) -> list[Path]:
         raise UsmpError(f"{tflm}: no MICROLITE_CC_KERNEL_SRCS in tensorflow/lite/micro/tools/make/sources.inc")
     kernels = [tflm / line.strip(" \\").replace("$(TENSORFLOW_ROOT)", "") for line in block.group(1).splitlines()
                if line.strip(" \\")]
-    return runtime + shared + kernels
+    return [(p, CORE_OPT) for p in runtime + shared] + [(p, KERNEL_OPT) for p in kernels]
+
+
+def check_makefiles(tflm: Path) -> None:
+    """The flags this script builds with are the ones the tree's makefiles give (else it says which line moved)."""
+    for name, lines in MAKEFILE_SAYS.items():
+        text = (tflm / name).read_text() if (tflm / name).is_file() else ""
+        missing = [line.strip(" \\") for line in lines if line not in text]
+        if missing:
+            raise UsmpError(f"{tflm / name}: does not say {missing[0]!r}, which the build here follows "
+                            f"(benchmarks/riscv_tflm.py: MAKEFILE_FLAGS, PLATFORM_FLAGS)")
 
 
 def find_sources(args) -> Sources:
     tflm = Path(args.tflm).resolve()
     if not (tflm / "tensorflow" / "lite" / "micro" / "micro_interpreter.h").is_file():
         raise UsmpError(f"--tflm {args.tflm}: not a TFLite Micro source tree (no tensorflow/lite/micro/micro_interpreter.h)")
+    check_makefiles(tflm)
     downloads = tflm / "tensorflow" / "lite" / "micro" / "tools" / "make" / "downloads"
     wanted = {"flatbuffers": ("include/flatbuffers/flatbuffers.h", "include"),
               "gemmlowp": ("fixedpoint/fixedpoint.h", "."), "ruy": ("ruy/profiler/instrumentation.h", ".")}
@@ -116,21 +156,26 @@ def _run(command: list[str], what: str) -> str:
     return done.stdout
 
 
-def compile_flags(target: Target, sources: Sources, cxx: bool) -> list[str]:
-    flags = [*target.compile_flags, *RELEASE_DEFINES, *(f"-I{d}" for d in sources.include_dirs)]
+def compile_flags(target: Target, sources: Sources, cxx: bool, opt: str = CORE_OPT) -> list[str]:
+    """The Makefile's flags for a C or C++ file at `opt`, with the target's core, its C library and includes."""
+    flags = [*target.compile_flags, *MAKEFILE_FLAGS, *RELEASE_DEFINES, *PLATFORM_FLAGS,
+             *(f"-I{d}" for d in sources.include_dirs)]
     if cxx:
-        flags += [*CXX_FLAGS, "-nostdinc++", *(f for d in sources.cxx_headers for f in ("-isystem", str(d)))]
-    return flags
+        flags += [*PLATFORM_CXX_FLAGS, *CXX_FLAGS, "-nostdinc++",
+                  *(f for d in sources.cxx_headers for f in ("-isystem", str(d)))]
+    else:
+        flags += C_FLAGS
+    return [*flags, opt]
 
 
-def compile_units(target: Target, sources: Sources, units: list[tuple[Path, Path]]) -> None:
-    """(source, object) pairs, in parallel; C++ for .cc, C otherwise."""
+def compile_units(target: Target, sources: Sources, units: list[tuple[Path, Path, str]]) -> None:
+    """(source, object, -O) triples, in parallel; C++ for .cc, C otherwise."""
     def one(unit):
-        source, obj = unit
+        source, obj, opt = unit
         obj.parent.mkdir(parents=True, exist_ok=True)
         cxx = source.suffix == ".cc"
         compiler = target.arch.tool("g++" if cxx else "gcc")
-        _run([compiler, *compile_flags(target, sources, cxx), "-c", str(source), "-o", str(obj)],
+        _run([compiler, *compile_flags(target, sources, cxx, opt), "-c", str(source), "-o", str(obj)],
              f"{source.name} did not compile for {target.name}")
 
     with ThreadPoolExecutor() as pool:
@@ -139,17 +184,17 @@ def compile_units(target: Target, sources: Sources, units: list[tuple[Path, Path
 
 def build_library(target: Target, sources: Sources) -> Path:
     """libtflm.a for the target, cached by the sources' paths and contents and the flags."""
-    files = library_sources(sources.tflm)
-    digest = hashlib.sha256(" ".join(compile_flags(target, sources, True)).encode())
-    for path in files:
-        digest.update(str(path).encode() + b"\0" + path.read_bytes())
+    units = library_sources(sources.tflm)
+    digest = hashlib.sha256(" ".join(compile_flags(target, sources, True) + compile_flags(target, sources, False)).encode())
+    for path, opt in units:
+        digest.update(f"{path} {opt}\0".encode() + path.read_bytes())
     library = cache_root() / "tflm" / target.name / digest.hexdigest()[:24] / "libtflm.a"
     if library.exists():
         return library
-    print(f"building TFLite Micro for {target.name} ({len(files)} sources)", file=sys.stderr, flush=True)
+    print(f"building TFLite Micro for {target.name} ({len(units)} sources)", file=sys.stderr, flush=True)
     staging = Path(tempfile.mkdtemp(prefix=".build-", dir=_parent(library.parent)))
-    objects = [staging / "tflm" / f"{n:03d}_{p.stem}.o" for n, p in enumerate(files)]
-    compile_units(target, sources, list(zip(files, objects)))
+    objects = [staging / "tflm" / f"{n:03d}_{p.stem}.o" for n, (p, _) in enumerate(units)]
+    compile_units(target, sources, [(p, o, opt) for (p, opt), o in zip(units, objects)])
     _run([target.arch.tool("ar"), "rcs", str(staging / "libtflm.a"), *map(str, objects)], "archiving TFLite Micro")
     staging.rename(library.parent)
     return library
@@ -263,16 +308,17 @@ def build_harness(target: Target, sources: Sources, library: Path, model: Path, 
             .replace("ARENA_BYTES", str(arena)))
     (work / "harness.cc").write_text(text)
     (work / "model_data.cc").write_text(model_data_source(model))
-    units = [(work / "harness.cc", work / "harness" / "harness.o"), (work / "model_data.cc", work / "model" / "model_data.o")]
-    units += [(BAREMETAL_DIR / n, work / "harness" / f"{Path(n).stem}.o") for n in SHARED_SOURCES]
-    units += [(support_dir(target) / n, work / "harness" / f"{Path(n).stem}_{Path(n).suffix[1:]}.o")
+    units = [(work / "harness.cc", work / "harness" / "harness.o", CORE_OPT),
+             (work / "model_data.cc", work / "model" / "model_data.o", CORE_OPT)]
+    units += [(BAREMETAL_DIR / n, work / "harness" / f"{Path(n).stem}.o", CORE_OPT) for n in SHARED_SOURCES]
+    units += [(support_dir(target) / n, work / "harness" / f"{Path(n).stem}_{Path(n).suffix[1:]}.o", CORE_OPT)
               for n in target.arch.support_sources]
     with_hooks = Sources(sources.tflm, sources.include_dirs + (BAREMETAL_DIR,), sources.cxx_headers)
     compile_units(target, with_hooks, units)
     (work / "linker.ld").write_text(linker_script(target))
     elf, map_file = work / "tflm.elf", work / "tflm.map"
-    _run([target.arch.tool("gcc"), *target.compile_flags, "-nostartfiles", "-T", str(work / "linker.ld"),
-          "-Wl,--gc-sections", f"-Wl,-Map={map_file}", *(str(o) for _, o in units), str(library),
+    _run([target.arch.tool("gcc"), *target.link_flags, "-nostartfiles", "-T", str(work / "linker.ld"),
+          "-Wl,--gc-sections", f"-Wl,-Map={map_file}", *(str(o) for _, o, _ in units), str(library),
           *target.arch.link_libraries, "-o", str(elf)], f"linking TFLite Micro for {target.name}")
     symbols = {}
     for line in _run([target.arch.tool("nm"), str(elf)], "reading symbols").splitlines():
@@ -327,7 +373,7 @@ def measure_tflm(target: Target, sources: Sources, library: Path, model: Path, i
 def measure_usmp(target: Target, model: Path, inputs) -> dict:
     """The harness keeps the model's inputs and outputs in arrays of its own (TFLite Micro's are in its arena):
     counted as I/O, apart from the other static data."""
-    compiled = compile_model(model)
+    compiled = compile_model(model, CompileOptions(cpu=target.cpu))  # as `usmp run --target` compiles it
     run = run_on_target(compiled, inputs, target.name, count=True)
     ram = run.report["ram_bytes"]
     io = sum(io.nbytes for kind in ("inputs", "outputs") for io in io_views(compiled.program, kind))
@@ -381,12 +427,14 @@ def main(argv: list[str] | None = None) -> int:
                 tflm = measure_tflm(target, sources, library, model, inputs, Path(work))
             usmp = measure_usmp(target, model, inputs)
             rows.append(row(model, usmp, tflm, reference_outputs(model, inputs)))
-            print(f"measured {model.stem}", file=sys.stderr, flush=True)
+            print(f"measured {model.stem}: " + ", ".join(f"{c} {v}" for c, v in zip(COLUMNS[1:], rows[-1][1:])),
+                  file=sys.stderr, flush=True)
     except UsmpError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"USMP (portable kernels) vs TFLite Micro (reference kernels) on {target.name} "
-          f"({' '.join(target.core_flags)} -Os, qemu -M {target.machine}); instructions of one inference")
+    print(f"USMP vs TFLite Micro (reference kernels, its Makefile's riscv32_generic release build: runtime {CORE_OPT}, "
+          f"kernels {KERNEL_OPT}) on {target.name} ({' '.join(target.core_flags)}, qemu -M {target.machine}); "
+          f"instructions of one inference")
     print("\n".join(table(rows)))
     return 0 if all(r[-1] == "yes" for r in rows) else 1
 
