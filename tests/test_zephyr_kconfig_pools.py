@@ -1,4 +1,6 @@
 """CONFIG_USMP_* options to pools, algorithm and I/O placement."""
+from pathlib import Path
+
 import pytest
 
 from usmp.errors import UsmpError
@@ -71,3 +73,16 @@ def test_stack_bound_on_the_emulated_core_running_the_build_code(core, target):
 def test_stack_bound_without_such_a_core_says_what_to_change():
     with pytest.raises(UsmpError, match="CONFIG_USMP_STACK_BOUND=y: no emulated core .* set CONFIG_USMP_STACK_BOUND=n"):
         settings("CONFIG_USMP=y\nCONFIG_USMP_STACK_BOUND=y\nCONFIG_CPU_CORTEX_M33=y\n")
+
+
+def test_stack_bound_without_the_cross_compiler_warns_and_builds_on(tmp_path, monkeypatch, capsys):
+    """A Zephyr SDK alone (no arm-none-eabi-gcc on PATH) builds the app without the bound, and says so."""
+    from usmp.cli import main as usmp_main
+
+    conf = tmp_path / "prj.conf"
+    conf.write_text("CONFIG_USMP=y\nCONFIG_USMP_STACK_BOUND=y\nCONFIG_CPU_CORTEX_M0=y\n")
+    monkeypatch.setattr("usmp.stack.on_target.shutil.which", lambda tool: None)
+    model = Path(__file__).parent / "models" / "tflm" / "hello_world_int8.tflite"
+    assert usmp_main(["compile", str(model), "--dotconfig", str(conf), "-o", str(tmp_path / "out")]) == 0
+    assert "CONFIG_USMP_STACK_BOUND=y but arm-none-eabi-gcc is not on PATH" in capsys.readouterr().err
+    assert "STACK_BYTES" not in (tmp_path / "out" / "hello_world_int8.h").read_text()

@@ -7,6 +7,8 @@ code calling run() can check its thread's stack at build time.
 """
 from __future__ import annotations
 
+import shutil
+
 from usmp.errors import UsmpError
 from usmp.stack.bound import StackBound
 
@@ -21,6 +23,14 @@ def target_for_cpu(cpu: str) -> str | None:
 
     cpu = SAME_CODE.get(cpu, cpu)
     return next((t.name for t in TARGETS.values() if t.cpu == cpu), None)
+
+
+def missing_tool(target_name: str) -> str | None:
+    """The cross compiler the target's image needs, when it is not on PATH (a Zephyr SDK has its own)."""
+    from usmp.runner.targets import target_named
+
+    arch = target_named(target_name).arch
+    return next((arch.tool(t) for t in ("gcc", "nm", "ar", "objdump") if shutil.which(arch.tool(t)) is None), None)
 
 
 def check_stack_target(target_name: str, cpu: str | None) -> str:
