@@ -44,12 +44,17 @@ def fake_tree(root):
 
 
 def test_library_sources_follow_the_makefile(tmp_path):
+    """The runtime and TFLite's shared sources at the Makefile's core level, the kernels sources.inc lists at its
+    kernel level; tests, benchmarks, unlisted kernels, experimental/ and array.cc left out."""
     tree = fake_tree(tmp_path)
-    got = sorted(str(p.relative_to(tree)) for p in riscv_tflm.library_sources(tree))
-    assert got == sorted(["tensorflow/lite/micro/micro_interpreter.cc",
-                          "tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc",
-                          "tensorflow/lite/core/c/common.cc", "tensorflow/compiler/mlir/lite/schema/schema_utils.cc",
-                          "tensorflow/lite/micro/kernels/add.cc", "tensorflow/lite/micro/kernels/conv.cc"])
+    got = sorted((str(p.relative_to(tree)), opt) for p, opt in riscv_tflm.library_sources(tree))
+    core, kernel = riscv_tflm.CORE_OPT, riscv_tflm.KERNEL_OPT
+    assert (core, kernel) == ("-Os", "-O2")
+    assert got == sorted([("tensorflow/lite/micro/micro_interpreter.cc", core),
+                          ("tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc", core),
+                          ("tensorflow/lite/core/c/common.cc", core),
+                          ("tensorflow/compiler/mlir/lite/schema/schema_utils.cc", core),
+                          ("tensorflow/lite/micro/kernels/add.cc", kernel), ("tensorflow/lite/micro/kernels/conv.cc", kernel)])
 
 
 def test_resolver_registers_the_models_operators():
@@ -63,5 +68,10 @@ def test_not_a_tree_is_one_line(tmp_path):
     with pytest.raises(UsmpError, match="not a TFLite Micro source tree"):
         riscv_tflm.find_sources(args)
     fake_tree(tmp_path)
+    with pytest.raises(UsmpError, match="Makefile: does not say 'CORE_OPTIMIZATION_LEVEL := -Os'"):
+        riscv_tflm.find_sources(args)  # a tree whose makefiles moved from the flags the build follows
+    for name, lines in riscv_tflm.MAKEFILE_SAYS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
     with pytest.raises(UsmpError, match="--flatbuffers .*: no include/flatbuffers/flatbuffers.h"):
         riscv_tflm.find_sources(args)
