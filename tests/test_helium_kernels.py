@@ -77,6 +77,9 @@ DW_LAYERS = [
     Layer("dw", 4, 40, 48, 48, 3, 3, seed=46),                # three passes of a group, two chunks
     Layer("dw", 5, 45, 24, 24, 3, 3, (2, 2), seed=47),        # stride 2, a partial group in its own pass
     Layer("dw", 3, 99, 8, 8, 3, 3, seed=48),                  # two pixels a vector, a lone pixel in the last chunk
+    # a narrower activation: clamped after the assembly (two pixels a vector with a lone one; stride 2, groups)
+    Layer("dw", 7, 9, 8, 8, 3, 3, activation=RELU6, seed=49),
+    Layer("dw", 9, 8, 40, 40, 3, 3, (2, 2), activation=RELU, seed=50),
 ]
 FC_LAYERS = [
     Layer("fc", in_ch=64, out_ch=12, seed=41),                # read in place

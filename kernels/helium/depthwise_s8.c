@@ -60,19 +60,20 @@ struct dw_job {
 	int32_t group_bytes; /* 56: from a group's constants to the next group's */
 };
 
-/* Two taps, the strips at [a] and [b], times the filter's next 32 bytes: their int16 products summed into q6
- * (even lanes) and q7 (odd), then widened into the sums q0..q3. The second tap's input is loaded again rather
- * than kept: eight registers hold the rest. */
-#define DW_ASM_PAIR(a, b)                     \
-	"	vldrb.8	q4, [" a "]\n"        \
-	"	vldrb.8	q5, [r2], #16\n"      \
+/* Two taps, the strips at a and b (addressing modes), times the filter's taps at [r9, #wa] and [r9, #wb] (the
+ * group's constants, read as words: the bytes are the same): their int16 products summed into q6 (even lanes) and
+ * q7 (odd), then widened into the sums q0..q3. The second tap's input is loaded again rather than kept (eight
+ * registers hold the rest): first at b, then at b_again (b, or b with the strip's post-increment). */
+#define DW_ASM_PAIR(a, b, b_again, wa, wb)    \
+	"	vldrb.8	q4, " a "\n"          \
+	"	vldrw.u32	q5, [r9, #" wa "]\n" \
 	"	vmullb.s8	q6, q4, q5\n" \
 	"	vmullt.s8	q7, q4, q5\n" \
-	"	vldrb.8	q4, [" b "]\n"        \
-	"	vldrb.8	q5, [r2], #16\n"      \
+	"	vldrb.8	q4, " b "\n"          \
+	"	vldrw.u32	q5, [r9, #" wb "]\n" \
 	"	vmullb.s8	q4, q4, q5\n" \
 	"	vadd.i16	q6, q6, q4\n" \
-	"	vldrb.8	q4, [" b "]\n"        \
+	"	vldrb.8	q4, " b_again "\n"    \
 	"	vmullt.s8	q4, q4, q5\n" \
 	"	vadd.i16	q7, q7, q4\n" DW_ASM_WIDEN
 #define DW_ASM_WIDEN                          \
@@ -84,10 +85,10 @@ struct dw_job {
 	"	vadd.i32	q2, q2, q4\n" \
 	"	vmovlt.s16	q4, q7\n"     \
 	"	vadd.i32	q3, q3, q4\n"
-/* Sum q<n> requantized (right shifts only): its multipliers at [r2, #m], its shifts at [r2, #s]. */
+/* Sum q<n> requantized (right shifts only): its multipliers at [r9, #m], its shifts at [r9, #s]. */
 #define DW_ASM_REQUANT(n, m, s)                      \
-	"	vldrw.u32	q4, [r2, #" m "]\n"  \
-	"	vldrw.u32	q5, [r2, #" s "]\n"  \
+	"	vldrw.u32	q4, [r9, #" m "]\n"  \
+	"	vldrw.u32	q5, [r9, #" s "]\n"  \
 	"	vqrdmulh.s32	q" n ", q" n ", q4\n" \
 	"	vshr.s32	q4, q" n ", #31\n"   \
 	"	vqadd.s32	q" n ", q" n ", q4\n" \
@@ -95,23 +96,23 @@ struct dw_job {
 
 /*
  * `count` vectors of each of `groups` groups of a 3x3 layer whose shifts are all right shifts, in assembly (GCC
- * spilled the sums and the predicate), the taps of a filter row `tap` bytes apart in its strip (an immediate:
- * one function per strip layout). Per vector the four sums start from the group's biases and take the nine taps
- * in pairs from the three strips (r0, r5, r8); then they are requantized, narrowed with saturation into int16
- * (even channels, odd channels), offset by the zero point there, narrowed with saturation into lane order,
- * clamped and stored under the group's lanes (VPR.P0: all 16 but in the last group). Between groups the strips,
- * the constants and the output move on by a group (the job keeps the group's first addresses).
+ * spilled the sums and the predicate), the taps of a filter row `tap` bytes apart in its strip and consecutive
+ * vectors `step` bytes apart (immediates: one function per strip layout and stride). Per vector the four sums
+ * start from the group's biases and take the nine taps in pairs from the three strips (r0, r5, r8: each moves on
+ * by `step` at its last load, the one of its first tap); then they are requantized, narrowed with saturation into
+ * int16 (even channels, odd channels), offset by the zero point there, narrowed with saturation into lane order
+ * (the whole int8 range: a narrower activation is clamped after, dw_clamp) and stored under the group's lanes
+ * (VPR.P0: all 16 but in the last group; `store` moves the output on). Between groups the strips, the constants
+ * and the output move on by a group (the job keeps the group's first addresses).
  */
-#define DW_VECTORS(name, tap, tap2, clamp)                                                                       \
+#define DW_VECTORS(name, tap, tap2, step, store)                                                                 \
 	__attribute__((naked, noinline)) static void name(struct dw_job *job)                                      \
 	{                                                                                                          \
 		(void)job;                                                                                         \
 		__asm volatile("	push	{r4-r11, lr}\n"                                                     \
 			       "	vpush	{d8-d15}\n"                                                         \
 			       "	mov	r1, r0\n"                                                           \
-			       "	ldrd	r12, r6, [r1, #36]\n"                                               \
-			       "	ldr	r7, [r1, #44]\n"                                                    \
-			       "	ldr	r10, [r1, #12]\n"                                                   \
+			       "	ldr	r12, [r1, #36]\n"                                                   \
 			       "	ldrd	r9, r3, [r1, #20]\n"                                                \
 			       "	ldrd	r11, r4, [r1, #28]\n"                                               \
 			       "	ldrd	r0, r5, [r1, #0]\n"                                                 \
@@ -127,15 +128,16 @@ struct dw_job {
 			       "	vldrw.u32	q1, [r9, #16]\n"                                            \
 			       "	vldrw.u32	q2, [r9, #32]\n"                                            \
 			       "	vldrw.u32	q3, [r9, #48]\n"                                            \
-			       "	add	r2, r9, #64\n" DW_ASM_PAIR("r0", "r0, #" tap)                       \
-				       DW_ASM_PAIR("r0, #" tap2, "r5") DW_ASM_PAIR("r5, #" tap, "r5, #" tap2) \
-					       DW_ASM_PAIR("r8", "r8, #" tap)                                 \
-			       "	vldrb.8	q4, [r8, #" tap2 "]\n"                                              \
-			       "	vldrb.8	q5, [r2], #16\n"                                                    \
+			       DW_ASM_PAIR("[r0, #" tap "]", "[r0, #" tap2 "]", "[r0, #" tap2 "]", "80", "96")        \
+			       DW_ASM_PAIR("[r5, #" tap "]", "[r0]", "[r0], #" step, "128", "64")                     \
+			       DW_ASM_PAIR("[r5, #" tap2 "]", "[r5]", "[r5], #" step, "144", "112")                   \
+			       DW_ASM_PAIR("[r8, #" tap "]", "[r8, #" tap2 "]", "[r8, #" tap2 "]", "176", "192")      \
+			       "	vldrb.8	q4, [r8], #" step "\n"                                              \
+			       "	vldrw.u32	q5, [r9, #160]\n"                                          \
 			       "	vmullb.s8	q6, q4, q5\n"                                               \
-			       "	vmullt.s8	q7, q4, q5\n" DW_ASM_WIDEN DW_ASM_REQUANT("0", "0", "64")  \
-				       DW_ASM_REQUANT("1", "16", "80") DW_ASM_REQUANT("2", "32", "96")        \
-					       DW_ASM_REQUANT("3", "48", "112")                               \
+			       "	vmullt.s8	q7, q4, q5\n" DW_ASM_WIDEN DW_ASM_REQUANT("0", "208", "272") \
+			       DW_ASM_REQUANT("1", "224", "288") DW_ASM_REQUANT("2", "240", "304")          \
+			       DW_ASM_REQUANT("3", "256", "320")                                           \
 			       "	vqmovnb.s32	q6, q0\n"                                                   \
 			       "	vqmovnt.s32	q6, q1\n"                                                   \
 			       "	vqmovnb.s32	q7, q2\n"                                                   \
@@ -144,13 +146,7 @@ struct dw_job {
 			       "	vqadd.s16	q7, q7, r12\n"                                              \
 			       "	vqmovnb.s16	q4, q6\n"                                                   \
 			       "	vqmovnt.s16	q4, q7\n"                                                   \
-			       clamp                                                                       \
-			       "	vpst\n"                                                             \
-			       "	vstrbt.8	q4, [r3]\n"                                                 \
-			       "	add	r0, r0, r10\n"                                                      \
-			       "	add	r5, r5, r10\n"                                                      \
-			       "	add	r8, r8, r10\n"                                                      \
-			       "	add	r3, r3, r11\n"                                                      \
+			       "	vpst\n" store                                                       \
 			       "	le	lr, 1b\n"                                                           \
 			       "	subs	r4, r4, #1\n"                                                       \
 			       "	beq	9f\n"                                                               \
@@ -174,18 +170,12 @@ struct dw_job {
 			       "	pop	{r4-r11, pc}\n");                                                   \
 	}
 
-/* the clamp to [act_min, act_max] (r6, r7) of the int8 outputs */
-#define DW_ASM_CLAMP                          \
-	"	vdup.8	q0, r6\n"            \
-	"	vdup.8	q1, r7\n"            \
-	"	vmax.s8	q4, q4, q0\n"        \
-	"	vmin.s8	q4, q4, q1\n"
-
-DW_VECTORS(dw_vectors_16, "16", "32", DW_ASM_CLAMP) /* a pixel's 16 channels a strip column */
-DW_VECTORS(dw_vectors_8, "8", "16", DW_ASM_CLAMP)   /* 8 channels a pixel, two pixels a vector */
-/* the whole int8 range (RELU6 and RELU with the zero point at -128, no activation): the narrowing saturates */
-DW_VECTORS(dw_vectors_16_unclamped, "16", "32", "")
-DW_VECTORS(dw_vectors_8_unclamped, "8", "16", "")
+/* a pixel's 16 channels a strip column, the output a pixel (r11: the channels) apart; stride 1 and 2 */
+#define DW_STORE_PIXEL "	vstrbt.8	q4, [r3]\n	add	r3, r3, r11\n"
+DW_VECTORS(dw_vectors_16, "16", "32", "16", DW_STORE_PIXEL)
+DW_VECTORS(dw_vectors_16_s2, "16", "32", "32", DW_STORE_PIXEL)
+/* 8 channels a pixel, two pixels a vector (stride 1), the outputs consecutive */
+DW_VECTORS(dw_vectors_8, "8", "16", "16", "	vstrbt.8	q4, [r3], #16\n")
 
 /* Requantize the four sums (helium_requantize, any shifts) and store the 16 lanes in order. */
 HELIUM_INLINE void dw_store(const struct usmp_helium_depthwise_params *p, int32x4_t a, int32x4_t b, int32x4_t c,
@@ -349,45 +339,108 @@ static void dw_lanes(const struct usmp_helium_depthwise_params *p, const int8_t 
 }
 #endif
 
+#if USMP_HELIUM_NATIVE
+/* The outputs of `count` vectors of each of the job's groups from o clamped to [act_min, act_max]: dw_vectors
+ * stores the whole int8 range, a narrower activation takes this pass after (the lanes the job stored only). */
+__attribute__((noinline)) static void dw_clamp(const struct dw_job *j, int8_t *o, int32_t count)
+{
+	const int8x16_t lo = vdupq_n_s8((int8_t)j->act_min), hi = vdupq_n_s8((int8_t)j->act_max);
+
+	for (int32_t gi = 0; gi < j->groups; gi++, o += 16) {
+		const mve_pred16_t lanes = gi + 1 < j->groups ? 0xFFFF : (mve_pred16_t)j->lanes;
+		int8_t *at = o;
+
+		for (int32_t v = 0; v < count; v++, at += j->out_step)
+			vstrbq_p_s8(at, vminq_s8(vmaxq_s8(vldrbq_z_s8(at, lanes), lo), hi), lanes);
+	}
+}
+
+/* Any window and requantization: the `n` vectors of an output row (its first `pixels` pixels), each group's one
+ * at a time through dw_vector, rows[ky] the strips of filter row ky. Out of line, so that its locals stay off the
+ * common path's frame. */
+__attribute__((noinline)) static void dw_row_general(const struct usmp_helium_depthwise_params *p,
+						    int8_t *const *rows, const struct dw_job *j, int32_t n,
+						    int32_t pixels, int32_t g0, int8_t *o)
+{
+	const int32_t per = p->pixels_per_vector, ch = p->channels;
+
+	for (int32_t gi = 0; gi < j->groups; gi++) {
+		const int32_t left = per > 1 ? ch : ch - 16 * (g0 + gi);
+
+		for (int32_t v = 0; v < n; v++) {
+			const int8_t *at[USMP_HELIUM_DW_MAX_FILTER_H];
+			const int32_t in_vector = pixels - v * per < per ? pixels - v * per : per;
+
+			for (int32_t ky = 0; ky < p->filter_h; ky++)
+				at[ky] = rows[ky] + gi * j->strip_bytes + v * j->step;
+			dw_vector(p, at, lane_bytes(p) * p->dilation_w, j->group + gi * j->group_bytes,
+				  vctp8q((uint32_t)(per > 1 ? in_vector * ch : left < 16 ? left : 16)),
+				  o + 16 * gi + (size_t)v * j->out_step);
+		}
+	}
+}
+#endif
+
 /* Every output row of `groups` groups of 16 lanes from group g0 (constants g): the strips of a ring slot hold
- * their input row side by side, a call of the assembly takes every group of an output row. */
+ * their input row side by side, a call of the assembly takes every group of an output row. What stays the same
+ * over the pass (most of the fill's and the job's fields) is set once: a depth-first band calls it once per band. */
 HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g,
 			       int32_t g0, int32_t groups, int8_t *strips, int8_t *out)
 {
 	const int32_t ch = p->channels, per = p->pixels_per_vector;
-	const int32_t count = (p->out_w + per - 1) / per; /* vectors of an output row */
 	const int32_t gbytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
 #if USMP_HELIUM_NATIVE
-	const int32_t lb = lane_bytes(p), fh = p->filter_h, step = per > 1 ? 16 : p->stride_w * lb;
-	const int32_t out_step = per > 1 ? 16 : ch, bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb);
-	const int32_t slot_bytes = groups * bytes;
-	const int32_t rest = ch - 16 * (g0 + groups - 1), last = per > 1 || rest > 16 ? 16 : rest; /* the last group's lanes */
-	const int ring = p->dilation_h == 1; /* consecutive output rows share input rows */
-	const int fast = fh == 3 && p->filter_w == 3 && p->dilation_w == 1 && !p->requant_general;
+	const int32_t lb = lane_bytes(p), fh = p->filter_h, sw = p->stride_w;
+	const int32_t bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb), slot_bytes = groups * bytes;
+	const int32_t rest = ch - 16 * (g0 + groups - 1); /* the last group's lanes */
+	const int32_t span = p->chunk * per;            /* output pixels the strips span */
+	const int32_t extent = (p->filter_w - 1) * p->dilation_w + 1;
+	const int fast = fh == 3 && p->filter_w == 3 && p->dilation_w == 1 && sw <= 2 && !p->requant_general;
+	const int full = p->act_min == -128 && p->act_max == 127; /* else dw_vectors' outputs are clamped after */
+	void (*const vectors)(struct dw_job *) = per > 1 ? dw_vectors_8 : sw == 1 ? dw_vectors_16 : dw_vectors_16_s2;
+	struct strip_fill f;
+	struct dw_job j;
 
-	/* the strips span `chunk` vectors of an output row at a time (the scratch's width) */
-	for (int32_t v0 = 0; v0 < count; v0 += p->chunk) {
-		const int32_t n = count - v0 < p->chunk ? count - v0 : p->chunk, col0 = v0 * per * p->stride_w;
-		const int32_t width = (n * per - 1) * p->stride_w + (p->filter_w - 1) * p->dilation_w + 1;
-		/* pixels of this chunk: all of its vectors but, at the row's end, a last one of fewer pixels */
-		const int32_t pixels = p->out_w - v0 * per < n * per ? p->out_w - v0 * per : n * per;
-		const int32_t whole = pixels / per;
+	f.pixel = ch;
+	f.bytes = bytes;
+	f.groups = groups;
+	f.last = vctp8q((uint32_t)(per > 1 || rest > 16 ? 16 : rest));
+	f.pad = -p->input_offset;
+	f.vectors = slot_bytes >> 4;
+	f.row = p->in_w * ch;
+	f.copy = lb == ch;
+	j.step = per > 1 ? 16 : sw * lb;
+	j.group = g;
+	j.out_step = per > 1 ? 16 : ch;
+	j.groups = groups;
+	j.zero_point = p->output_offset;
+	j.act_min = p->act_min;
+	j.act_max = p->act_max;
+	j.lanes = f.last;
+	j.strip_bytes = bytes;
+	j.group_bytes = gbytes;
+
+	/* the strips span `span` output pixels of a row at a time (the scratch's width) */
+	for (int32_t x0 = 0; x0 < p->out_w; x0 += span) {
+		const int32_t pixels = p->out_w - x0 < span ? p->out_w - x0 : span;
+		const int32_t n = (pixels + per - 1) / per, col0 = x0 * sw; /* its vectors, its first input column */
+		const int32_t width = (n * per - 1) * sw + extent;
 		/* strip columns [first, end) lie inside the input */
 		const int32_t first = p->pad_left > col0 ? p->pad_left - col0 : 0;
 		const int32_t edge = p->pad_left + p->in_w - col0 < width ? p->pad_left + p->in_w - col0 : width;
 		const int32_t end = edge > first ? edge : first;
-		const struct strip_fill f = { ch, (first * lb + 15) >> 4, end - first, (width * lb - end * lb + 15) >> 4, bytes,
-					      groups, vctp8q((uint32_t)last), -p->input_offset, (groups * bytes) >> 4,
-					      image + (ptrdiff_t)(col0 + first - p->pad_left) * ch + 16 * g0, p->in_w * ch,
-					      lb == ch, first * lb };
 		int8_t *rows[USMP_HELIUM_DW_MAX_FILTER_H];
-		int8_t *o = out + 16 * g0 + (size_t)v0 * out_step;
+		int8_t *o = out + 16 * g0 + (size_t)x0 * ch;
 		int32_t top = 0, filled = INT32_MIN; /* the ring slot of the first filter row; the last input row filled */
-		struct dw_job j = { NULL, NULL, NULL, step, whole, g, o, out_step, groups, p->output_offset,
-				    p->act_min, p->act_max, vctp8q((uint32_t)last), bytes, gbytes };
 
+		f.left = (first * lb + 15) >> 4;
+		f.inside = end - first;
+		f.right = (width * lb - end * lb + 15) >> 4;
+		f.first = image + (ptrdiff_t)(col0 + first - p->pad_left) * ch + 16 * g0;
+		f.left_bytes = first * lb;
+		j.count = pixels / per; /* whole vectors: with two pixels a vector, one may be left */
 		for (int32_t oy = 0, y0 = -p->pad_top; oy < p->out_h; oy++, y0 += p->stride_h, o += (size_t)p->out_w * ch) {
-			if (ring) { /* the slot of input row y is (top + y - y0) mod fh: only rows not yet there are filled */
+			if (p->dilation_h == 1) { /* the slot of input row y is (top + y - y0) mod fh: only rows not yet there are filled */
 				const int32_t from = filled >= y0 ? filled + 1 : y0;
 
 				if (oy > 0)
@@ -406,52 +459,38 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 					fill_slot(&f, y0 + ky * p->dilation_h, p->in_h, rows[ky]);
 				}
 			}
-			if (fast) {
-				if (whole > 0) {
-					j.row0 = rows[0];
-					j.row1 = rows[1];
-					j.row2 = rows[2];
-					j.out = o;
-					j.group = g;
-					const int full = p->act_min == -128 && p->act_max == 127;
-
-					if (per > 1 && full)
-						dw_vectors_8_unclamped(&j);
-					else if (per > 1)
-						dw_vectors_8(&j);
-					else if (full)
-						dw_vectors_16_unclamped(&j);
-					else
-						dw_vectors_16(&j);
-				}
-				if (whole < n) { /* two pixels a vector, one left: a single group */
-					struct dw_job t = { rows[0] + whole * step, rows[1] + whole * step, rows[2] + whole * step,
-							    step, 1, g, o + (size_t)whole * out_step, out_step, 1,
-							    p->output_offset, p->act_min, p->act_max,
-							    vctp8q((uint32_t)(pixels % per * ch)), bytes, gbytes };
-					dw_vectors_8(&t);
-				}
+			if (!fast) {
+				dw_row_general(p, rows, &j, n, pixels, g0, o);
 				continue;
 			}
-			for (int32_t gi = 0; gi < groups; gi++) {
-				const int32_t left = per > 1 ? ch : ch - 16 * (g0 + gi);
+			j.row0 = rows[0];
+			j.row1 = rows[1];
+			j.row2 = rows[2];
+			j.out = o;
+			if (j.count > 0) {
+				vectors(&j);
+				if (!full)
+					dw_clamp(&j, o, j.count);
+			}
+			if (j.count < n) { /* two pixels a vector, one left: a single group */
+				const int32_t whole = j.count;
 
-				for (int32_t v = 0; v < n; v++) {
-					const int8_t *at[USMP_HELIUM_DW_MAX_FILTER_H];
-					const int32_t in_vector = pixels - v * per < per ? pixels - v * per : per;
-
-					for (int32_t ky = 0; ky < fh; ky++)
-						at[ky] = rows[ky] + gi * bytes + v * step;
-					dw_vector(p, at, lb * p->dilation_w, g + gi * gbytes,
-						  vctp8q((uint32_t)(per > 1 ? in_vector * ch : left < 16 ? left : 16)),
-						  o + 16 * gi + (size_t)v * out_step);
-				}
+				j.row0 = rows[0] + whole * j.step;
+				j.row1 = rows[1] + whole * j.step;
+				j.row2 = rows[2] + whole * j.step;
+				j.out = o + (size_t)whole * j.out_step;
+				j.count = 1;
+				j.lanes = vctp8q((uint32_t)(pixels % per * ch));
+				dw_vectors_8(&j);
+				if (!full)
+					dw_clamp(&j, j.out, 1);
+				j.count = whole;
+				j.lanes = f.last;
 			}
 		}
 	}
 #else
 	(void)strips;
-	(void)count;
 	for (int32_t gi = 0; gi < groups; gi++) {
 		const int32_t offset = per > 1 ? 0 : 16 * (g0 + gi), left = per > 1 ? ch : ch - offset;
 		int8_t *o = out + offset;
