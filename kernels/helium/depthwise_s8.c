@@ -397,7 +397,6 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 	const int32_t extent = (p->filter_w - 1) * p->dilation_w + 1;
 	const int fast = fh == 3 && p->filter_w == 3 && p->dilation_w == 1 && sw <= 2 && !p->requant_general;
 	const int full = p->act_min == -128 && p->act_max == 127; /* else dw_vectors' outputs are clamped after */
-	void (*const vectors)(struct dw_job *) = per > 1 ? dw_vectors_8 : sw == 1 ? dw_vectors_16 : dw_vectors_16_s2;
 	struct strip_fill f;
 	struct dw_job j;
 
@@ -467,8 +466,13 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 			j.row1 = rows[1];
 			j.row2 = rows[2];
 			j.out = o;
-			if (j.count > 0) {
-				vectors(&j);
+			if (j.count > 0) { /* direct calls: the stack bound follows them */
+				if (per > 1)
+					dw_vectors_8(&j);
+				else if (sw == 1)
+					dw_vectors_16(&j);
+				else
+					dw_vectors_16_s2(&j);
 				if (!full)
 					dw_clamp(&j, o, j.count);
 			}
