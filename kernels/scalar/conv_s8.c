@@ -17,6 +17,7 @@
 #include "scalar_rows.h"
 
 #define REQUANT_WORDS 3 /* per channel: multiplier, rounding, shift */
+#define V6M_JOB_BYTES 112 /* armv6m's struct v6m_job, sized for 8-byte pointers (select/scalar.py: Form.job_bytes) */
 
 /* How a group of pixels' windows are read. */
 struct taps {
@@ -40,23 +41,23 @@ typedef void (*group_fn)(const struct usmp_scalar_conv_params *p, const struct t
 static inline __attribute__((always_inline)) void for_each_group(const struct usmp_scalar_conv_params *p,
 								  const int8_t *input, const uint32_t *weights,
 								  int8_t *scratch, int8_t *work, int8_t *output,
-								  int32_t group, group_fn compute)
+								  int32_t group, group_fn compute, struct taps *tp)
 {
 	const int32_t in_ch = p->in_ch, image_bytes = p->in_h * p->in_w * in_ch, run = p->filter_w * in_ch;
-	struct taps t;
+	struct taps *const t = tp;
 	int32_t b, oy, ox;
 
 	if (p->filter_h == 1 && p->filter_w == 1 && p->stride_w == 1 && p->stride_h == 1 && p->in_w == p->out_w &&
 	    !usmp_scalar_row_padded(p, 0) && (p->in_h == p->out_h || p->batches == 1)) {
 		const int32_t pixels = p->batches * p->out_h * p->out_w;
 
-		t.step = in_ch;
-		t.rows = 1;
-		t.run = in_ch;
-		t.skip = 0;
+		t->step = in_ch;
+		t->rows = 1;
+		t->run = in_ch;
+		t->skip = 0;
 		for (ox = 0; ox < pixels; ox += group) {
-			t.x = input + ox * in_ch;
-			compute(p, &t, pixels - ox < group ? pixels - ox : group, weights, work, output + ox * p->out_ch);
+			t->x = input + ox * in_ch;
+			compute(p, t, pixels - ox < group ? pixels - ox : group, weights, work, output + ox * p->out_ch);
 		}
 		return;
 	}
@@ -68,21 +69,104 @@ static inline __attribute__((always_inline)) void for_each_group(const struct us
 			if (usmp_scalar_row_padded(p, oy)) {
 				usmp_scalar_padded_rows(p, input, oy, scratch);
 				row = scratch;
-				t.skip = usmp_scalar_row_span(p) * in_ch - run;
+				t->skip = usmp_scalar_row_span(p) * in_ch - run;
 			} else {
 				row = input + iy0 * p->in_w * in_ch;
-				t.skip = p->dilation_h * p->in_w * in_ch - run;
+				t->skip = p->dilation_h * p->in_w * in_ch - run;
 			}
-			t.step = p->stride_w * in_ch;
-			t.rows = p->filter_h;
-			t.run = run;
+			t->step = p->stride_w * in_ch;
+			t->rows = p->filter_h;
+			t->run = run;
 			for (ox = 0; ox < p->out_w; ox += group, output += group * p->out_ch) {
-				t.x = row + ox * t.step;
-				compute(p, &t, p->out_w - ox < group ? p->out_w - ox : group, weights, work, output);
+				t->x = row + ox * t->step;
+				compute(p, t, p->out_w - ox < group ? p->out_w - ox : group, weights, work, output);
 			}
 			output -= (ox - p->out_w) * p->out_ch;
 		}
 	}
+}
+
+/*
+ * The same as a cursor that a form's kernel advances group by group, kept in the call's scratch with the rest of
+ * its job (usmp_kernels/scalar.h) rather than on the stack: the kernel holds its address, not its counters.
+ */
+struct cursor {
+	struct taps t;       /* the group's */
+	int8_t *out;         /* the group's first output */
+	const int8_t *image; /* the batch's input */
+	int8_t *rows;        /* scratch for an output row's padded input rows */
+	int32_t b, oy, ox;   /* the group's batch, output row and first column */
+	int32_t width;       /* the row's pixels */
+	int32_t n;           /* the group's pixels */
+};
+
+/* A 1x1 window of stride 1 without padding reads evenly spaced pixels across rows: one row of them all. */
+static int flat(const struct usmp_scalar_conv_params *p)
+{
+	return p->filter_h == 1 && p->filter_w == 1 && p->stride_w == 1 && p->stride_h == 1 && p->in_w == p->out_w &&
+	       !usmp_scalar_row_padded(p, 0) && (p->in_h == p->out_h || p->batches == 1);
+}
+
+static void cursor_start(struct cursor *c, const int8_t *input, int8_t *rows, int8_t *output)
+{
+	c->image = input;
+	c->rows = rows;
+	c->out = output;
+	c->b = 0;
+	c->oy = -1;
+	c->ox = 0;
+	c->width = 0;
+	c->n = 0;
+}
+
+/* The next output row's taps (a copy of its input rows where it is padded); 0 past the last. */
+__attribute__((noinline)) static int next_row(const struct usmp_scalar_conv_params *p, struct cursor *c)
+{
+	const int32_t in_ch = p->in_ch;
+
+	c->ox = 0;
+	if (flat(p)) {
+		if (c->oy++ >= 0)
+			return 0;
+		c->width = p->batches * p->out_h * p->out_w;
+		c->t.x = c->image;
+		c->t.step = in_ch;
+		c->t.rows = 1;
+		c->t.run = in_ch;
+		c->t.skip = 0;
+		return 1;
+	}
+	if (++c->oy >= p->out_h) {
+		c->oy = 0;
+		c->image += p->in_h * p->in_w * in_ch;
+		if (++c->b >= p->batches || p->out_h <= 0)
+			return 0;
+	}
+	if (usmp_scalar_row_padded(p, c->oy)) {
+		usmp_scalar_padded_rows(p, c->image, c->oy, c->rows);
+		c->t.x = c->rows;
+		c->t.skip = usmp_scalar_row_span(p) * in_ch - p->filter_w * in_ch;
+	} else {
+		c->t.x = c->image + (c->oy * p->stride_h - p->pad_top) * p->in_w * in_ch;
+		c->t.skip = p->dilation_h * p->in_w * in_ch - p->filter_w * in_ch;
+	}
+	c->width = p->out_w;
+	c->t.step = p->stride_w * in_ch;
+	c->t.rows = p->filter_h;
+	c->t.run = p->filter_w * in_ch;
+	return 1;
+}
+
+/* The next group of up to `group` pixels of one row: its taps and first output in the cursor; 0 at the end. */
+static int32_t next_group(const struct usmp_scalar_conv_params *p, struct cursor *c, int32_t group)
+{
+	c->out += c->n * p->out_ch;
+	c->t.x += c->n * c->t.step;
+	c->ox += c->n;
+	if (c->ox >= c->width && !next_row(p, c))
+		return 0;
+	c->n = c->width - c->ox < group ? c->width - c->ox : group;
+	return c->n;
 }
 
 /* A block of channels' weights: biases, taps (whole words), requantization. */
@@ -397,7 +481,9 @@ static void rv32_group(const struct usmp_scalar_conv_params *p, const struct tap
 void usmp_scalar_conv_rv32_s8(const struct usmp_scalar_conv_params *p, const int8_t *input,
 					 const uint32_t *weights, int8_t *scratch, int8_t *output)
 {
-	for_each_group(p, input, weights, scratch, 0, output, RV32_PIXELS, rv32_group);
+	struct taps t;
+
+	for_each_group(p, input, weights, scratch, 0, output, RV32_PIXELS, rv32_group, &t);
 }
 
 /* ---------------------------------------------------------------- armv7m: 2 pixels packed x 4 channels */
@@ -489,20 +575,32 @@ static void v7m_group(const struct usmp_scalar_conv_params *p, const struct taps
 void usmp_scalar_conv_armv7m_s8(const struct usmp_scalar_conv_params *p, const int8_t *input,
 				const uint32_t *weights, int8_t *scratch, int8_t *output)
 {
-	for_each_group(p, input, weights, scratch + 4 * p->depth, scratch, output, 2, v7m_group);
+	struct taps t;
+
+	for_each_group(p, input, weights, scratch + 4 * p->depth, scratch, output, 2, v7m_group, &t);
 }
 
 /* ---------------------------------------------------------------- armv6m: 1 pixel x 8 channels */
 
 enum { V6M_CHANNELS = 8 };
 
-/* One window by one block's eight channels of unsigned weights (w + 128), added to s[8]; returns the sum of
- * the window's taps (what the unsigned weights add 128 times too many of). */
+/* What a call keeps while it runs, at the start of its scratch (usmp_kernels/scalar.h), not on the stack: the
+ * group's taps, the block's sums (started from its biases) and v6m_block's row counter. */
+struct v6m_job {
+	int32_t s[V6M_CHANNELS];
+	int32_t rows_left; /* v6m_block's */
+	struct cursor c;
+};
+typedef char v6m_job_fits[sizeof(struct v6m_job) <= V6M_JOB_BYTES ? 1 : -1];
+
+/* One window by one block's eight channels of unsigned weights (w + 128), added to the job's sums, less 128 times
+ * the sum of the window's taps (what the unsigned weights add too many of). */
 #if defined(__ARM_ARCH_6M__)
 /*
  * In assembly: GCC keeps neither the eight sums nor the loads' offsets in registers (Armv6-M loads a signed
  * byte with a register offset only). Sums in r4-r7 and r8-r11, the taps' sum in r12, the run's end in lr; a
- * tap is a byte load and sign extension, then per channel a byte load, MULS and ADD. Two taps a turn.
+ * tap is a byte load and sign extension, then per channel a byte load, MULS and ADD. Two taps a turn. The
+ * frame is the saved registers and the job's address: the rest stays in the job.
  */
 #define V6M_TAP(x, w)                              \
 	"	ldrb	r2, [r0, #" #x "]\n"               \
@@ -533,40 +631,38 @@ enum { V6M_CHANNELS = 8 };
 	"	muls	r3, r2\n"                          \
 	"	add	r11, r3\n"
 
-__attribute__((naked, noinline)) static int32_t v6m_block(const struct taps *t, const uint8_t *w, int32_t s[8])
+/* the job's members: s 0, rows_left 32, then the cursor's taps: x 36, rows 44, run 48, skip 52 */
+typedef char v6m_job_layout[sizeof(struct v6m_job) == 88 ? 1 : -1];
+
+__attribute__((naked, noinline)) static void v6m_block(struct v6m_job *j, const uint8_t *w)
 {
-	(void)t;
+	(void)j;
 	(void)w;
-	(void)s;
 	__asm volatile(
 		"	.syntax unified\n" /* GCC hands Armv6-M inline assembly over in divided syntax */
-		"	push	{r4, r5, r6, r7, lr}\n"
+		"	push	{r0, r4, r5, r6, r7, lr}\n"
 		"	mov	r4, r8\n"
 		"	mov	r5, r9\n"
 		"	mov	r6, r10\n"
 		"	mov	r7, r11\n"
-		"	push	{r4, r5, r6, r7}\n"
-		"	sub	sp, #16\n" /* [sp] s, [sp+4] rows left, [sp+8] run, [sp+12] skip */
-		"	str	r2, [sp]\n"
-		"	ldr	r3, [r0, #8]\n"
-		"	str	r3, [sp, #4]\n"
-		"	ldr	r3, [r0, #12]\n"
-		"	str	r3, [sp, #8]\n"
+		"	push	{r4, r5, r6, r7}\n" /* [sp, #16]: the job */
+		"	ldr	r3, [r0, #44]\n"
+		"	str	r3, [r0, #32]\n"
 		"	ldr	r3, [r0, #16]\n"
-		"	str	r3, [sp, #12]\n"
-		"	ldr	r0, [r0]\n"
-		"	ldr	r3, [r2, #16]\n"
 		"	mov	r8, r3\n"
-		"	ldr	r3, [r2, #20]\n"
+		"	ldr	r3, [r0, #20]\n"
 		"	mov	r9, r3\n"
-		"	ldr	r3, [r2, #24]\n"
+		"	ldr	r3, [r0, #24]\n"
 		"	mov	r10, r3\n"
-		"	ldr	r3, [r2, #28]\n"
+		"	ldr	r3, [r0, #28]\n"
 		"	mov	r11, r3\n"
+		"	movs	r2, r0\n"
 		"	ldm	r2!, {r4, r5, r6, r7}\n"
+		"	movs	r2, r0\n" /* r2: the job, at the top of each row */
+		"	ldr	r0, [r0, #36]\n"
 		"	movs	r3, #0\n"
 		"	mov	r12, r3\n"
-		"1:	ldr	r3, [sp, #8]\n"
+		"1:	ldr	r3, [r2, #48]\n"
 		"	adds	r2, r0, r3\n"
 		"	mov	lr, r2\n"
 		"	lsrs	r3, r3, #1\n"
@@ -583,75 +679,91 @@ __attribute__((naked, noinline)) static int32_t v6m_block(const struct taps *t, 
 		"	adds	r1, r1, #16\n"
 		"	cmp	r0, lr\n"
 		"	bne	2b\n"
-		"3:	ldr	r3, [sp, #12]\n"
+		"3:	ldr	r2, [sp, #16]\n"
+		"	ldr	r3, [r2, #52]\n"
 		"	adds	r0, r0, r3\n"
-		"	ldr	r3, [sp, #4]\n"
+		"	ldr	r3, [r2, #32]\n"
 		"	subs	r3, r3, #1\n"
-		"	str	r3, [sp, #4]\n"
+		"	str	r3, [r2, #32]\n"
 		"	bne	1b\n"
-		"	ldr	r2, [sp]\n"
+		"	mov	r3, r12\n" /* less 128 times the window's taps */
+		"	lsls	r3, r3, #7\n"
+		"	subs	r4, r4, r3\n"
+		"	subs	r5, r5, r3\n"
+		"	subs	r6, r6, r3\n"
+		"	subs	r7, r7, r3\n"
 		"	stm	r2!, {r4, r5, r6, r7}\n"
-		"	mov	r3, r8\n"
-		"	str	r3, [r2]\n"
-		"	mov	r3, r9\n"
-		"	str	r3, [r2, #4]\n"
-		"	mov	r3, r10\n"
-		"	str	r3, [r2, #8]\n"
-		"	mov	r3, r11\n"
-		"	str	r3, [r2, #12]\n"
-		"	mov	r0, r12\n"
-		"	add	sp, #16\n"
+		"	mov	r0, r8\n"
+		"	subs	r0, r0, r3\n"
+		"	str	r0, [r2]\n"
+		"	mov	r0, r9\n"
+		"	subs	r0, r0, r3\n"
+		"	str	r0, [r2, #4]\n"
+		"	mov	r0, r10\n"
+		"	subs	r0, r0, r3\n"
+		"	str	r0, [r2, #8]\n"
+		"	mov	r0, r11\n"
+		"	subs	r0, r0, r3\n"
+		"	str	r0, [r2, #12]\n"
 		"	pop	{r4, r5, r6, r7}\n"
 		"	mov	r8, r4\n"
 		"	mov	r9, r5\n"
 		"	mov	r10, r6\n"
 		"	mov	r11, r7\n"
-		"	pop	{r4, r5, r6, r7, pc}\n");
+		"	pop	{r1, r4, r5, r6, r7, pc}\n");
 }
 #else
-__attribute__((noinline)) static int32_t v6m_block(const struct taps *t, const uint8_t *w, int32_t s[8])
+__attribute__((noinline)) static void v6m_block(struct v6m_job *j, const uint8_t *w)
 {
-	const int8_t *x = t->x;
+	const int8_t *x = j->c.t.x;
 	int32_t rows, i, c, taps = 0;
 
-	for (rows = t->rows; rows > 0; rows--, x += t->skip) {
-		for (i = t->run; i > 0; i--, w += V6M_CHANNELS) {
+	for (rows = j->c.t.rows; rows > 0; rows--, x += j->c.t.skip) {
+		for (i = j->c.t.run; i > 0; i--, w += V6M_CHANNELS) {
 			const int32_t v = *x++;
 
 			taps += v;
 			for (c = 0; c < V6M_CHANNELS; c++)
-				s[c] += v * (int32_t)w[c];
+				j->s[c] += v * (int32_t)w[c];
 		}
 	}
-	return taps;
+	for (c = 0; c < V6M_CHANNELS; c++)
+		j->s[c] -= 128 * taps;
 }
 #endif
 
-static void v6m_group(const struct usmp_scalar_conv_params *p, const struct taps *t, int32_t n,
-				 const uint32_t *weights, int8_t *work, int8_t *out)
+/* The block's sums requantized into the group's outputs o, o + 1, ... (up to eight channels): apart from the
+ * block's frame, so that the kernel's loop keeps few registers. */
+__attribute__((noinline)) static void v6m_store(const struct usmp_scalar_conv_params *p, const struct v6m_job *j,
+						const int32_t *k, int32_t o)
 {
-	const int32_t out_ch = p->out_ch, words = block_words(V6M_CHANNELS, p->depth);
-	int32_t o, c;
+	int8_t *out = j->c.out + o;
+	const int32_t *s = j->s;
+	int32_t n = p->out_ch - o < V6M_CHANNELS ? p->out_ch - o : V6M_CHANNELS;
 
-	(void)n;
-	(void)work;
-	for (o = 0; o < out_ch; o += V6M_CHANNELS, weights += words) {
-		const int32_t *bias = (const int32_t *)weights;
-		const int32_t *k = bias + words - REQUANT_WORDS * V6M_CHANNELS;
-		const int32_t channels = out_ch - o < V6M_CHANNELS ? out_ch - o : V6M_CHANNELS;
-		int32_t s[V6M_CHANNELS], taps;
-
-		for (c = 0; c < V6M_CHANNELS; c++)
-			s[c] = bias[c];
-		taps = v6m_block(t, (const uint8_t *)(bias + V6M_CHANNELS), s);
-		for (c = 0; c < channels; c++)
-			out[o + c] = (int8_t)scalar_requantize(s[c] - 128 * taps, k + REQUANT_WORDS * c, p->act_min,
-							       p->act_max);
-	}
+	do {
+		*out++ = (int8_t)scalar_requantize(*s++, k, p->act_min, p->act_max);
+		k += REQUANT_WORDS;
+	} while (--n > 0);
 }
 
+/* Scratch: the job (V6M_JOB_BYTES), then the padded input rows. */
 void usmp_scalar_conv_armv6m_s8(const struct usmp_scalar_conv_params *p, const int8_t *input,
-					   const uint32_t *weights, int8_t *scratch, int8_t *output)
+				const uint32_t *weights, int8_t *scratch, int8_t *output)
 {
-	for_each_group(p, input, weights, scratch, 0, output, 1, v6m_group);
+	struct v6m_job *const j = (struct v6m_job *)(void *)scratch;
+
+	cursor_start(&j->c, input, scratch + V6M_JOB_BYTES, output);
+	while (next_group(p, &j->c, 1) > 0) {
+		const int32_t *block = (const int32_t *)weights;
+		int32_t o, c;
+
+		for (o = 0; o < p->out_ch; o += V6M_CHANNELS) {
+			for (c = 0; c < V6M_CHANNELS; c++)
+				j->s[c] = block[c];
+			v6m_block(j, (const uint8_t *)(block + V6M_CHANNELS));
+			block += block_words(V6M_CHANNELS, p->depth);
+			v6m_store(p, j, block - REQUANT_WORDS * V6M_CHANNELS, o);
+		}
+	}
 }

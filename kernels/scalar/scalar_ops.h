@@ -46,12 +46,18 @@ SCALAR_INLINE int32_t scalar_high_mul(int32_t s, int32_t m)
 	 * and what carries into the high word from the low parts is counted in 16-bit pieces. */
 	const uint32_t sl = (uint32_t)s & 0xFFFFu, ml = (uint32_t)m & 0xFFFFu;
 	const int32_t sh = s >> 16, mh = m >> 16;
-	const uint32_t a = sl * ml;
-	const int32_t b = sh * (int32_t)ml;
-	const int32_t c = (int32_t)sl * mh;
-	const uint32_t low = ((uint32_t)b & 0xFFFFu) + ((uint32_t)c & 0xFFFFu) + (a >> 16) + 0x8000u;
+	int32_t high, part;
+	uint32_t low;
 
-	return sh * mh + (b >> 16) + (c >> 16) + (int32_t)(low >> 16);
+	/* summed in an order that keeps few values live (the M0 has eight low registers) */
+	low = ((sl * ml) >> 16) + 0x8000u;
+	part = sh * (int32_t)ml;
+	low += (uint32_t)part & 0xFFFFu;
+	high = part >> 16;
+	part = (int32_t)sl * mh;
+	low += (uint32_t)part & 0xFFFFu;
+	high += part >> 16;
+	return high + sh * mh + (int32_t)(low >> 16);
 #else
 	const int64_t product = (int64_t)s * m;
 

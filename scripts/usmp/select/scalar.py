@@ -44,14 +44,15 @@ class Form:
     unsigned_taps: bool  # armv6m: w + 128 as uint8
     pixels: int
     packs: bool = False
+    job_bytes: int = 0  # what the kernel keeps during a call (its cursor, sums) in scratch, sized for 8-byte pointers
 
     @property
     def function(self) -> str:
         return f"usmp_scalar_conv_{self.name}_s8"
 
     def scratch_bytes(self, g: dict, depth: int) -> int:
-        """usmp_kernels/scalar.h: the packed taps, then the padded input rows."""
-        return (4 * depth if self.packs else 0) + max(padded_rows_bytes(g), 1)
+        """usmp_kernels/scalar.h: the job, the packed taps, then the padded input rows."""
+        return self.job_bytes + (4 * depth if self.packs else 0) + max(padded_rows_bytes(g), 1)
 
 
 def padded_rows_bytes(g: dict) -> int:
@@ -64,7 +65,7 @@ def padded_rows_bytes(g: dict) -> int:
 
 
 FORMS = {"rv32": Form("rv32", 4, False, 4), "armv7m": Form("armv7m", 4, False, 2, packs=True),
-         "armv6m": Form("armv6m", 8, True, 1)}
+         "armv6m": Form("armv6m", 8, True, 1, job_bytes=112)}  # conv_s8.c: V6M_JOB_BYTES
 # --cpu -> the form of the kernels its core runs
 CORE_FORMS = {"cortex-m0": "armv6m", "cortex-m0plus": "armv6m", "cortex-m3": "armv7m", "riscv32": "rv32"}
 
@@ -131,7 +132,8 @@ def _matrix(c: Call, form: Form, weights: np.ndarray, geometry: dict, folded: np
                   act_min=p["act_min"], act_max=p["act_max"])
     args = [("input", c.buffers["input"], False),
             ("weights", NewBuffer("scalar_weights", "uint32_t", len(data), data), False),
-            ("scratch", NewBuffer("scalar_rows", "int8_t", form.scratch_bytes(geometry, depth)), True),
+            ("scratch", NewBuffer("scalar_rows", "int8_t", form.scratch_bytes(geometry, depth),
+                                  alignment=8 if form.job_bytes else 4), True),
             ("output", c.buffers["output"], True)]
     return Rewrite(form.function, "usmp_scalar_conv_params", params, args, ())
 
