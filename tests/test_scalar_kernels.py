@@ -118,6 +118,23 @@ def test_bands_match_reference(cpu, tmp_path, monkeypatch):
         check(model, compiled, lambda c, x: run(c, x), trials=1, seed=seed)
 
 
+def test_jobs_are_planned_as_the_kernels_define_them():
+    """The bytes the compiler plans at the start of a kernel's scratch for its job (what it keeps during a call)
+    are what the C defines (the kernels check their structs against their defines)."""
+    import re
+
+    from usmp.paths import KERNELS_DIR
+    from usmp.select import dsp
+
+    def define(path: str, name: str) -> int:
+        return int(re.search(rf"#define {name} (\d+)", (KERNELS_DIR / path).read_text()).group(1))
+
+    assert [scalar.FORMS[f].job_bytes for f in ("rv32", "armv7m", "armv6m")] == \
+        [define("scalar/conv_s8.c", f"{f}_JOB_BYTES") for f in ("RV32", "V7M", "V6M")]
+    assert scalar.DEPTHWISE_JOB_BYTES == define("scalar/depthwise_s8.c", "DW_JOB_BYTES")
+    assert dsp.DEPTHWISE_JOB_BYTES == define("dsp/depthwise_common.h", "DW_JOB_BYTES")
+
+
 def test_other_cores_keep_their_kernels(tmp_path):
     """The generic build, the DSP and Helium cores get no scalar kernels; --kernels portable none anywhere."""
     model = write_model(tmp_path / "m.tflite", [CONV_LAYERS[0], DW_LAYERS[0]])

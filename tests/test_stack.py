@@ -92,6 +92,19 @@ def test_register_saving_helpers_are_the_callers_frame():
     assert stack_bound(graph, "run", {}, {}, 0).bytes == 32
 
 
+def test_a_tail_call_releases_the_callers_frame():
+    """A band wrapper copies its parameters (a call under its frame) and jumps to its kernel with its frame gone."""
+    def graph(params_frame: int) -> CallGraph:
+        return CallGraph({"run": Function("run", 0, 16, {0: "band"}),
+                          "band": Function("band", 0, 32, {4: "params", 8: "kernel"}, tails={8}),
+                          "params": Function("params", 0, params_frame), "kernel": Function("kernel", 0, 64)}, {})
+
+    bound = stack_bound(graph(8), "run", {}, {}, 0)
+    assert bound.bytes == 16 + 64
+    assert bound.path == [("run", 16), ("band (tail call)", 0), ("kernel", 64)]
+    assert stack_bound(graph(48), "run", {}, {}, 0).bytes == 16 + 32 + 48
+
+
 EMULATED = [t for t in TARGETS.values() if shutil.which(t.arch.tool("gcc")) and shutil.which(t.arch.qemu)]
 
 

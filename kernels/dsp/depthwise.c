@@ -69,12 +69,14 @@ __attribute__((naked, noinline)) static void widen_pairs(uint32_t *at, const int
 }
 #endif
 
-/* Input row iy of channels [c0, c0 + n) into ring row `slot`: per pair of pixels, each channel's two values
+/* The job's input row iy of its channels [c0, c0 + n) into ring row `slot`: per pair of pixels, each channel's two values
  * (offset added) in one word. A pixel outside the input reads as four zero points (0 once the offset is
  * added). */
-DSP_HOT static void widen_row(const struct usmp_dsp_depthwise_params *p, const void *input, int32_t iy,
-			      int32_t slot, int32_t c0, int32_t n, const struct ring *r)
+static void widen_row(const struct usmp_dsp_depthwise_params *p, const struct dw_job *job)
 {
+	const void *const input = job->image;
+	const int32_t iy = job->r.next, slot = job->r.next_slot, c0 = job->c0, n = job->n;
+	const struct ring *const r = &job->r;
 	const int8_t *image = input;
 	const int32_t step = r->filter_h * GROUP;
 	const uint32_t offset = dsp_pair(p->input_offset, p->input_offset);
@@ -222,46 +224,46 @@ GROUP_FUNCTION(group_s2_narrow, DW_GROUP_ASM(DW_FILTER_NARROW, DW_PAIR_S2, 96, 1
 
 /* One output row of channels [c0, c0 + n) of a 3x3 filter, through the assembly above. */
 static inline __attribute__((always_inline)) void group_row_3x3(const struct usmp_dsp_depthwise_params *p,
-								const uint32_t *words, const int32_t *slots,
+								const uint32_t *words, struct dw_job *j,
 								const void *filter, int32_t c0, int32_t n,
 								const struct usmp_dsp_channel_requant *k,
 								int8_t *out, int wide)
 {
 	const int32_t row_bytes = wide ? 8 : 4;
-	struct group_job job;
+	struct group_job *const job = &j->group;
 	int32_t ky;
 
-	job.words = words;
-	job.out = out;
-	job.pixel = p->channels;
-	job.count = p->out_w;
-	job.filter = (const int8_t *)filter + c0 * 3 * row_bytes;
-	job.requant = k + c0;
-	job.n = n;
+	job->words = words;
+	job->out = out;
+	job->pixel = p->channels;
+	job->count = p->out_w;
+	job->filter = (const int8_t *)filter + c0 * 3 * row_bytes;
+	job->requant = k + c0;
+	job->n = n;
 	for (ky = 0; ky < 3; ky++)
-		job.row_offset[slots[ky]] = ky * row_bytes;
+		job->row_offset[j->slots[ky]] = ky * row_bytes;
 	if (p->stride_w == 1)
-		(wide ? group_s1_wide : group_s1_narrow)(&job);
+		(wide ? group_s1_wide : group_s1_narrow)(job);
 	else
-		(wide ? group_s2_wide : group_s2_narrow)(&job);
+		(wide ? group_s2_wide : group_s2_narrow)(job);
 }
 #endif
 
 /* One output row of channels [c0, c0 + n): the 3x3 assembly, else channel by channel in C. */
 static inline __attribute__((always_inline)) void out_row(const struct usmp_dsp_depthwise_params *p,
-							  const uint32_t *words, const int32_t *slots, int32_t c0,
+							  const uint32_t *words, struct dw_job *j, int32_t c0,
 							  int32_t n, void *out, const struct dw_kernel *k)
 {
 	int32_t c;
 
 #if USMP_DSP_NATIVE
 	if (p->filter_h == 3) {
-		group_row_3x3(p, words, slots, k->filter, c0, n, k->requant, out, k->wide);
+		group_row_3x3(p, words, j, k->filter, c0, n, k->requant, out, k->wide);
 		return;
 	}
 #endif
 	for (c = 0; c < n; c++)
-		channel_row(p, words + c, slots, k->filter, (c0 + c) * p->filter_h, k->requant + c0 + c,
+		channel_row(p, words + c, j->slots, k->filter, (c0 + c) * p->filter_h, k->requant + c0 + c,
 			    (int8_t *)out + c, k->wide);
 }
 

@@ -29,54 +29,6 @@ struct dw_kernel {
 	int wide;              /* int8: the filter is int16 and doubled */
 };
 
-/* Input row iy of channels [c0, c0 + n) into ring row `slot` (zeros outside the input). */
-typedef void (*dw_fill_row)(const struct usmp_dsp_depthwise_params *p, const void *image, int32_t iy, int32_t slot,
-			    int32_t c0, int32_t n, const struct ring *r);
-/* One output row of channels [c0, c0 + n) (out: the first's output) from the ring rows of filter rows 0.. in
- * `slots`. */
-typedef void (*dw_out_row)(const struct usmp_dsp_depthwise_params *p, const uint32_t *words, const int32_t *slots,
-			   int32_t c0, int32_t n, void *out, const struct dw_kernel *k);
-
-static inline __attribute__((always_inline)) void dw_rows(const struct usmp_dsp_depthwise_params *p,
-							  const void *input, void *output, int16_t *scratch,
-							  const struct dw_kernel *k, dw_fill_row fill, dw_out_row row)
-{
-	const int32_t fh = p->filter_h, channels = p->channels, size = k->element_bytes;
-	struct ring r = { (uint32_t *)(void *)scratch, fh, 0, 0 };
-	int32_t slots[16];
-	int32_t b, c0, oy, ky, top;
-
-	for (b = 0; b < p->batches; b++) {
-		const int8_t *image = (const int8_t *)input + b * p->in_h * p->in_w * channels * size;
-		int8_t *out_image = (int8_t *)output + b * p->out_h * p->out_w * channels * size;
-
-		for (c0 = 0; c0 < channels; c0 += GROUP) {
-			const int32_t n = channels - c0 < GROUP ? channels - c0 : GROUP;
-
-			r.next = -p->pad_top;
-			r.next_slot = top = 0; /* the ring row of input row iy0 */
-			for (oy = 0; oy < p->out_h; oy++) {
-				const int32_t iy0 = oy * p->stride_h - p->pad_top;
-
-				for (top += oy > 0 ? p->stride_h : 0; top >= fh; top -= fh)
-					;
-				if (r.next < iy0) { /* a stride past the filter skips rows */
-					r.next = iy0;
-					r.next_slot = top;
-				}
-				for (; r.next < iy0 + fh; r.next++) {
-					fill(p, image, r.next, r.next_slot, c0, n, &r);
-					if (++r.next_slot == fh)
-						r.next_slot = 0;
-				}
-				for (ky = 0; ky < fh; ky++)
-					slots[ky] = top + ky < fh ? top + ky : top + ky - fh;
-				row(p, r.words, slots, c0, n, out_image + ((oy * p->out_w) * channels + c0) * size, k);
-			}
-		}
-	}
-}
-
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 /* What the 3x3 assembly reads and advances channel by channel (offsets fixed there). */
 struct group_job {
@@ -89,7 +41,79 @@ struct group_job {
 	int32_t n;                   /* 24: channels of the group */
 	int32_t row_offset[3];       /* 28: bytes into a channel's filter of the row ring rows 0, 1, 2 hold */
 };
+#endif
 
+/*
+ * What dw_rows keeps during a call (its job): the ring, the ring rows of the filter rows and the 3x3 assembly's
+ * job, at the start of the call's scratch (DW_JOB_BYTES, select/dsp.py: DEPTHWISE_JOB_BYTES), not on the stack.
+ * Planned for 4-byte pointers: a build with wider ones (a test on a 64-bit host) keeps it on its stack.
+ */
+struct dw_job {
+	struct ring r;
+	const int8_t *image; /* the batch's input */
+	int8_t *out_image;   /* and output */
+	int32_t b, c0, n;    /* the batch, and the group's first channel and channels */
+	int32_t oy, top;     /* the output row, and the ring row of its first input row */
+	int32_t slots[16];
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+	struct group_job group;
+#endif
+};
+#define DW_JOB_BYTES 148
+#define DW_JOB_PLANNED (UINTPTR_MAX <= 0xFFFFFFFFu)
+typedef char dw_job_fits[!DW_JOB_PLANNED || sizeof(struct dw_job) <= DW_JOB_BYTES ? 1 : -1];
+
+/* The job's input row r.next of its channels [c0, c0 + n) into ring row r.next_slot (zeros outside the input). */
+typedef void (*dw_fill_row)(const struct usmp_dsp_depthwise_params *p, const struct dw_job *j);
+/* One output row of channels [c0, c0 + n) (out: the first's output) from the ring rows of filter rows 0.. in
+ * the job's slots. */
+typedef void (*dw_out_row)(const struct usmp_dsp_depthwise_params *p, const uint32_t *words, struct dw_job *j,
+			   int32_t c0, int32_t n, void *out, const struct dw_kernel *k);
+
+static inline __attribute__((always_inline)) void dw_rows(const struct usmp_dsp_depthwise_params *p,
+							  const void *input, void *output, int16_t *scratch,
+							  const struct dw_kernel *k, dw_fill_row fill, dw_out_row row)
+{
+#if DW_JOB_PLANNED
+	struct dw_job *const j = (struct dw_job *)(void *)scratch;
+#else
+	struct dw_job on_stack, *const j = &on_stack;
+#endif
+	int32_t ky;
+
+	j->r.words = (uint32_t *)(void *)((int8_t *)scratch + DW_JOB_BYTES);
+	j->r.filter_h = p->filter_h;
+	for (j->b = 0; j->b < p->batches; j->b++) {
+		j->image = (const int8_t *)input + j->b * p->in_h * p->in_w * p->channels * k->element_bytes;
+		j->out_image = (int8_t *)output + j->b * p->out_h * p->out_w * p->channels * k->element_bytes;
+		for (j->c0 = 0; j->c0 < p->channels; j->c0 += GROUP) {
+			j->n = p->channels - j->c0 < GROUP ? p->channels - j->c0 : GROUP;
+			j->r.next = -p->pad_top;
+			j->r.next_slot = j->top = 0; /* the ring row of input row iy0 */
+			for (j->oy = 0; j->oy < p->out_h; j->oy++) {
+				const int32_t iy0 = j->oy * p->stride_h - p->pad_top;
+
+				for (j->top += j->oy > 0 ? p->stride_h : 0; j->top >= p->filter_h; j->top -= p->filter_h)
+					;
+				if (j->r.next < iy0) { /* a stride past the filter skips rows */
+					j->r.next = iy0;
+					j->r.next_slot = j->top;
+				}
+				for (; j->r.next < iy0 + p->filter_h; j->r.next++) {
+					fill(p, j);
+					if (++j->r.next_slot == p->filter_h)
+						j->r.next_slot = 0;
+				}
+				for (ky = 0; ky < p->filter_h; ky++)
+					j->slots[ky] = j->top + ky < p->filter_h ? j->top + ky : j->top + ky - p->filter_h;
+				row(p, j->r.words, j, j->c0, j->n,
+				    j->out_image + ((j->oy * p->out_w) * p->channels + j->c0) * k->element_bytes, k);
+			}
+		}
+	}
+}
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 /*
  * One output row of every channel of a group, 3x3 filter, in assembly: GCC (even at -O2) does not keep the
  * six filter words, both sums and the pointers in registers. In the loops r0: the ring's pair, r1: out,

@@ -74,11 +74,13 @@ static inline __attribute__((always_inline)) void pixel_words(const struct usmp_
 	*w23 = dsp_pair(v[2], v[3]);
 }
 
-/* Input row iy of channels [c0, c0 + n) into ring row `slot`: per pair of pixels, each channel's two values in
+/* The job's input row iy of its channels [c0, c0 + n) into ring row `slot`: per pair of pixels, each channel's two values in
  * one word; zeros outside the input. */
-DSP_HOT static void pair_row(const struct usmp_dsp_depthwise_params *p, const void *input, int32_t iy,
-			     int32_t slot, int32_t c0, int32_t n, const struct ring *r)
+DSP_HOT static void pair_row(const struct usmp_dsp_depthwise_params *p, const struct dw_job *job)
 {
+	const void *const input = job->image;
+	const int32_t iy = job->r.next, slot = job->r.next_slot, c0 = job->c0, n = job->n;
+	const struct ring *const r = &job->r;
 	const int16_t *image = input;
 	const int32_t step = r->filter_h * GROUP;
 	uint32_t *at = r->words + slot * GROUP;
@@ -170,42 +172,42 @@ GROUP_FUNCTION(group_s2, DW_GROUP_ASM(DW_FILTER_WIDE, DW_PAIR_S2, 96, 2, DW16_FI
 
 /* One output row of channels [c0, c0 + n) of a 3x3 filter, through the assembly above. */
 static inline __attribute__((always_inline)) void group_row_3x3(const struct usmp_dsp_depthwise_params *p,
-								const uint32_t *words, const int32_t *slots,
+								const uint32_t *words, struct dw_job *j,
 								const uint32_t *filter, int32_t c0, int32_t n,
 								const struct usmp_dsp_channel_requant *k,
 								int16_t *out)
 {
-	struct group_job job;
+	struct group_job *const job = &j->group;
 	int32_t ky;
 
-	job.words = words;
-	job.out = out;
-	job.pixel = 2 * p->channels;
-	job.count = p->out_w;
-	job.filter = filter + c0 * 3 * 2;
-	job.requant = k + c0;
-	job.n = n;
+	job->words = words;
+	job->out = out;
+	job->pixel = 2 * p->channels;
+	job->count = p->out_w;
+	job->filter = filter + c0 * 3 * 2;
+	job->requant = k + c0;
+	job->n = n;
 	for (ky = 0; ky < 3; ky++)
-		job.row_offset[slots[ky]] = ky * 8;
-	(p->stride_w == 1 ? group_s1 : group_s2)(&job);
+		job->row_offset[j->slots[ky]] = ky * 8;
+	(p->stride_w == 1 ? group_s1 : group_s2)(job);
 }
 #endif
 
 /* One output row of channels [c0, c0 + n): the 3x3 assembly, else channel by channel in C. */
 static inline __attribute__((always_inline)) void out_row(const struct usmp_dsp_depthwise_params *p,
-							  const uint32_t *words, const int32_t *slots, int32_t c0,
+							  const uint32_t *words, struct dw_job *j, int32_t c0,
 							  int32_t n, void *out, const struct dw_kernel *k)
 {
 	int32_t c;
 
 #if USMP_DSP_NATIVE
 	if (p->filter_h == 3) {
-		group_row_3x3(p, words, slots, k->filter, c0, n, k->requant, out);
+		group_row_3x3(p, words, j, k->filter, c0, n, k->requant, out);
 		return;
 	}
 #endif
 	for (c = 0; c < n; c++)
-		channel_row(p, words + c, slots, k->filter, (c0 + c) * p->filter_h, k->requant + c0 + c,
+		channel_row(p, words + c, j->slots, k->filter, (c0 + c) * p->filter_h, k->requant + c0 + c,
 			    (int16_t *)out + c);
 }
 

@@ -17,7 +17,10 @@
 #include "scalar_rows.h"
 
 #define REQUANT_WORDS 3 /* per channel: multiplier, rounding, shift */
-#define V6M_JOB_BYTES 112 /* armv6m's struct v6m_job, sized for 8-byte pointers (select/scalar.py: Form.job_bytes) */
+/* each form's job (scalar_ops.h; select/scalar.py: Form.job_bytes) */
+#define RV32_JOB_BYTES 180
+#define V7M_JOB_BYTES 120
+#define V6M_JOB_BYTES 88
 
 /* How a group of pixels' windows are read. */
 struct taps {
@@ -158,7 +161,7 @@ __attribute__((noinline)) static int next_row(const struct usmp_scalar_conv_para
 }
 
 /* The next group of up to `group` pixels of one row: its taps and first output in the cursor; 0 at the end. */
-static int32_t next_group(const struct usmp_scalar_conv_params *p, struct cursor *c, int32_t group)
+SCALAR_INLINE int32_t next_group(const struct usmp_scalar_conv_params *p, struct cursor *c, int32_t group)
 {
 	c->out += c->n * p->out_ch;
 	c->t.x += c->n * c->t.step;
@@ -230,6 +233,7 @@ struct rv32_job {
 	int32_t run;
 	int32_t skip;
 	int32_t *sums; /* [pixel][channel], started from the biases */
+	int32_t left;  /* rows_sums' row counter */
 };
 
 #if defined(__riscv) && __riscv_xlen == 32 && !defined(__riscv_32e) /* RV32E has 16 registers */
@@ -262,35 +266,29 @@ __attribute__((naked, noinline)) static void rv32_sums(const struct rv32_job *j)
 {
 	(void)j;
 	__asm volatile(
-		"	addi	sp, sp, -80\n" /* [sp] rows left, [sp+4] run bytes, [sp+8] skip, [sp+12] sums */
-		"	sw	ra, 76(sp)\n"
-		"	sw	s0, 72(sp)\n"
-		"	sw	s1, 68(sp)\n"
-		"	sw	s2, 64(sp)\n"
-		"	sw	s3, 60(sp)\n"
-		"	sw	s4, 56(sp)\n"
-		"	sw	s5, 52(sp)\n"
-		"	sw	s6, 48(sp)\n"
-		"	sw	s7, 44(sp)\n"
-		"	sw	s8, 40(sp)\n"
-		"	sw	s9, 36(sp)\n"
-		"	sw	s10, 32(sp)\n"
-		"	sw	s11, 28(sp)\n"
+		"	addi	sp, sp, -64\n" /* [sp] the job; rows left in the job */
+		"	sw	ra, 60(sp)\n"
+		"	sw	s0, 56(sp)\n"
+		"	sw	s1, 52(sp)\n"
+		"	sw	s2, 48(sp)\n"
+		"	sw	s3, 44(sp)\n"
+		"	sw	s4, 40(sp)\n"
+		"	sw	s5, 36(sp)\n"
+		"	sw	s6, 32(sp)\n"
+		"	sw	s7, 28(sp)\n"
+		"	sw	s8, 24(sp)\n"
+		"	sw	s9, 20(sp)\n"
+		"	sw	s10, 16(sp)\n"
+		"	sw	s11, 12(sp)\n"
+		"	sw	a0, 0(sp)\n"
 		"	lw	t0, 0(a0)\n"
 		"	lw	t1, 4(a0)\n"
 		"	lw	t2, 8(a0)\n"
 		"	lw	t3, 12(a0)\n"
 		"	lw	a1, 16(a0)\n"
 		"	lw	a2, 20(a0)\n" /* rows */
-		"	lw	a3, 24(a0)\n" /* run */
-		"	lw	a4, 28(a0)\n" /* skip */
-		"	lw	a5, 32(a0)\n" /* sums */
-		"	sw	a2, 0(sp)\n"
-		"	slli	a3, a3, 2\n"
-		"	sw	a3, 4(sp)\n"
-		"	sw	a4, 8(sp)\n"
-		"	sw	a5, 12(sp)\n"
-		"	mv	a0, a5\n"
+		"	sw	a2, 36(a0)\n" /* left */
+		"	lw	a0, 32(a0)\n" /* sums */
 		"	lw	s0, 0(a0)\n"
 		"	lw	s1, 4(a0)\n"
 		"	lw	s2, 8(a0)\n"
@@ -307,9 +305,10 @@ __attribute__((naked, noinline)) static void rv32_sums(const struct rv32_job *j)
 		"	lw	a5, 52(a0)\n"
 		"	lw	a6, 56(a0)\n"
 		"	lw	a7, 60(a0)\n"
-		"1:	lw	t4, 4(sp)\n"
-		"	add	t4, t4, a1\n" /* the run's end in the taps */
-		"	lw	t5, 4(sp)\n"
+		"1:	lw	t5, 0(sp)\n"
+		"	lw	t5, 24(t5)\n" /* run */
+		"	slli	t5, t5, 2\n"
+		"	add	t4, t5, a1\n" /* the run's end in the taps */
 		"	andi	t5, t5, 4\n"
 		"	beqz	t5, 2f\n"
 		RV32_TAP(0, 0)
@@ -328,16 +327,17 @@ __attribute__((naked, noinline)) static void rv32_sums(const struct rv32_job *j)
 		"	addi	t3, t3, 2\n"
 		"	addi	a1, a1, 8\n"
 		"	bne	a1, t4, 2b\n"
-		"3:	lw	t5, 8(sp)\n"
+		"3:	lw	a0, 0(sp)\n"
+		"	lw	t5, 28(a0)\n" /* skip */
 		"	add	t0, t0, t5\n"
 		"	add	t1, t1, t5\n"
 		"	add	t2, t2, t5\n"
 		"	add	t3, t3, t5\n"
-		"	lw	t5, 0(sp)\n"
+		"	lw	t5, 36(a0)\n"
 		"	addi	t5, t5, -1\n"
-		"	sw	t5, 0(sp)\n"
+		"	sw	t5, 36(a0)\n"
 		"	bnez	t5, 1b\n"
-		"	lw	a0, 12(sp)\n"
+		"	lw	a0, 32(a0)\n"
 		"	sw	s0, 0(a0)\n"
 		"	sw	s1, 4(a0)\n"
 		"	sw	s2, 8(a0)\n"
@@ -354,20 +354,20 @@ __attribute__((naked, noinline)) static void rv32_sums(const struct rv32_job *j)
 		"	sw	a5, 52(a0)\n"
 		"	sw	a6, 56(a0)\n"
 		"	sw	a7, 60(a0)\n"
-		"	lw	ra, 76(sp)\n"
-		"	lw	s0, 72(sp)\n"
-		"	lw	s1, 68(sp)\n"
-		"	lw	s2, 64(sp)\n"
-		"	lw	s3, 60(sp)\n"
-		"	lw	s4, 56(sp)\n"
-		"	lw	s5, 52(sp)\n"
-		"	lw	s6, 48(sp)\n"
-		"	lw	s7, 44(sp)\n"
-		"	lw	s8, 40(sp)\n"
-		"	lw	s9, 36(sp)\n"
-		"	lw	s10, 32(sp)\n"
-		"	lw	s11, 28(sp)\n"
-		"	addi	sp, sp, 80\n"
+		"	lw	ra, 60(sp)\n"
+		"	lw	s0, 56(sp)\n"
+		"	lw	s1, 52(sp)\n"
+		"	lw	s2, 48(sp)\n"
+		"	lw	s3, 44(sp)\n"
+		"	lw	s4, 40(sp)\n"
+		"	lw	s5, 36(sp)\n"
+		"	lw	s6, 32(sp)\n"
+		"	lw	s7, 28(sp)\n"
+		"	lw	s8, 24(sp)\n"
+		"	lw	s9, 20(sp)\n"
+		"	lw	s10, 16(sp)\n"
+		"	lw	s11, 12(sp)\n"
+		"	addi	sp, sp, 64\n"
 		"	ret\n");
 }
 #else
@@ -392,35 +392,45 @@ __attribute__((noinline)) static void rv32_sums(const struct rv32_job *j)
 }
 #endif
 
-/* Two to four pixels' windows (a missing pixel repeats the last) by one block ([tap][channel] taps after four
- * biases, then the requantization): 16 sums, requantized and stored. */
-SCALAR_HOT __attribute__((noinline)) static void rv32_block(const struct taps *t, const int32_t *block,
-							    const int32_t *k, const struct rv32_out *o)
-{
+/* What a call keeps while it runs, at the start of its scratch (usmp_kernels/scalar.h), not on the stack: the
+ * cursor, where the block's outputs go, what the sums read and the sums. */
+struct rv32_work {
 	int32_t sums[16];
 	struct rv32_job j;
+	struct rv32_out o;
+	struct cursor c;
+};
+SCALAR_JOB_FITS(rv32_work, RV32_JOB_BYTES);
+
+/* Two to four pixels' windows (a missing pixel repeats the last) by one block ([tap][channel] taps after four
+ * biases, then the requantization): 16 sums, requantized and stored. */
+SCALAR_HOT __attribute__((noinline)) static void rv32_block(struct rv32_work *work, const int32_t *block,
+							    const int32_t *k)
+{
+	const struct taps *const t = &work->c.t;
+	struct rv32_job *const j = &work->j;
 	int32_t c;
 
-	j.x[0] = t->x;
-	j.x[1] = t->x + t->step;
-	j.x[2] = o->pixels > 2 ? j.x[1] + t->step : j.x[1];
-	j.x[3] = o->pixels > 3 ? j.x[2] + t->step : j.x[2];
-	j.w = (const int8_t *)(block + RV32_CHANNELS);
-	j.rows = t->rows;
-	j.run = t->run;
-	j.skip = t->skip;
-	j.sums = sums;
+	j->x[0] = t->x;
+	j->x[1] = t->x + t->step;
+	j->x[2] = work->o.pixels > 2 ? j->x[1] + t->step : j->x[1];
+	j->x[3] = work->o.pixels > 3 ? j->x[2] + t->step : j->x[2];
+	j->w = (const int8_t *)(block + RV32_CHANNELS);
+	j->rows = t->rows;
+	j->run = t->run;
+	j->skip = t->skip;
+	j->sums = work->sums;
 	for (c = 0; c < 16; c++)
-		sums[c] = block[c & 3];
-	rv32_sums(&j);
+		work->sums[c] = block[c & 3];
+	rv32_sums(j);
 	for (c = 0; c < RV32_CHANNELS; c++)
-		rv32_store(o, c, k, sums[c], sums[4 + c], sums[8 + c], sums[12 + c]);
+		rv32_store(&work->o, c, k, work->sums[c], work->sums[4 + c], work->sums[8 + c], work->sums[12 + c]);
 }
 
 /* One pixel's window by two blocks (eight channels; `second` NULL: the first block alone): a fully connected
  * layer's batch, a group's last pixel. */
-SCALAR_HOT __attribute__((noinline)) static void rv32_pixel(const struct taps *t, const int32_t *first,
-							    const int32_t *second, int32_t words, struct rv32_out *o)
+SCALAR_INLINE void rv32_pixel(const struct taps *t, const int32_t *first, const int32_t *second, int32_t words,
+				struct rv32_out *o)
 {
 	const int32_t *other = second != 0 ? second : first;
 	int32_t a0 = first[0], a1 = first[1], a2 = first[2], a3 = first[3];
@@ -457,33 +467,54 @@ SCALAR_HOT __attribute__((noinline)) static void rv32_pixel(const struct taps *t
 	rv32_store1(o, second + words - REQUANT_WORDS * RV32_CHANNELS, b0, b1, b2, b3);
 }
 
-static void rv32_group(const struct usmp_scalar_conv_params *p, const struct taps *t, int32_t n,
-				  const uint32_t *weights, int8_t *work, int8_t *out)
+/* A group of two to four pixels by every block of channels. */
+SCALAR_INLINE void rv32_blocks(const struct usmp_scalar_conv_params *p, struct rv32_work *work,
+				const uint32_t *weights)
 {
-	const int32_t out_ch = p->out_ch, words = block_words(RV32_CHANNELS, p->depth);
-	struct rv32_out o = { out, out_ch, n, RV32_CHANNELS, p->act_min, p->act_max };
+	const int32_t words = block_words(RV32_CHANNELS, p->depth);
 	const int32_t *block = (const int32_t *)weights;
+	struct rv32_out *const o = &work->o;
 	int32_t c;
 
-	(void)work;
-	if (n == 1) {
-		for (c = 0; c < out_ch; c += 2 * RV32_CHANNELS, block += 2 * words, o.out += RV32_CHANNELS) {
-			o.channels = out_ch - c;
-			rv32_pixel(t, block, out_ch - c > RV32_CHANNELS ? block + words : 0, words, &o);
-		}
-		return;
-	}
-	for (c = 0; c < out_ch; c += RV32_CHANNELS, block += words, o.out += RV32_CHANNELS) {
-		o.channels = out_ch - c;
-		rv32_block(t, block, block + words - REQUANT_WORDS * RV32_CHANNELS, &o);
+	for (c = 0; c < p->out_ch; c += RV32_CHANNELS, block += words, o->out += RV32_CHANNELS) {
+		o->channels = p->out_ch - c;
+		rv32_block(work, block, block + words - REQUANT_WORDS * RV32_CHANNELS);
 	}
 }
-void usmp_scalar_conv_rv32_s8(const struct usmp_scalar_conv_params *p, const int8_t *input,
-					 const uint32_t *weights, int8_t *scratch, int8_t *output)
-{
-	struct taps t;
 
-	for_each_group(p, input, weights, scratch, 0, output, RV32_PIXELS, rv32_group, &t);
+/* One pixel by every pair of blocks. */
+SCALAR_HOT __attribute__((noinline)) static void rv32_pixels(const struct usmp_scalar_conv_params *p,
+							     struct rv32_work *work, const uint32_t *weights)
+{
+	const int32_t words = block_words(RV32_CHANNELS, p->depth);
+	const int32_t *block = (const int32_t *)weights;
+	struct rv32_out *const o = &work->o;
+	int32_t c;
+
+	for (c = 0; c < p->out_ch; c += 2 * RV32_CHANNELS, block += 2 * words, o->out += RV32_CHANNELS) {
+		o->channels = p->out_ch - c;
+		rv32_pixel(&work->c.t, block, p->out_ch - c > RV32_CHANNELS ? block + words : 0, words, o);
+	}
+}
+
+/* Scratch: the job (RV32_JOB_BYTES), then the padded input rows. */
+void usmp_scalar_conv_rv32_s8(const struct usmp_scalar_conv_params *p, const int8_t *input,
+			      const uint32_t *weights, int8_t *scratch, int8_t *output)
+{
+	SCALAR_JOB(struct rv32_work, work, scratch);
+
+	cursor_start(&work->c, input, scratch + RV32_JOB_BYTES, output);
+	work->o.out_ch = p->out_ch;
+	work->o.act_min = p->act_min;
+	work->o.act_max = p->act_max;
+	while (next_group(p, &work->c, RV32_PIXELS) > 0) {
+		work->o.out = work->c.out;
+		work->o.pixels = work->c.n;
+		if (work->c.n == 1)
+			rv32_pixels(p, work, weights);
+		else
+			rv32_blocks(p, work, weights);
+	}
 }
 
 /* ---------------------------------------------------------------- armv7m: 2 pixels packed x 4 channels */
@@ -536,48 +567,70 @@ SCALAR_INLINE void v7m_split(int64_t packed, int32_t *first, int32_t *second)
 	*second += (int32_t)((packed - low) >> V7M_LANE);
 }
 
-/* work: the packed taps. */
-static void v7m_group(const struct usmp_scalar_conv_params *p, const struct taps *t, int32_t n,
-				 const uint32_t *weights, int8_t *work, int8_t *out)
-{
-	const int32_t depth = p->depth, out_ch = p->out_ch, words = block_words(V7M_CHANNELS, depth);
-	int32_t *packed = (int32_t *)(void *)work;
-	int32_t o, c, done;
+/* What a call keeps while it runs, at the start of its scratch (usmp_kernels/scalar.h), not on the stack: the
+ * cursor, a chunk's packed sums and the two pixels' sums of a block. */
+struct v7m_job {
+	int64_t s[V7M_CHANNELS];
+	int32_t first[V7M_CHANNELS];
+	int32_t second[V7M_CHANNELS];
+	struct cursor c;
+};
+SCALAR_JOB_FITS(v7m_job, V7M_JOB_BYTES);
 
-	v7m_pack(packed, t, n);
-	for (o = 0; o < out_ch; o += V7M_CHANNELS, weights += words) {
-		const int32_t *bias = (const int32_t *)weights;
-		const int8_t *w = (const int8_t *)(bias + V7M_CHANNELS);
-		const int32_t *k = bias + words - REQUANT_WORDS * V7M_CHANNELS;
-		const int32_t channels = out_ch - o < V7M_CHANNELS ? out_ch - o : V7M_CHANNELS;
-		int32_t first[V7M_CHANNELS], second[V7M_CHANNELS];
+/* One block's four channels of the group's (up to) two pixels, from the packed taps, into the job's sums. */
+SCALAR_HOT __attribute__((noinline)) static void v7m_block(const struct usmp_scalar_conv_params *p,
+							   struct v7m_job *j, const int32_t *bias,
+							   const int32_t *packed)
+{
+	const int8_t *const w = (const int8_t *)(bias + V7M_CHANNELS);
+	int32_t c, done;
+
+	for (c = 0; c < V7M_CHANNELS; c++)
+		j->first[c] = j->second[c] = bias[c];
+	for (done = 0; done < p->depth; done += p->chunk) {
+		const int32_t taps = p->depth - done < p->chunk ? p->depth - done : p->chunk;
 
 		for (c = 0; c < V7M_CHANNELS; c++)
-			first[c] = second[c] = bias[c];
-		for (done = 0; done < depth; done += p->chunk) {
-			const int32_t taps = depth - done < p->chunk ? depth - done : p->chunk;
-			int64_t s[V7M_CHANNELS] = { 0, 0, 0, 0 };
-
-			v7m_chunk(packed + done, w + V7M_CHANNELS * done, taps, s);
-			for (c = 0; c < V7M_CHANNELS; c++)
-				v7m_split(s[c], &first[c], &second[c]);
-		}
-		for (c = 0; c < channels; c++) {
-			out[o + c] = (int8_t)scalar_requantize(first[c], k + REQUANT_WORDS * c, p->act_min, p->act_max);
-			if (n == 2)
-				out[out_ch + o + c] = (int8_t)scalar_requantize(second[c], k + REQUANT_WORDS * c,
-										 p->act_min, p->act_max);
-		}
+			j->s[c] = 0;
+		v7m_chunk(packed + done, w + V7M_CHANNELS * done, taps, j->s);
+		for (c = 0; c < V7M_CHANNELS; c++)
+			v7m_split(j->s[c], &j->first[c], &j->second[c]);
 	}
 }
 
-/* Scratch: the packed taps (4 * depth bytes), then the padded input rows. */
+/* The block's sums requantized into the group's outputs, channels o, o + 1, ... of its one or two pixels. */
+__attribute__((noinline)) static void v7m_store(const struct usmp_scalar_conv_params *p, const struct v7m_job *j,
+						const int32_t *k, int32_t o)
+{
+	int8_t *const out = j->c.out + o;
+	int32_t c;
+
+	for (c = 0; c < V7M_CHANNELS && o + c < p->out_ch; c++, k += REQUANT_WORDS) {
+		out[c] = (int8_t)scalar_requantize(j->first[c], k, p->act_min, p->act_max);
+		if (j->c.n == 2)
+			out[p->out_ch + c] = (int8_t)scalar_requantize(j->second[c], k, p->act_min, p->act_max);
+	}
+}
+
+/* Scratch: the job (V7M_JOB_BYTES), the packed taps (4 * depth bytes), then the padded input rows. */
 void usmp_scalar_conv_armv7m_s8(const struct usmp_scalar_conv_params *p, const int8_t *input,
 				const uint32_t *weights, int8_t *scratch, int8_t *output)
 {
-	struct taps t;
+	SCALAR_JOB(struct v7m_job, j, scratch);
+	int32_t *const packed = (int32_t *)(void *)(scratch + V7M_JOB_BYTES);
 
-	for_each_group(p, input, weights, scratch + 4 * p->depth, scratch, output, 2, v7m_group, &t);
+	cursor_start(&j->c, input, scratch + V7M_JOB_BYTES + 4 * p->depth, output);
+	while (next_group(p, &j->c, 2) > 0) {
+		const int32_t *block = (const int32_t *)weights;
+		int32_t o;
+
+		v7m_pack(packed, &j->c.t, j->c.n);
+		for (o = 0; o < p->out_ch; o += V7M_CHANNELS) {
+			v7m_block(p, j, block, packed);
+			block += block_words(V7M_CHANNELS, p->depth);
+			v7m_store(p, j, block - REQUANT_WORDS * V7M_CHANNELS, o);
+		}
+	}
 }
 
 /* ---------------------------------------------------------------- armv6m: 1 pixel x 8 channels */
@@ -591,7 +644,7 @@ struct v6m_job {
 	int32_t rows_left; /* v6m_block's */
 	struct cursor c;
 };
-typedef char v6m_job_fits[sizeof(struct v6m_job) <= V6M_JOB_BYTES ? 1 : -1];
+SCALAR_JOB_FITS(v6m_job, V6M_JOB_BYTES);
 
 /* One window by one block's eight channels of unsigned weights (w + 128), added to the job's sums, less 128 times
  * the sum of the window's taps (what the unsigned weights add too many of). */
@@ -631,8 +684,8 @@ typedef char v6m_job_fits[sizeof(struct v6m_job) <= V6M_JOB_BYTES ? 1 : -1];
 	"	muls	r3, r2\n"                          \
 	"	add	r11, r3\n"
 
-/* the job's members: s 0, rows_left 32, then the cursor's taps: x 36, rows 44, run 48, skip 52 */
-typedef char v6m_job_layout[sizeof(struct v6m_job) == 88 ? 1 : -1];
+/* the job's members (V6M_JOB_BYTES checks its size): s 0, rows_left 32, then the cursor's taps: x 36, rows 44,
+ * run 48, skip 52 */
 
 __attribute__((naked, noinline)) static void v6m_block(struct v6m_job *j, const uint8_t *w)
 {
@@ -751,7 +804,7 @@ __attribute__((noinline)) static void v6m_store(const struct usmp_scalar_conv_pa
 void usmp_scalar_conv_armv6m_s8(const struct usmp_scalar_conv_params *p, const int8_t *input,
 				const uint32_t *weights, int8_t *scratch, int8_t *output)
 {
-	struct v6m_job *const j = (struct v6m_job *)(void *)scratch;
+	SCALAR_JOB(struct v6m_job, j, scratch);
 
 	cursor_start(&j->c, input, scratch + V6M_JOB_BYTES, output);
 	while (next_group(p, &j->c, 1) > 0) {

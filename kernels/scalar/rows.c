@@ -39,26 +39,24 @@ int32_t usmp_scalar_row_span(const struct usmp_scalar_conv_params *p)
 	return (p->out_w - 1) * p->stride_w + (p->filter_w - 1) * p->dilation_w + 1;
 }
 
-/* Output row oy's filter_h input rows, each padded with the zero point to the span, one after the other. */
+/* Output row oy's filter_h input rows, each padded with the zero point to the span, one after the other (in bytes
+ * throughout, few values live across the copies: this sits under a kernel's frame). */
 void usmp_scalar_padded_rows(const struct usmp_scalar_conv_params *p, const int8_t *image, int32_t oy,
 			     int8_t *dst)
 {
-	const int32_t in_ch = p->in_ch, span = usmp_scalar_row_span(p), iy0 = oy * p->stride_h - p->pad_top;
-	const int32_t left = p->pad_left < span ? p->pad_left : span;
-	const int32_t width = span - left < p->in_w ? span - left : p->in_w;
-	const int8_t zero_point = (int8_t)p->zero_point;
-	int32_t r;
+	const int32_t span = usmp_scalar_row_span(p), row = span * p->in_ch;
+	const int32_t left_columns = p->pad_left < span ? p->pad_left : span, left = left_columns * p->in_ch;
+	const int32_t width = (span - left_columns < p->in_w ? span - left_columns : p->in_w) * p->in_ch;
+	int32_t iy = oy * p->stride_h - p->pad_top, r;
 
-	for (r = 0; r < p->filter_h; r++, dst += span * in_ch) {
-		const int32_t iy = iy0 + r * p->dilation_h;
-
+	for (r = p->filter_h; r > 0; r--, dst += row, iy += p->dilation_h) {
 		if (iy < 0 || iy >= p->in_h) {
-			usmp_scalar_fill(dst, zero_point, span * in_ch);
+			usmp_scalar_fill(dst, (int8_t)p->zero_point, row);
 			continue;
 		}
-		usmp_scalar_fill(dst, zero_point, left * in_ch);
-		usmp_scalar_copy(dst + left * in_ch, image + iy * p->in_w * in_ch, width * in_ch);
-		usmp_scalar_fill(dst + (left + width) * in_ch, zero_point, (span - left - width) * in_ch);
+		usmp_scalar_fill(dst, (int8_t)p->zero_point, left);
+		usmp_scalar_copy(dst + left, image + iy * p->in_w * p->in_ch, width);
+		usmp_scalar_fill(dst + left + width, (int8_t)p->zero_point, row - left - width);
 	}
 }
 

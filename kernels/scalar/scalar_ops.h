@@ -23,6 +23,22 @@
 #define SCALAR_NO_LIBCALL
 #endif
 
+/*
+ * What a kernel keeps during a call (its cursor, sums, row counters: a job) lives at the start of its scratch,
+ * planned by the compiler for 4-byte pointers (select/scalar.py: Form.job_bytes); a build with wider ones (a
+ * test on a 64-bit host) keeps it on its stack.
+ */
+#define SCALAR_JOB_PLANNED (UINTPTR_MAX <= 0xFFFFFFFFu)
+#if SCALAR_JOB_PLANNED
+#define SCALAR_JOB(type, j, scratch) type *const j = (type *)(void *)(scratch)
+#else
+#define SCALAR_JOB(type, j, scratch) \
+	type j##_on_stack, *const j = &j##_on_stack; \
+	(void)(scratch)
+#endif
+/* the job's planned bytes are its size with 4-byte pointers */
+#define SCALAR_JOB_FITS(type, bytes) typedef char type##_fits[!SCALAR_JOB_PLANNED || sizeof(struct type) == (bytes) ? 1 : -1]
+
 /* A word from (to) a 4-byte aligned address of int8 data (a type that may alias it). */
 typedef uint32_t __attribute__((may_alias)) scalar_word;
 

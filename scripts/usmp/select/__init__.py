@@ -253,7 +253,7 @@ def _add_buffer(program: Program, op_index: int, new: NewBuffer) -> str:
         n += 1
         name = f"op{op_index}_{new.what}#{n}"
     kind = "scratch" if new.data is None else "constant"
-    program.buffers[name] = Buffer(name, kind, max(new.size, 1), max(MIN_ALIGNMENT, new.alignment), new.c_type,
+    program.buffers[name] = Buffer(name, kind, max(new.size, 1), MIN_ALIGNMENT, new.c_type,
                                    data=new.data, per_call=new.data is None)
     return name
 

@@ -275,13 +275,22 @@ def _depthwise_3_wide(c: Call) -> Candidate | str | None:
                 ("filter", NewBuffer("dsp_filter", "int16_t" if wide else "int8_t", len(data), data), False),
                 ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_channel_requant", len(blocks[wide]),
                                       blocks[wide]), False),
-                ("rows", NewBuffer("dsp_rows", "int16_t", 16 * rows * params["row_pairs"]), True),
+                ("rows", NewBuffer("dsp_rows", "int16_t", depthwise_rows_bytes(rows, params["row_pairs"])), True),
                 ("output", c.buffers["output"], True)]
         function = "usmp_dsp_depthwise_wide_s8" if wide else "usmp_dsp_depthwise_s8"
         return Rewrite(function, "usmp_dsp_depthwise_params", params, args, ())
 
     macs, cost = depthwise_cost(p)
     return Candidate(make(False), cost, macs, channels * rows * 4, make)
+
+
+DEPTHWISE_JOB_BYTES = 148  # kernels/dsp/depthwise_common.h: DW_JOB_BYTES
+
+
+def depthwise_rows_bytes(filter_h: int, row_pairs: int) -> int:
+    """The depthwise kernels' scratch: their job (the ring's state, which ring rows hold the filter's rows, the 3x3
+    assembly's job), then the ring of filter_h rows of row_pairs pairs of pixels, four channels of int16 each."""
+    return DEPTHWISE_JOB_BYTES + 16 * filter_h * row_pairs
 
 
 def depthwise_misfit(p: dict) -> str | None:

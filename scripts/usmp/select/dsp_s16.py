@@ -16,7 +16,8 @@ import numpy as np
 from usmp.paths import KERNELS_DIR
 from usmp.select.dsp import (
     DSP_WINDOW_ROW, INT32_LIMIT, MATRIX_CALL, Candidate, _channel_values, _geometry, _int32s, depthwise_cost,
-    depthwise_layout, depthwise_misfit, fully_connected_geometry, pair_stream, requant_fields, single_channel_filter,
+    depthwise_layout, depthwise_misfit, depthwise_rows_bytes, fully_connected_geometry, pair_stream, requant_fields,
+    single_channel_filter,
 )
 from usmp.select.family import Call, Entry, NewBuffer, Rewrite
 
@@ -141,7 +142,7 @@ def _depthwise_3_wide(c: Call) -> Candidate | str | None:
         args = [("input", c.buffers["input"], False),
                 ("filter", NewBuffer("dsp_filter", "uint32_t", len(taps), taps), False),
                 ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_channel_requant", len(requant), requant), False),
-                ("rows", NewBuffer("dsp_rows", "int16_t", 16 * rows * params["row_pairs"]), True),
+                ("rows", NewBuffer("dsp_rows", "int16_t", depthwise_rows_bytes(rows, params["row_pairs"])), True),
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_dsp_depthwise_s16", "usmp_dsp_depthwise_params", params, args, sources=DEPTHWISE_SOURCES)
 

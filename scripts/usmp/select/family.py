@@ -27,7 +27,6 @@ class NewBuffer:
     c_type: str
     size: int
     data: bytes | None = None
-    alignment: int = 4  # more where the kernel keeps pointers in it (8 on a 64-bit host)
 
 
 @dataclass

@@ -37,14 +37,15 @@ V7M_LANE_LIMIT = 1 << (V7M_LANE - 1)  # the first pixel's lane holds sums in [-2
 @dataclass(frozen=True)
 class Form:
     """One form of the kernels: its function, the output channels of a weights block, how the block stores its
-    taps, the pixels it takes together and whether it packs their taps (4 bytes a tap of the group)."""
+    taps, the pixels it takes together, its job's bytes and whether it packs their taps (4 bytes a tap of the
+    group)."""
 
     name: str
     channels: int
     unsigned_taps: bool  # armv6m: w + 128 as uint8
     pixels: int
+    job_bytes: int  # what the kernel keeps during a call (its cursor, sums: kernels/scalar/scalar_ops.h), with 4-byte pointers
     packs: bool = False
-    job_bytes: int = 0  # what the kernel keeps during a call (its cursor, sums) in scratch, sized for 8-byte pointers
 
     @property
     def function(self) -> str:
@@ -64,8 +65,10 @@ def padded_rows_bytes(g: dict) -> int:
     return g["filter_h"] * span * g["in_ch"] if padded else 0
 
 
-FORMS = {"rv32": Form("rv32", 4, False, 4), "armv7m": Form("armv7m", 4, False, 2, packs=True),
-         "armv6m": Form("armv6m", 8, True, 1, job_bytes=112)}  # conv_s8.c: V6M_JOB_BYTES
+# job bytes: conv_s8.c's RV32_JOB_BYTES, V7M_JOB_BYTES, V6M_JOB_BYTES
+FORMS = {"rv32": Form("rv32", 4, False, 4, 180), "armv7m": Form("armv7m", 4, False, 2, 120, packs=True),
+         "armv6m": Form("armv6m", 8, True, 1, 88)}
+DEPTHWISE_JOB_BYTES = 48  # depthwise_s8.c's DW_JOB_BYTES
 # --cpu -> the form of the kernels its core runs
 CORE_FORMS = {"cortex-m0": "armv6m", "cortex-m0plus": "armv6m", "cortex-m3": "armv7m", "riscv32": "rv32"}
 
@@ -132,8 +135,7 @@ def _matrix(c: Call, form: Form, weights: np.ndarray, geometry: dict, folded: np
                   act_min=p["act_min"], act_max=p["act_max"])
     args = [("input", c.buffers["input"], False),
             ("weights", NewBuffer("scalar_weights", "uint32_t", len(data), data), False),
-            ("scratch", NewBuffer("scalar_rows", "int8_t", form.scratch_bytes(geometry, depth),
-                                  alignment=8 if form.job_bytes else 4), True),
+            ("scratch", NewBuffer("scalar_rows", "int8_t", form.scratch_bytes(geometry, depth)), True),
             ("output", c.buffers["output"], True)]
     return Rewrite(form.function, "usmp_scalar_conv_params", params, args, ())
 
@@ -208,7 +210,7 @@ def _depthwise(c: Call, form: Form) -> Rewrite | None:
                   depth_multiplier=p["depth_multiplier"], act_min=p["act_min"], act_max=p["act_max"])
     args = [("input", c.buffers["input"], False),
             ("weights", NewBuffer("scalar_weights", "uint32_t", len(data), data), False),
-            ("scratch", NewBuffer("scalar_rows", "int8_t", max(padded_rows_bytes(geometry), 1)), True),
+            ("scratch", NewBuffer("scalar_rows", "int8_t", DEPTHWISE_JOB_BYTES + padded_rows_bytes(geometry)), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_scalar_depthwise_s8", "usmp_scalar_conv_params", params, args, ())
 

@@ -1,7 +1,8 @@
 """The most stack one inference can take: the deepest path of the call graph under run().
 
-A function's bound is its frame plus the largest bound among the functions it calls; run()'s is the
-inference's. Each call run() makes belongs to the operator whose (inlined) code makes it, so an operator's
+A function's bound is its frame plus the largest bound among the functions it calls, or the bound of a
+function it tail-calls (it has released its frame before the branch: a band wrapper's jump to its kernel);
+run()'s is the inference's. Each call run() makes belongs to the operator whose (inlined) code makes it, so an operator's
 bound is run()'s frame plus the largest bound among its calls (its own function's, where GCC kept one). The
 bound is unknown, with the reason, where the graph has a cycle (recursion), a frame of no fixed size or a
 call through a register.
@@ -63,12 +64,14 @@ class CallGraph:
         if f.indirect:
             raise Unbounded(f"{name} calls a function through a register (at 0x{f.indirect[0]:x})")
         frame = self.frame(name)
-        below, path = 0, []
-        for callee in dict.fromkeys(f.calls.values()):
+        total, path = frame, [(name, frame)]
+        for address, callee in f.calls.items():
             depth, deeper = self.deepest(callee, callers + (name,))
-            if depth > below:
-                below, path = depth, deeper
-        self._memo[name] = frame + below, [(name, frame)] + path
+            tail = address in f.tails
+            if depth + (0 if tail else frame) > total:
+                total = depth + (0 if tail else frame)
+                path = [(f"{name} (tail call)", 0) if tail else (name, frame)] + deeper
+        self._memo[name] = total, path
         return self._memo[name]
 
     def _function(self, name: str) -> Function:
@@ -88,7 +91,8 @@ def stack_bound(graph: CallGraph, root: str, owners: dict[int, int], steps_by_fu
         for address, callee in graph.functions[root].calls.items():
             step = steps_by_function.get(callee.split(".")[0], owners.get(address, -1))
             if 0 <= step < steps:
-                per_step[step] = max(per_step[step], frame + graph.deepest(callee)[0])
+                below = graph.deepest(callee)[0]
+                per_step[step] = max(per_step[step], below + (0 if address in graph.functions[root].tails else frame))
     except Unbounded as exc:
         return StackBound(None, reason=str(exc))
     return StackBound(total, path, per_step)

@@ -34,6 +34,7 @@ class Function:
     calls: dict[int, str] = field(default_factory=dict)  # instruction address -> callee (direct calls, tail calls)
     saves: list[str] = field(default_factory=list)  # register-saving helpers it calls (their bytes are its frame's)
     indirect: list[int] = field(default_factory=list)  # addresses of calls through a register
+    tails: set[int] = field(default_factory=set)  # the addresses in calls that are tail calls (its frame is gone)
 
 
 @dataclass(frozen=True)
@@ -79,5 +80,7 @@ def read_functions(elf: Path, objdump: str, isa: StackIsa) -> dict[str, Function
             current.saves.append(target.group(1))
         elif target and target.group(1) != current.name:
             current.calls[int(match.group(1), 16)] = target.group(1)
+            if kind == TAIL:
+                current.tails.add(int(match.group(1), 16))
     return functions
 
