@@ -86,12 +86,11 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 #define GEMM_CHUNKS_4 GEMM_CHUNKS_2 GEMM_AT("32") GEMM_AT("48")
 #define GEMM_CHUNKS_8 GEMM_CHUNKS_4 GEMM_AT("64") GEMM_AT("80") GEMM_AT("96") GEMM_AT("112")
 
-#define GEMM_PAIRS(name, chunk_loop, job_setup, setup, pair_setup, left_load, left_shift, fix0, fix1, finish) \
+#define GEMM_PAIRS(name, chunk_loop, job_setup, setup, pair_setup, save, requant, restore)             \
 	__attribute__((naked, noinline)) static void name(const struct gemm_job *job)                      \
 	{                                                                                                  \
 		(void)job;                                                                                 \
-		__asm volatile("	push	{r4-r11, lr}\n"                                             \
-			       "	vpush	{d8-d15}\n"                                                 \
+		__asm volatile("	push	{r4-r11, lr}\n" save                                        \
 			       "	sub	sp, sp, #96\n"                                              \
 			       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
 			       "	ldr	lr, [r0, #48]\n"                                           \
@@ -110,14 +109,7 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	ldm	r5!, {r8, r10, r12, lr}\n" chunk_loop                       \
 			       "	stm	sp, {r0, r2, r4, r6, r8, r10, r12, lr}\n"                   \
 			       "	vldrw.u32	q0, [sp]\n"                                         \
-			       "	vldrw.u32	q1, [sp, #16]\n"                                    \
-			       "	vldrw.u32	q4, [r5], #16\n"                                    \
-			       "	vldrw.u32	q5, [r5], #16\n" left_load left_shift               \
-			       "	vqrdmulh.s32	q0, q0, q4\n"                                       \
-			       "	vqrdmulh.s32	q1, q1, q4\n" fix0 "	vqadd.s32	q0, q0, q2\n" fix1 \
-			       "	vqadd.s32	q1, q1, q2\n"                                       \
-			       "	vrshl.s32	q0, q0, q5\n"                                       \
-			       "	vrshl.s32	q1, q1, q5\n" finish                                \
+			       "	vldrw.u32	q1, [sp, #16]\n" requant                            \
 			       "	ldr	r1, [sp, #36]\n"                                            \
 			       "	cmp	r5, r1\n"                                                   \
 			       "	bne	3b\n"                                                       \
@@ -133,10 +125,22 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	subs	r1, r1, #1\n"                                               \
 			       "	str	r1, [sp, #60]\n"                                            \
 			       "	bne	2b\n"                                                       \
-			       "	add	sp, sp, #96\n"                                              \
-			       "	vpop	{d8-d15}\n"                                                 \
+			       "	add	sp, sp, #96\n" restore                                     \
 			       "	pop	{r4-r11, pc}\n");                                           \
 	}
+/* The sums q0, q1 requantized with the block's multipliers (q4) and shifts (q5) as helium_requantize (left shifts
+ * in q3 where there are some: left_load, left_shift; the rounding fix in q2: fix0, fix1), then finished. */
+#define PAIRS_REQUANT(left_load, left_shift, fix0, fix1, finish)                               \
+	"	vldrw.u32	q4, [r5], #16\n"                                                   \
+	"	vldrw.u32	q5, [r5], #16\n" left_load left_shift                              \
+	"	vqrdmulh.s32	q0, q0, q4\n"                                                      \
+	"	vqrdmulh.s32	q1, q1, q4\n" fix0 "	vqadd.s32	q0, q0, q2\n" fix1            \
+	"	vqadd.s32	q1, q1, q2\n"                                                      \
+	"	vrshl.s32	q0, q0, q5\n"                                                      \
+	"	vrshl.s32	q1, q1, q5\n" finish
+/* q4..q7 (d8-d15) are callee-saved: only the loops that need them save them */
+#define PAIRS_SAVE "	vpush	{d8-d15}\n"
+#define PAIRS_RESTORE "	vpop	{d8-d15}\n"
 
 /* Clamped (act_min, act_max in q6, q7), each pixel's 4 channels stored by its own pointer (r7, r3). */
 #define PAIRS_CLAMP_SETUP "	vdup.32	q6, r11\n	vdup.32	q7, r12\n"
@@ -152,24 +156,35 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 /* every right shift non-zero, no left shift: the rounding fix is the sign alone; the offset stays in q3 */
 #define PAIRS_FIX0 "	vshr.s32	q2, q0, #31\n"
 #define PAIRS_FIX1 "	vshr.s32	q2, q1, #31\n"
-GEMM_PAIRS(gemm_pairs, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP "	vdup.32	q3, r10\n", PAIRS_CLAMP_PAIR, "", "",
-	   PAIRS_FIX0, PAIRS_FIX1, PAIRS_CLAMP_FINISH("	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n"))
+GEMM_PAIRS(gemm_pairs, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP "	vdup.32	q3, r10\n", PAIRS_CLAMP_PAIR, PAIRS_SAVE,
+	   PAIRS_REQUANT("", "", PAIRS_FIX0, PAIRS_FIX1,
+			 PAIRS_CLAMP_FINISH("	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n")),
+	   PAIRS_RESTORE)
 /* any shifts: left shifts in q3, the rounding fix only where there is a right shift, the offset from the stack */
-GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CLAMP_PAIR,
-	   "	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
-	   "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n", "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
-	   PAIRS_CLAMP_FINISH("	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n"))
+GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CLAMP_PAIR, PAIRS_SAVE,
+	   PAIRS_REQUANT("	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
+			 "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n",
+			 "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
+			 PAIRS_CLAMP_FINISH("	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")),
+	   PAIRS_RESTORE)
 /*
  * Right shifts only and the whole int8 range (the common case: no activation, or RELU/RELU6 with the zero point
- * at -128), with the chunk loop unrolled: the pair's sums narrowed with saturation into one interleaved int16
- * vector, offset there (r3), narrowed into int8 (which is the clamp) and scattered to both pixels' outputs with
- * the offsets in q6.
+ * at -128): the pair's sums requantized with the multipliers, then the shifts, in q2 (the rounding fix there too),
+ * narrowed with saturation into one interleaved int16 vector, offset there (r3), narrowed into int8 (which is the
+ * clamp) and scattered to both pixels' outputs with the offsets in q3. Four vector registers: nothing to save.
  */
 #define PAIRS_FULL(name, chunk_loop)                                                                          \
-	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q6, [lr]\n", "	mov	r3, r10\n", "", \
-		   "", "", PAIRS_FIX0, PAIRS_FIX1,                                                              \
+	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n", "	mov	r3, r10\n", "", "", \
+		   "	vldrw.u32	q2, [r5], #16\n"                                                            \
+		   "	vqrdmulh.s32	q0, q0, q2\n"                                                               \
+		   "	vqrdmulh.s32	q1, q1, q2\n" PAIRS_FIX0 "	vqadd.s32	q0, q0, q2\n" PAIRS_FIX1           \
+		   "	vqadd.s32	q1, q1, q2\n"                                                               \
+		   "	vldrw.u32	q2, [r5], #16\n"                                                            \
+		   "	vrshl.s32	q0, q0, q2\n"                                                               \
+		   "	vrshl.s32	q1, q1, q2\n"                                                               \
 		   "	vqmovnb.s32	q2, q0\n	vqmovnt.s32	q2, q1\n	vqadd.s16	q2, q2, r3\n"          \
-		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q6]\n	adds	r7, r7, #4\n")
+		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q3]\n	adds	r7, r7, #4\n", "")
+PAIRS_FULL(gemm_pairs_full, GEMM_CHUNKS_LOOP) /* any number of chunks */
 PAIRS_FULL(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
 PAIRS_FULL(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
 PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
@@ -368,6 +383,8 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 			gemm_pairs_4(&j);
 		else if (full && p->chunks == 8)
 			gemm_pairs_8(&j);
+		else if (full)
+			gemm_pairs_full(&j);
 		else
 			gemm_pairs(&j);
 	}

@@ -58,6 +58,7 @@ struct dw_job {
 	uint32_t lanes;      /* 48: the lanes of the last group stored, as VPR.P0 (the others store 16) */
 	int32_t strip_bytes; /* 52: from a group's strip to the next group's */
 	int32_t group_bytes; /* 56: from a group's constants to the next group's */
+	uint32_t saved[16];  /* 60: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
 };
 
 /* Two taps, the strips at a and b (addressing modes), times the filter's taps at [r9, #wa] and [r9, #wb] (the
@@ -110,7 +111,8 @@ struct dw_job {
 	{                                                                                                          \
 		(void)job;                                                                                         \
 		__asm volatile("	push	{r4-r11, lr}\n"                                                     \
-			       "	vpush	{d8-d15}\n"                                                         \
+			       "	add	r2, r0, #60\n"                                                      \
+			       "	vstmia	r2, {d8-d15}\n"                                                     \
 			       "	mov	r1, r0\n"                                                           \
 			       "	ldr	r12, [r1, #36]\n"                                                   \
 			       "	ldrd	r9, r3, [r1, #20]\n"                                                \
@@ -166,7 +168,8 @@ struct dw_job {
 			       "	add	r3, r3, #16\n"                                                      \
 			       "	str	r3, [r1, #24]\n"                                                    \
 			       "	b	0b\n"                                                               \
-			       "9:	vpop	{d8-d15}\n"                                                         \
+			       "9:	add	r2, r1, #60\n"                                                      \
+			       "	vldmia	r2, {d8-d15}\n"                                                     \
 			       "	pop	{r4-r11, pc}\n");                                                   \
 	}
 
@@ -306,6 +309,15 @@ HELIUM_INLINE void fill_slot(const struct strip_fill *f, int32_t y, int32_t in_h
 	for (int32_t i = 0; i < f->right; i++, to += 16)
 		vstrbq_s8(to, pad);
 }
+
+/* What a pass keeps during a call, planned with the strips (at their start, USMP_HELIUM_DW_STATE_BYTES) rather
+ * than on the stack: the assembly's job (and the registers it saves), the rows' fill, the filter rows' strips. */
+struct dw_state {
+	struct dw_job j;
+	struct strip_fill f;
+	int8_t *rows[USMP_HELIUM_DW_MAX_FILTER_H];
+};
+typedef char dw_state_fits[sizeof(struct dw_state) <= USMP_HELIUM_DW_STATE_BYTES ? 1 : -1];
 #else
 /* The same sums one lane at a time from the same constants, straight from the input (the host tests, builds
  * without Helium). */
@@ -397,27 +409,30 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 	const int32_t extent = (p->filter_w - 1) * p->dilation_w + 1;
 	const int fast = fh == 3 && p->filter_w == 3 && p->dilation_w == 1 && sw <= 2 && !p->requant_general;
 	const int full = p->act_min == -128 && p->act_max == 127; /* else dw_vectors' outputs are clamped after */
-	struct strip_fill f;
-	struct dw_job j;
+	struct dw_state *const st = (struct dw_state *)(void *)strips; /* the state, then the rings of strips */
+	struct strip_fill *const f = &st->f;
+	struct dw_job *const j = &st->j;
+	int8_t **const rows = st->rows;
+	int8_t *const ring = strips + USMP_HELIUM_DW_STATE_BYTES;
 
-	f.pixel = ch;
-	f.bytes = bytes;
-	f.groups = groups;
-	f.last = vctp8q((uint32_t)(per > 1 || rest > 16 ? 16 : rest));
-	f.pad = -p->input_offset;
-	f.vectors = slot_bytes >> 4;
-	f.row = p->in_w * ch;
-	f.copy = lb == ch;
-	j.step = per > 1 ? 16 : sw * lb;
-	j.group = g;
-	j.out_step = per > 1 ? 16 : ch;
-	j.groups = groups;
-	j.zero_point = p->output_offset;
-	j.act_min = p->act_min;
-	j.act_max = p->act_max;
-	j.lanes = f.last;
-	j.strip_bytes = bytes;
-	j.group_bytes = gbytes;
+	f->pixel = ch;
+	f->bytes = bytes;
+	f->groups = groups;
+	f->last = vctp8q((uint32_t)(per > 1 || rest > 16 ? 16 : rest));
+	f->pad = -p->input_offset;
+	f->vectors = slot_bytes >> 4;
+	f->row = p->in_w * ch;
+	f->copy = lb == ch;
+	j->step = per > 1 ? 16 : sw * lb;
+	j->group = g;
+	j->out_step = per > 1 ? 16 : ch;
+	j->groups = groups;
+	j->zero_point = p->output_offset;
+	j->act_min = p->act_min;
+	j->act_max = p->act_max;
+	j->lanes = f->last;
+	j->strip_bytes = bytes;
+	j->group_bytes = gbytes;
 
 	/* the strips span `span` output pixels of a row at a time (the scratch's width) */
 	for (int32_t x0 = 0; x0 < p->out_w; x0 += span) {
@@ -428,16 +443,15 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 		const int32_t first = p->pad_left > col0 ? p->pad_left - col0 : 0;
 		const int32_t edge = p->pad_left + p->in_w - col0 < width ? p->pad_left + p->in_w - col0 : width;
 		const int32_t end = edge > first ? edge : first;
-		int8_t *rows[USMP_HELIUM_DW_MAX_FILTER_H];
 		int8_t *o = out + 16 * g0 + (size_t)x0 * ch;
 		int32_t top = 0, filled = INT32_MIN; /* the ring slot of the first filter row; the last input row filled */
 
-		f.left = (first * lb + 15) >> 4;
-		f.inside = end - first;
-		f.right = (width * lb - end * lb + 15) >> 4;
-		f.first = image + (ptrdiff_t)(col0 + first - p->pad_left) * ch + 16 * g0;
-		f.left_bytes = first * lb;
-		j.count = pixels / per; /* whole vectors: with two pixels a vector, one may be left */
+		f->left = (first * lb + 15) >> 4;
+		f->inside = end - first;
+		f->right = (width * lb - end * lb + 15) >> 4;
+		f->first = image + (ptrdiff_t)(col0 + first - p->pad_left) * ch + 16 * g0;
+		f->left_bytes = first * lb;
+		j->count = pixels / per; /* whole vectors: with two pixels a vector, one may be left */
 		for (int32_t oy = 0, y0 = -p->pad_top; oy < p->out_h; oy++, y0 += p->stride_h, o += (size_t)p->out_w * ch) {
 			if (p->dilation_h == 1) { /* the slot of input row y is (top + y - y0) mod fh: only rows not yet there are filled */
 				const int32_t from = filled >= y0 ? filled + 1 : y0;
@@ -447,49 +461,49 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 						top -= fh;
 				for (int32_t y = from, slot = top + (from - y0) % fh; y < y0 + fh; y++, slot++) {
 					slot = slot >= fh ? slot - fh : slot;
-					fill_slot(&f, y, p->in_h, strips + (size_t)slot * slot_bytes);
+					fill_slot(f, y, p->in_h, ring + (size_t)slot * slot_bytes);
 				}
 				filled = y0 + fh - 1;
 				for (int32_t ky = 0, slot = top; ky < fh; ky++, slot = slot + 1 < fh ? slot + 1 : 0)
-					rows[ky] = strips + (size_t)slot * slot_bytes;
+					rows[ky] = ring + (size_t)slot * slot_bytes;
 			} else {
 				for (int32_t ky = 0; ky < fh; ky++) {
-					rows[ky] = strips + (size_t)ky * slot_bytes;
-					fill_slot(&f, y0 + ky * p->dilation_h, p->in_h, rows[ky]);
+					rows[ky] = ring + (size_t)ky * slot_bytes;
+					fill_slot(f, y0 + ky * p->dilation_h, p->in_h, rows[ky]);
 				}
 			}
 			if (!fast) {
-				dw_row_general(p, rows, &j, n, pixels, g0, o);
+				dw_row_general(p, rows, j, n, pixels, g0, o);
 				continue;
 			}
-			j.row0 = rows[0];
-			j.row1 = rows[1];
-			j.row2 = rows[2];
-			j.out = o;
-			if (j.count > 0) { /* direct calls: the stack bound follows them */
+			j->row0 = rows[0];
+			j->row1 = rows[1];
+			j->row2 = rows[2];
+			j->out = o;
+			if (j->count > 0) { /* direct calls: the stack bound follows them */
 				if (per > 1)
-					dw_vectors_8(&j);
+					dw_vectors_8(j);
 				else if (sw == 1)
-					dw_vectors_16(&j);
+					dw_vectors_16(j);
 				else
-					dw_vectors_16_s2(&j);
+					dw_vectors_16_s2(j);
 				if (!full)
-					dw_clamp(&j, o, j.count);
+					dw_clamp(j, o, j->count);
 			}
-			if (j.count < n) { /* two pixels a vector, one left: a single group */
-				const int32_t whole = j.count;
+			if (j->count < n) { /* two pixels a vector, one left: a single group */
+				const int32_t whole = j->count;
 
-				j.row0 = rows[0] + whole * j.step;
-				j.row1 = rows[1] + whole * j.step;
-				j.row2 = rows[2] + whole * j.step;
-				j.out = o + (size_t)whole * j.out_step;
-				j.count = 1;
-				j.lanes = vctp8q((uint32_t)(pixels % per * ch));
-				dw_vectors_8(&j);
+				j->row0 = rows[0] + whole * j->step;
+				j->row1 = rows[1] + whole * j->step;
+				j->row2 = rows[2] + whole * j->step;
+				j->out = o + (size_t)whole * j->out_step;
+				j->count = 1;
+				j->lanes = vctp8q((uint32_t)(pixels % per * ch));
+				dw_vectors_8(j);
 				if (!full)
-					dw_clamp(&j, j.out, 1);
-				j.count = whole;
-				j.lanes = f.last;
+					dw_clamp(j, j->out, 1);
+				j->count = whole;
+				j->lanes = f->last;
 			}
 		}
 	}

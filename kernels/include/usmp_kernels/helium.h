@@ -82,7 +82,9 @@ void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8
  * `strips` is scratch for filter_h x group_pass strips of USMP_HELIUM_DW_STRIP_BYTES(strip_width, lane
  * bytes) each (lane bytes: the channels where a vector spans several pixels, else 16): the input rows the
  * windows of `chunk` vectors of an output row read, for group_pass groups at a time, padded with the input
- * zero point (-input_offset), so the folded bias is exact everywhere.
+ * zero point (-input_offset), so the folded bias is exact everywhere; they follow the kernel's state during a
+ * call (USMP_HELIUM_DW_STATE_BYTES: its loop's fields and the vector registers it saves), which the plan holds
+ * rather than the stack.
  */
 struct usmp_helium_depthwise_params {
 	int32_t batches;
@@ -112,6 +114,7 @@ struct usmp_helium_depthwise_params {
 
 #define USMP_HELIUM_DW_MAX_FILTER_H 5
 #define USMP_HELIUM_DW_STRIP_BYTES(width, lane_bytes) ((((width) * (lane_bytes) + 15) & ~15) + 16)
+#define USMP_HELIUM_DW_STATE_BYTES 208
 
 void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 			      const int8_t *constants, int8_t *strips, int8_t *output);

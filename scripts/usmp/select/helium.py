@@ -202,6 +202,7 @@ def fully_connected(c: Call) -> Rewrite | None:
 
 
 DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
+DW_STATE_BYTES = 208  # USMP_HELIUM_DW_STATE_BYTES: the kernel's state during a call, before its strips
 STRIP_BUDGET = 1536  # bytes of strips a depthwise layer's scratch may take (at least a group's four vectors' worth)
 SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
 
@@ -232,7 +233,8 @@ def depthwise_groups(weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarr
 def depthwise(c: Call) -> Rewrite | None:
     """DEPTHWISE_CONV_2D of one input channel as a convolution; with multiplier 1 usmp_helium_depthwise_s8, 16
     lanes a vector: 16 channels of a pixel or, with 8 channels where consecutive windows are consecutive bytes
-    (stride and dilation 1 along the width), two pixels. Its scratch holds filter_h strips of padded input rows."""
+    (stride and dilation 1 along the width), two pixels. Its scratch holds its state during a call (not the stack)
+    and filter_h strips of padded input rows."""
     p = c.p
     if p["in_ch"] == 1:  # a convolution whose [out_ch, H, W, 1] filter is the lowering's channel-major one
         out_ch = p["depth_multiplier"]
@@ -271,7 +273,7 @@ def depthwise(c: Call) -> Rewrite | None:
                   chunk=chunk, strip_width=width, group_pass=group_pass)
     args = [("input", c.buffers["input"], False),
             ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False),
-            ("strips", NewBuffer("helium_strips", "int8_t", p["filter_h"] * group_pass * strip), True),
+            ("strips", NewBuffer("helium_strips", "int8_t", DW_STATE_BYTES + p["filter_h"] * group_pass * strip), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_helium_depthwise_s8", "usmp_helium_depthwise_params", params, args, ())
 
