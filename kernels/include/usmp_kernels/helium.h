@@ -160,4 +160,71 @@ struct usmp_helium_mean_params {
 
 void usmp_helium_mean_s8(const struct usmp_helium_mean_params *p, const int8_t *input, int8_t *output);
 
+/*
+ * 16x8 layers (int16 activations, int8 weights; conv_s16.c and depthwise_s16.c): TFLite's 64-bit sums
+ * where 32 bits provably hold them (the compiler checks the bound with the weights known), rescaled exactly as TFLite's
+ * 16-bit-multiplier rescale: ((sum * (m16 << 16)) >> 32 + round) >> e per lane, with round = 2^(e-1) + the
+ * output offset * 2^e (VMULH, VADD, VSHL by -e). Zero points are 0, so padding is zeros (taps skipped or
+ * zero-filled) and the bias needs no folding.
+ *
+ * usmp_helium_conv_s16: CONV_2D (also DEPTHWISE_CONV_2D of one input channel, FULLY_CONNECTED as a 1 x
+ * batches image) as a matrix product, each output pixel's window (depth int16 taps in the filter's (ky, kx, c)
+ * order) against blocks of 4 output channels. `blocks` holds per block the 4 biases, the filter as chunks x 4
+ * channels x 8 bytes (zero padded), then the 4 multipliers (<< 16), the 4 roundings and the 4 negated shifts
+ * (int32 each). `columns` is scratch for two windows' columns (2 x chunks * 8 int16), none where every window
+ * is one input pixel of 8k channels (a 1x1 window, no padding).
+ */
+struct usmp_helium_conv_s16_params {
+	int32_t batches;
+	int32_t in_h;
+	int32_t in_w;
+	int32_t in_ch;
+	int32_t out_h;
+	int32_t out_w;
+	int32_t out_ch;
+	int32_t filter_h;
+	int32_t filter_w;
+	int32_t stride_h;
+	int32_t stride_w;
+	int32_t dilation_h;
+	int32_t dilation_w;
+	int32_t pad_top;
+	int32_t pad_left;
+	int32_t depth;  /* filter_h * filter_w * in_ch */
+	int32_t chunks; /* (depth + 7) / 8 */
+	int32_t act_min;
+	int32_t act_max;
+};
+
+void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input, const int8_t *blocks,
+			  int16_t *columns, int16_t *output);
+
+/*
+ * usmp_helium_depthwise_s16: DEPTHWISE_CONV_2D with multiplier 1, 8 channels a vector (the last group
+ * tail-predicated), taps outside the input skipped. `constants` holds per group of 8 channels the biases,
+ * multipliers (<< 16), roundings and negated shifts, each as the even channels' 4 then the odd channels' 4
+ * (int32), then the filter as filter_h * filter_w taps of 8 bytes (zero padded).
+ */
+struct usmp_helium_depthwise_s16_params {
+	int32_t batches;
+	int32_t in_h;
+	int32_t in_w;
+	int32_t channels;
+	int32_t out_h;
+	int32_t out_w;
+	int32_t filter_h;
+	int32_t filter_w;
+	int32_t stride_h;
+	int32_t stride_w;
+	int32_t dilation_h;
+	int32_t dilation_w;
+	int32_t pad_top;
+	int32_t pad_left;
+	int32_t act_min;
+	int32_t act_max;
+};
+
+void usmp_helium_depthwise_s16(const struct usmp_helium_depthwise_s16_params *p, const int16_t *input,
+			       const int8_t *constants, int16_t *output);
+
 #endif /* USMP_KERNELS_HELIUM_H */

@@ -22,8 +22,9 @@ from usmp.select.helium import layer_cost
 # pixel (a 1x1 convolution of 8 channels: 12,571 instructions for 1,792 MACs).
 PER_MAC = {"dsp": {"conv": 2.8, "depthwise": 7.0, "fc": 1.9}, "mve": {"conv": 0.5, "depthwise": 1.0, "fc": 0.48}}
 # the s16 kernels (int16 columns, int8 filters widened as the sums go), measured on the Cortex-M4 with DS-CNN's
-# int16 twin: the 1x1 convolutions 2.2 a MAC, the 3x3 depthwise (arm_depthwise_conv_fast_s16) 12.2
-PER_MAC_S16 = {"dsp": {"conv": 2.2, "depthwise": 12.0, "fc": 2.5}, "mve": {"conv": 0.6, "depthwise": 1.2, "fc": 0.5}}
+# int16 twin: the 1x1 convolutions 2.2 a MAC, the 3x3 depthwise (arm_depthwise_conv_fast_s16) 12.2; on the M55
+# with MobileNetV1-0.25's int16 twin: the 1x1 convolutions 0.53-0.83, the 3x3 depthwise 6.5-6.9
+PER_MAC_S16 = {"dsp": {"conv": 2.2, "depthwise": 12.0, "fc": 2.5}, "mve": {"conv": 0.6, "depthwise": 6.6, "fc": 0.5}}
 PER_OUTPUT = {"dsp": {"conv": 30.0, "fc": 57.0, "other": 6.0}, "mve": {"conv": 4.0, "fc": 10.0, "other": 2.0}}
 IM2COL_ROW = 20.0
 CALL = {"fc": 160}  # instructions of a call's own set-up (300 where not listed)

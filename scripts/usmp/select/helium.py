@@ -17,6 +17,7 @@ import numpy as np
 from usmp.paths import KERNELS_DIR
 from usmp.select.cmsis_nn import same_shape_size
 from usmp.select.family import Call, Entry, Family, NewBuffer, Offer, Rewrite
+from usmp.select.helium_s16 import S16_TABLE
 
 HELIUM_SOURCES = tuple(sorted((KERNELS_DIR / "helium").glob("*_s8.c")))  # int8; built only for programs calling them
 HELIUM_HEADER = "usmp_kernels/helium.h"
@@ -342,6 +343,8 @@ def _offering(rewrite):
     return handler
 
 
-FAMILY = Family(name="USMP Helium", key="usmp-helium", kernels="usmp", extensions=("mve",), number_types=("int8",),
-                table={function: Entry(names, _offering(rewrite)) for function, (names, rewrite) in CANDIDATES.items()},
+FAMILY = Family(name="USMP Helium", key="usmp-helium", kernels="usmp", extensions=("mve",),
+                number_types=("int8", "int16"),
+                table={**{function: Entry(names, _offering(rewrite)) for function, (names, rewrite) in CANDIDATES.items()},
+                       **S16_TABLE},
                 sources=HELIUM_SOURCES, header=HELIUM_HEADER)

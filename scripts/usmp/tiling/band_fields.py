@@ -45,6 +45,8 @@ BAND_FIELDS: dict[str, tuple[BandField, ...]] = {
     # USMP's Helium kernels (kernels/helium/)
     "usmp_helium_conv_params": _WINDOW,
     "usmp_helium_depthwise_params": _WINDOW,
+    "usmp_helium_conv_s16_params": _WINDOW,
+    "usmp_helium_depthwise_s16_params": _WINDOW,
     # USMP's DSP kernels (kernels/dsp/): rows outside [0, in_h) are padding, as for the portable window kernels
     "usmp_dsp_conv_params": _WINDOW,
     "usmp_dsp_depthwise_params": _WINDOW,

@@ -1,0 +1,350 @@
+/*
+ * 16x8 CONV_2D and FULLY_CONNECTED on Helium as a matrix product (see usmp_kernels/helium.h).
+ *
+ * int16 activations need no widening of their own: each output pixel's window
+ * is read as its int16 taps, from the input itself where the window lies
+ * inside it and its filter rows are whole vectors of 8 taps (a 1x1 window over
+ * 8k channels, micro_speech's 8-wide rows, 3x3 windows over 8k channels), else
+ * from a column copied with zeros for the padding (and up to whole vectors).
+ * Two pixels and a block of four output channels at once: per 8 taps two
+ * column loads, four widening filter loads (VLDRB.S16) and eight VMLADAVA.S16
+ * (64 multiply-accumulates in 16 instructions), the eight sums in general
+ * registers from the block's biases; then both pixels' sums as two vectors,
+ * rescaled as TFLite's 64-bit rescale (VMULH by the 16-bit multiplier << 16,
+ * the rounding with the output offset, VSHL right), clamped and stored as
+ * halfwords. A last lone pixel, and the channels of a last partial block, go
+ * through the same steps one pixel and four sums at a time, in C.
+ */
+#include "usmp_kernels/helium.h"
+
+#include "helium_ops.h"
+
+/* A block: 4 biases, the filter (chunks x 4 channels x 8 bytes), 4 multipliers, 4 roundings, 4 negated shifts. */
+enum { LANES = 8, BIASES = 4, RESCALE = 12 };
+
+static int32_t block_bytes(int32_t chunks)
+{
+	return 4 * (BIASES + RESCALE) + 32 * chunks;
+}
+
+/* n int16 values from src to dst (zeros where src is NULL), tail-predicated vectors (WLSTP skips n = 0). */
+HELIUM_INLINE void fill_taps(int16_t *dst, const int16_t *src, int32_t n)
+{
+#if USMP_HELIUM_NATIVE
+	if (src)
+		copy_bytes((int8_t *)dst, (const int8_t *)src, 2 * n);
+	else
+		__asm volatile("	vmov.i32	q0, #0\n"
+			       "	wlstp.16	lr, %[n], 2f\n"
+			       "1:	vstrh.16	q0, [%[dst]], #16\n"
+			       "	letp	lr, 1b\n"
+			       "2:\n"
+			       : [dst] "+r"(dst)
+			       : [n] "r"(n)
+			       : "q0", "lr", "memory");
+#else
+	for (; n > 0; n--)
+		*dst++ = src ? *src++ : 0;
+#endif
+}
+
+/* A window's taps as the matrix loop reads them: `rows` runs of depth / rows taps, `step` values apart. */
+struct taps {
+	const int16_t *x;
+	int32_t rows;
+	int32_t step;
+};
+
+/*
+ * The taps of output pixel (oy, ox)'s window: the input itself where the window lies inside it and its filter rows
+ * are whole vectors (or it is one pixel), else `column`, filled: per filter row the input's taps the window covers
+ * (zeros for the padding), tap by tap when dilated along the width.
+ */
+HELIUM_HOT static struct taps window(const struct usmp_helium_conv_s16_params *p, const int16_t *image, int32_t oy,
+				     int32_t ox, int16_t *column, int fill)
+{
+	const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+	const int32_t in_ch = p->in_ch, row_taps = p->filter_w * in_ch;
+	const struct taps filled = { column, 1, 0 };
+	int16_t *at = column;
+	int32_t ky, kx, first, end;
+
+	if (!fill && row_taps % LANES == 0 && iy0 >= 0 && iy0 + (p->filter_h - 1) * p->dilation_h < p->in_h &&
+	    ix0 >= 0 && ix0 + (p->filter_w - 1) * p->dilation_w < p->in_w && (p->filter_w == 1 || p->dilation_w == 1)) {
+		const struct taps inside = { image + (iy0 * p->in_w + ix0) * in_ch, p->filter_h,
+					     p->dilation_h * p->in_w * in_ch };
+
+		return inside;
+	}
+	fill_taps(column + p->depth, 0, LANES * p->chunks - p->depth);
+	helium_window_span(ix0, p->in_w, p->filter_w, &first, &end);
+	if (end < first)
+		end = first;
+	for (ky = 0; ky < p->filter_h; ky++, at += row_taps) {
+		const int32_t iy = iy0 + ky * p->dilation_h;
+
+		if (iy < 0 || iy >= p->in_h) {
+			fill_taps(at, 0, row_taps);
+			continue;
+		}
+		if (p->dilation_w == 1) {
+			if (first)
+				fill_taps(at, 0, first * in_ch);
+			fill_taps(at + first * in_ch, image + (iy * p->in_w + ix0 + first) * in_ch, (end - first) * in_ch);
+			if (end < p->filter_w)
+				fill_taps(at + end * in_ch, 0, (p->filter_w - end) * in_ch);
+			continue;
+		}
+		for (kx = 0; kx < p->filter_w; kx++) {
+			const int32_t ix = ix0 + kx * p->dilation_w;
+			const int inside = ix >= 0 && ix < p->in_w;
+
+			fill_taps(at + kx * in_ch, inside ? image + (iy * p->in_w + ix) * in_ch : 0, in_ch);
+		}
+	}
+	return filled;
+}
+
+#if USMP_HELIUM_NATIVE
+/* What the pair loop reads (the assembly below loads it whole, in this order). */
+struct pair_job {
+	const int16_t *x0;    /* 0: the first pixel's taps */
+	const int16_t *x1;    /* 4: the second's */
+	int32_t rows;         /* 8: runs of taps */
+	int32_t chunks;       /* 12: vectors of 8 taps a run */
+	int32_t skip;         /* 16: bytes from a run's end to the next run */
+	int16_t *out0;        /* 20: the first pixel's outputs */
+	int16_t *out1;        /* 24 */
+	const int8_t *blocks; /* 28: the first block */
+	const int8_t *end;    /* 32: the end of the full blocks */
+	int32_t act_min;      /* 36 */
+	int32_t act_max;      /* 40 */
+};
+
+/* One vector of 8 taps of both pixels (r1, r3) against the block's four filters (r5): 8 VMLADAVA. */
+#define PAIR_CHUNK                             \
+	"	vldrh.16	q0, [r1], #16\n"      \
+	"	vldrh.16	q1, [r3], #16\n"      \
+	"	vldrb.s16	q2, [r5], #8\n"       \
+	"	vmladava.s16	r0, q0, q2\n"        \
+	"	vmladava.s16	r8, q1, q2\n"        \
+	"	vldrb.s16	q2, [r5], #8\n"       \
+	"	vmladava.s16	r2, q0, q2\n"        \
+	"	vmladava.s16	r10, q1, q2\n"       \
+	"	vldrb.s16	q2, [r5], #8\n"       \
+	"	vmladava.s16	r4, q0, q2\n"        \
+	"	vmladava.s16	r12, q1, q2\n"       \
+	"	vldrb.s16	q2, [r5], #8\n"       \
+	"	vmladava.s16	r6, q0, q2\n"        \
+	"	vmladava.s16	lr, q1, q2\n"
+
+/*
+ * Two pixels against every full block of 4 output channels, in assembly (GCC keeps neither eight accumulators,
+ * which VMLADAVA wants in even registers, lr among them, nor the loop state in registers). The job is copied to
+ * the stack; per block the sums start from its biases (channels 0-3 of pixel 0 in r0, r2, r4, r6, of pixel 1 in
+ * r8, r10, r12, lr), each run of taps meets the filter, then the sums become two vectors through the stack
+ * (one STM, two loads), rescaled by the fields after the filter, clamped (q6, q7) and stored, four halfwords a
+ * pixel. The frame: the job's first 9 words at sp, the sums at sp + 40.
+ */
+__attribute__((naked, noinline)) static void pair_blocks(const struct pair_job *job)
+{
+	(void)job;
+	__asm volatile("	push	{r4-r11, lr}\n"
+		       "	vpush	{d8-d15}\n"
+		       "	sub	sp, sp, #72\n"
+		       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11}\n"
+		       "	stm	sp, {r1, r2, r3, r4, r5, r6, r7, r8, r9}\n"
+		       "	vdup.32	q6, r10\n"
+		       "	vdup.32	q7, r11\n"
+		       "	mov	r5, r8\n"
+		       "	ldr	r11, [sp, #16]\n"
+		       "1:	ldm	r5!, {r0, r2, r4, r6}\n"
+		       "	mov	r8, r0\n"
+		       "	mov	r10, r2\n"
+		       "	mov	r12, r4\n"
+		       "	mov	lr, r6\n"
+		       "	ldrd	r1, r3, [sp]\n"
+		       "	ldr	r9, [sp, #8]\n"
+		       "2:	ldr	r7, [sp, #12]\n"
+		       "3:" PAIR_CHUNK
+		       "	subs	r7, r7, #1\n"
+		       "	bne	3b\n"
+		       "	add	r1, r1, r11\n"
+		       "	add	r3, r3, r11\n"
+		       "	subs	r9, r9, #1\n"
+		       "	bne	2b\n"
+		       "	add	r1, sp, #40\n"
+		       "	stm	r1, {r0, r2, r4, r6, r8, r10, r12, lr}\n"
+		       "	vldrw.u32	q0, [r1]\n"
+		       "	vldrw.u32	q1, [r1, #16]\n"
+		       "	vldrw.u32	q2, [r5], #16\n"
+		       "	vmulh.s32	q0, q0, q2\n"
+		       "	vmulh.s32	q1, q1, q2\n"
+		       "	vldrw.u32	q2, [r5], #16\n"
+		       "	vadd.i32	q0, q0, q2\n"
+		       "	vadd.i32	q1, q1, q2\n"
+		       "	vldrw.u32	q2, [r5], #16\n"
+		       "	vshl.s32	q0, q0, q2\n"
+		       "	vshl.s32	q1, q1, q2\n"
+		       "	vmax.s32	q0, q0, q6\n"
+		       "	vmax.s32	q1, q1, q6\n"
+		       "	vmin.s32	q0, q0, q7\n"
+		       "	vmin.s32	q1, q1, q7\n"
+		       "	ldrd	r1, r3, [sp, #20]\n"
+		       "	vstrh.32	q0, [r1], #8\n"
+		       "	vstrh.32	q1, [r3], #8\n"
+		       "	strd	r1, r3, [sp, #20]\n"
+		       "	ldr	r7, [sp, #32]\n"
+		       "	cmp	r5, r7\n"
+		       "	bne	1b\n"
+		       "	add	sp, sp, #72\n"
+		       "	vpop	{d8-d15}\n"
+		       "	pop	{r4-r11, pc}\n");
+}
+#endif
+
+/* One window's taps against the blocks of 4 output channels from channel `first`: out_ch - first outputs. */
+HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t,
+					 const int8_t *blocks, int32_t first, int16_t *out)
+{
+	const int32_t row_taps = p->depth / t.rows, bytes = block_bytes(p->chunks);
+	const int32_t full = row_taps / LANES, tail = row_taps % LANES; /* a tail only where there is one row */
+	int32_t o;
+
+	blocks += first / 4 * bytes;
+#if USMP_HELIUM_NATIVE
+	const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+	const mve_pred16_t tail_lanes = vctp16q((uint32_t)tail);
+
+	for (o = first; o < p->out_ch; o += 4, blocks += bytes) {
+		const int32_t *k = (const int32_t *)blocks;
+		const int8_t *w = blocks + 4 * BIASES;
+		const int16_t *x = t.x;
+		int32_t a0 = k[0], a1 = k[1], a2 = k[2], a3 = k[3];
+		int32x4_t s;
+		{ /* per row its whole chunks, a low-overhead loop (VMLADAVA takes even registers) */
+			register int32_t s0 __asm("r0") = a0, s1 __asm("r2") = a1, s2 __asm("r4") = a2;
+			register int32_t s3 __asm("r6") = a3;
+			const int16_t *row = t.x;
+			int32_t rows = t.rows;
+
+			__asm volatile("3:	mov	%[x], %[row]\n"
+				       "	wls	lr, %[n], 2f\n"
+				       "1:	vldrh.16	q0, [%[x]], #16\n"
+				       "	vldrb.s16	q1, [%[w]], #8\n"
+				       "	vmladava.s16	%[s0], q0, q1\n"
+				       "	vldrb.s16	q2, [%[w]], #8\n"
+				       "	vmladava.s16	%[s1], q0, q2\n"
+				       "	vldrb.s16	q1, [%[w]], #8\n"
+				       "	vmladava.s16	%[s2], q0, q1\n"
+				       "	vldrb.s16	q2, [%[w]], #8\n"
+				       "	vmladava.s16	%[s3], q0, q2\n"
+				       "	le	lr, 1b\n"
+				       "2:	add	%[row], %[row], %[step]\n"
+				       "	subs	%[rows], %[rows], #1\n"
+				       "	bne	3b\n"
+				       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [x] "=&r"(x), [w] "+r"(w),
+					 [row] "+r"(row), [rows] "+r"(rows)
+				       : [n] "r"(full), [step] "r"(2 * t.step)
+				       : "q0", "q1", "q2", "lr", "memory", "cc");
+			a0 = s0;
+			a1 = s1;
+			a2 = s2;
+			a3 = s3;
+		}
+		if (tail) { /* taps past the depth: zeros in the column and the filter */
+			const int16x8_t v = vldrhq_z_s16(x, tail_lanes);
+
+			a0 = vmladavaq_s16(a0, v, vldrbq_s16(w));
+			a1 = vmladavaq_s16(a1, v, vldrbq_s16(w + LANES));
+			a2 = vmladavaq_s16(a2, v, vldrbq_s16(w + 2 * LANES));
+			a3 = vmladavaq_s16(a3, v, vldrbq_s16(w + 3 * LANES));
+		}
+		k = (const int32_t *)(blocks + bytes - 4 * RESCALE);
+		s = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
+		s = vshlq_s32(vaddq_s32(vmulhq_s32(s, vldrwq_s32(k)), vldrwq_s32(k + 4)), vldrwq_s32(k + 8));
+		s = vminq_s32(vmaxq_s32(s, lo), hi);
+		vstrhq_p_s32(out + o, s, vctp32q((uint32_t)(p->out_ch - o)));
+	}
+#else
+	for (o = first; o < p->out_ch; o += 4, blocks += bytes) {
+		const int32_t *k = (const int32_t *)(blocks + bytes - 4 * RESCALE);
+		const int8_t *w = blocks + 4 * BIASES;
+		int32_t lane;
+
+		for (lane = 0; lane < 4 && o + lane < p->out_ch; lane++) {
+			int32_t sum = ((const int32_t *)blocks)[lane], i, scaled;
+
+			for (i = 0; i < p->depth; i++)
+				sum += t.x[i / row_taps * t.step + i % row_taps] *
+				       w[(i / LANES) * 4 * LANES + lane * LANES + i % LANES];
+			scaled = (int32_t)(((int64_t)sum * k[lane]) >> 32) + k[4 + lane];
+			scaled >>= -k[8 + lane];
+			scaled = scaled < p->act_min ? p->act_min : scaled > p->act_max ? p->act_max : scaled;
+			out[o + lane] = (int16_t)scaled;
+		}
+	}
+	(void)full;
+	(void)tail;
+#endif
+}
+
+/* Two windows' taps (of the same form) against every block. */
+static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t0, struct taps t1,
+			      const int8_t *blocks, int16_t *out0, int16_t *out1)
+{
+	int32_t first = 0;
+
+#if USMP_HELIUM_NATIVE
+	const int32_t chunks = p->chunks / t0.rows;
+	const struct pair_job job = { t0.x,
+				      t1.x,
+				      t0.rows,
+				      chunks,
+				      2 * (t0.step - LANES * chunks),
+				      out0,
+				      out1,
+				      blocks,
+				      blocks + p->out_ch / 4 * block_bytes(p->chunks),
+				      p->act_min,
+				      p->act_max };
+
+	first = p->out_ch / 4 * 4;
+	if (first)
+		pair_blocks(&job);
+	if (first == p->out_ch)
+		return;
+#endif
+	taps_times_blocks(p, t0, blocks, first, out0);
+	taps_times_blocks(p, t1, blocks, first, out1);
+}
+
+HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
+				     const int8_t *blocks, int16_t *columns, int16_t *output)
+{
+	const int32_t pixels = p->out_h * p->out_w, column = LANES * p->chunks;
+	int32_t b, px;
+
+	for (b = 0; b < p->batches; b++) {
+		const int16_t *image = input + b * p->in_h * p->in_w * p->in_ch;
+		int32_t oy = 0, ox = 0;
+
+		for (px = 0; px + 1 < pixels; px += 2, output += 2 * p->out_ch) {
+			const int32_t oy1 = ox + 1 == p->out_w ? oy + 1 : oy, ox1 = ox + 1 == p->out_w ? 0 : ox + 1;
+			struct taps t0 = window(p, image, oy, ox, columns, 0);
+			struct taps t1 = window(p, image, oy1, ox1, columns + column, 0);
+
+			if (t0.rows != t1.rows) { /* one inside, one not: both as columns */
+				t0 = window(p, image, oy, ox, columns, 1);
+				t1 = window(p, image, oy1, ox1, columns + column, 1);
+			}
+			pair_times_blocks(p, t0, t1, blocks, output, output + p->out_ch);
+			oy = ox1 + 1 == p->out_w ? oy1 + 1 : oy1;
+			ox = ox1 + 1 == p->out_w ? 0 : ox1 + 1;
+		}
+		if (px < pixels) {
+			taps_times_blocks(p, window(p, image, oy, ox, columns, 0), blocks, 0, output);
+			output += p->out_ch;
+		}
+	}
+}
