@@ -4,7 +4,7 @@ The int16 benchmark twins' layer shapes (DS-CNN's 10x4 first window and 64-chann
 MobileNetV1's 3x3x3 stride-2 first layer and strided depthwise ones, ResNet-8's 3x3 convolutions, micro_speech's
 10x8 window over one channel, their fully connected layers), on few pixels, plus the tails the twins do not
 have: depths off whole vectors of 8 taps, channel counts off blocks of 4 and groups of 8, a lone last pixel,
-batches, clamps. One model of every layer, run on the host (the plain C twins, under the sanitizers) and on
+batches, clamps, sums beyond 32 bits. One model of every layer, run on the host (the plain C twins, under the sanitizers) and on
 the emulated Cortex-M55 (the vector code), where the selection must give every layer a Helium s16 kernel.
 """
 from __future__ import annotations
@@ -34,6 +34,8 @@ LAYERS = [
     Layer("fc", in_ch=64, out_ch=12, seed=14),                      # DS-CNN's classifier
     Layer("fc", in_ch=37, out_ch=5, batches=3, seed=15),            # odd depth, batches as pixels
     Layer("fc", in_ch=32, out_ch=3, out_zp=-1234, seed=16),         # the output zero point
+    Layer("fc", in_ch=3999, out_ch=5, seed=17),                     # micro_speech's: 64-bit sums, a tail
+    Layer("conv", 3, 3, 600, 3, 3, 3, seed=18),                     # a deep window: 64-bit sums
 ]
 
 
@@ -43,7 +45,8 @@ def test_helium_s16_kernels_match_reference(target, tmp_path):
 
     model = write_model(tmp_path / "layers.tflite", LAYERS)
     compiled = compile_model(model, CompileOptions(cpu="cortex-m55", kernels="usmp", tiling="off"))
-    assert set(functions(compiled)) == {"usmp_helium_conv_s16", "usmp_helium_depthwise_s16"}
+    assert set(functions(compiled)) == {"usmp_helium_conv_s16", "usmp_helium_depthwise_s16",
+                                        "usmp_helium_conv_s16_sum64"}
     assert len(functions(compiled)) == len(LAYERS)
     if target == "host":
         check(model, compiled, lambda c, x: run_host(c, x, sanitize=True))

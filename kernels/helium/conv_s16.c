@@ -117,8 +117,11 @@ struct pair_job {
 	int16_t *out1;        /* 24 */
 	const int8_t *blocks; /* 28: the first block */
 	const int8_t *end;    /* 32: the end of the full blocks */
-	int32_t act_min;      /* 36 */
-	int32_t act_max;      /* 40 */
+	int32_t pairs;        /* 36: pixel pairs, each `pair_step` bytes of taps after the one before */
+	int32_t pair_step;    /* 40 */
+	int32_t out_skip;     /* 44: bytes from a pair's last outputs to the next pair's first */
+	int32_t act_min;      /* 48 */
+	int32_t act_max;      /* 52 */
 };
 
 /* One vector of 8 taps of both pixels (r1, r3) against the block's four filters (r5): 8 VMLADAVA. */
@@ -139,24 +142,26 @@ struct pair_job {
 	"	vmladava.s16	lr, q1, q2\n"
 
 /*
- * Two pixels against every full block of 4 output channels, in assembly (GCC keeps neither eight accumulators,
- * which VMLADAVA wants in even registers, lr among them, nor the loop state in registers). The job is copied to
- * the stack; per block the sums start from its biases (channels 0-3 of pixel 0 in r0, r2, r4, r6, of pixel 1 in
- * r8, r10, r12, lr), each run of taps meets the filter, then the sums become two vectors through the stack
- * (one STM, two loads), rescaled by the fields after the filter, clamped (q6, q7) and stored, four halfwords a
- * pixel. The frame: the job's first 9 words at sp, the sums at sp + 40.
+ * Pairs of pixels against every full block of 4 output channels, in assembly (GCC keeps neither eight
+ * accumulators, which VMLADAVA wants in even registers, lr among them, nor the loop state in registers). The job
+ * is copied to the stack; per block the sums start from its biases (channels 0-3 of pixel 0 in r0, r2, r4, r6, of
+ * pixel 1 in r8, r10, r12, lr), each run of taps meets the filter, then the sums become two vectors through the
+ * stack (one STM, two loads), rescaled by the fields after the filter, clamped (act_min in q3, act_max loaded
+ * into q2 after the shifts: no callee-saved vector register) and stored, four halfwords a pixel; then the next
+ * pair. The frame: the job at sp, the sums at sp + 56.
  */
 __attribute__((naked, noinline)) static void pair_blocks(const struct pair_job *job)
 {
 	(void)job;
 	__asm volatile("	push	{r4-r11, lr}\n"
-		       "	vpush	{d8-d15}\n"
-		       "	sub	sp, sp, #72\n"
-		       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11}\n"
-		       "	stm	sp, {r1, r2, r3, r4, r5, r6, r7, r8, r9}\n"
-		       "	vdup.32	q6, r10\n"
-		       "	vdup.32	q7, r11\n"
-		       "	mov	r5, r8\n"
+		       "	sub	sp, sp, #88\n"
+		       "	ldm	r0!, {r1, r2, r3, r4, r5, r6, r7}\n"
+		       "	stm	sp, {r1, r2, r3, r4, r5, r6, r7}\n"
+		       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7}\n"
+		       "	add	r0, sp, #28\n"
+		       "	stm	r0, {r1, r2, r3, r4, r5, r6, r7}\n"
+		       "	vdup.32	q3, r6\n"
+		       "	mov	r5, r1\n"
 		       "	ldr	r11, [sp, #16]\n"
 		       "1:	ldm	r5!, {r0, r2, r4, r6}\n"
 		       "	mov	r8, r0\n"
@@ -173,7 +178,7 @@ __attribute__((naked, noinline)) static void pair_blocks(const struct pair_job *
 		       "	add	r3, r3, r11\n"
 		       "	subs	r9, r9, #1\n"
 		       "	bne	2b\n"
-		       "	add	r1, sp, #40\n"
+		       "	add	r1, sp, #56\n"
 		       "	stm	r1, {r0, r2, r4, r6, r8, r10, r12, lr}\n"
 		       "	vldrw.u32	q0, [r1]\n"
 		       "	vldrw.u32	q1, [r1, #16]\n"
@@ -186,10 +191,12 @@ __attribute__((naked, noinline)) static void pair_blocks(const struct pair_job *
 		       "	vldrw.u32	q2, [r5], #16\n"
 		       "	vshl.s32	q0, q0, q2\n"
 		       "	vshl.s32	q1, q1, q2\n"
-		       "	vmax.s32	q0, q0, q6\n"
-		       "	vmax.s32	q1, q1, q6\n"
-		       "	vmin.s32	q0, q0, q7\n"
-		       "	vmin.s32	q1, q1, q7\n"
+		       "	ldr	r7, [sp, #52]\n"
+		       "	vdup.32	q2, r7\n"
+		       "	vmax.s32	q0, q0, q3\n"
+		       "	vmax.s32	q1, q1, q3\n"
+		       "	vmin.s32	q0, q0, q2\n"
+		       "	vmin.s32	q1, q1, q2\n"
 		       "	ldrd	r1, r3, [sp, #20]\n"
 		       "	vstrh.32	q0, [r1], #8\n"
 		       "	vstrh.32	q1, [r3], #8\n"
@@ -197,8 +204,23 @@ __attribute__((naked, noinline)) static void pair_blocks(const struct pair_job *
 		       "	ldr	r7, [sp, #32]\n"
 		       "	cmp	r5, r7\n"
 		       "	bne	1b\n"
-		       "	add	sp, sp, #72\n"
-		       "	vpop	{d8-d15}\n"
+		       "	ldr	r7, [sp, #36]\n"
+		       "	subs	r7, r7, #1\n"
+		       "	beq	4f\n"
+		       "	str	r7, [sp, #36]\n"
+		       "	ldrd	r1, r3, [sp]\n"
+		       "	ldr	r7, [sp, #40]\n"
+		       "	add	r1, r1, r7\n"
+		       "	add	r3, r3, r7\n"
+		       "	strd	r1, r3, [sp]\n"
+		       "	ldrd	r1, r3, [sp, #20]\n"
+		       "	ldr	r7, [sp, #44]\n"
+		       "	add	r1, r1, r7\n"
+		       "	add	r3, r3, r7\n"
+		       "	strd	r1, r3, [sp, #20]\n"
+		       "	ldr	r5, [sp, #28]\n"
+		       "	b	1b\n"
+		       "4:	add	sp, sp, #88\n"
 		       "	pop	{r4-r11, pc}\n");
 }
 #endif
@@ -306,6 +328,9 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 				      out1,
 				      blocks,
 				      blocks + p->out_ch / 4 * block_bytes(p->chunks),
+				      1,
+				      0,
+				      0,
 				      p->act_min,
 				      p->act_max };
 
@@ -319,17 +344,48 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 	taps_times_blocks(p, t1, blocks, first, out1);
 }
 
+#if USMP_HELIUM_NATIVE
+/* A 1x1 window, stride 1, no padding, over whole vectors of channels into whole blocks: the input's pixels are
+ * the columns, one after the other, every pair through one call of the assembly. */
+static int32_t direct_pairs(const struct usmp_helium_conv_s16_params *p, const int16_t *image, const int8_t *blocks,
+			    int16_t *output)
+{
+	const int32_t pairs = p->out_h * p->out_w / 2, in_ch = p->in_ch, out_ch = p->out_ch;
+	const struct pair_job job = { image, image + in_ch, 1, in_ch / LANES, 0, output, output + out_ch, blocks,
+				      blocks + out_ch / 4 * block_bytes(p->chunks), pairs, 4 * in_ch, 2 * out_ch,
+				      p->act_min, p->act_max };
+
+	if (pairs)
+		pair_blocks(&job);
+	return 2 * pairs;
+}
+#endif
+
 HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
 				     const int8_t *blocks, int16_t *columns, int16_t *output)
 {
 	const int32_t pixels = p->out_h * p->out_w, column = LANES * p->chunks;
+	const int direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+			   p->pad_top == 0 && p->pad_left == 0 && p->in_w == p->out_w && p->in_ch % LANES == 0 &&
+			   p->out_ch % 4 == 0 && p->in_h >= p->out_h;
 	int32_t b, px;
 
 	for (b = 0; b < p->batches; b++) {
 		const int16_t *image = input + b * p->in_h * p->in_w * p->in_ch;
 		int32_t oy = 0, ox = 0;
 
-		for (px = 0; px + 1 < pixels; px += 2, output += 2 * p->out_ch) {
+		px = 0;
+#if USMP_HELIUM_NATIVE
+		if (direct) {
+			px = direct_pairs(p, image, blocks, output);
+			output += px * p->out_ch;
+			oy = px / p->out_w;
+			ox = px % p->out_w;
+		}
+#else
+		(void)direct;
+#endif
+		for (; px + 1 < pixels; px += 2, output += 2 * p->out_ch) {
 			const int32_t oy1 = ox + 1 == p->out_w ? oy + 1 : oy, ox1 = ox + 1 == p->out_w ? 0 : ox + 1;
 			struct taps t0 = window(p, image, oy, ox, columns, 0);
 			struct taps t1 = window(p, image, oy1, ox1, columns + column, 0);
@@ -346,5 +402,59 @@ HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p
 			taps_times_blocks(p, window(p, image, oy, ox, columns, 0), blocks, 0, output);
 			output += p->out_ch;
 		}
+	}
+}
+
+/*
+ * usmp_helium_conv_s16_sum64: layers whose sums may leave 32 bits (micro_speech's fully connected layer of 4,000
+ * inputs), summed as TFLite sums them, in 64 bits (VMLALDAVA.S16), one output channel at a time, and rescaled
+ * the 64-bit way in C. `blocks` holds per output channel the int64 bias (two words), the 16-bit multiplier, the
+ * right shift and the output offset, then the filter as chunks x 8 bytes (zero padded).
+ */
+enum { SUM64_FIELDS = 5 };
+
+HELIUM_HOT static void taps_times_channels64(const struct usmp_helium_conv_s16_params *p, struct taps t,
+					     const int8_t *blocks, int16_t *out)
+{
+	const int32_t row_taps = p->depth / t.rows, bytes = 4 * SUM64_FIELDS + LANES * p->chunks;
+	int32_t o, r;
+
+	for (o = 0; o < p->out_ch; o++, blocks += bytes) {
+		const int32_t *k = (const int32_t *)blocks;
+		const int8_t *w = blocks + 4 * SUM64_FIELDS;
+		int64_t sum = (int64_t)(((uint64_t)(uint32_t)k[1] << 32) | (uint32_t)k[0]), scaled;
+
+		for (r = 0; r < t.rows; r++) {
+			const int16_t *x = t.x + r * t.step;
+			int32_t n;
+
+#if USMP_HELIUM_NATIVE
+			for (n = row_taps; n >= LANES; n -= LANES, x += LANES, w += LANES)
+				sum = vmlaldavaq_s16(sum, vldrhq_s16(x), vldrbq_s16(w));
+			if (n)
+				sum = vmlaldavaq_s16(sum, vldrhq_z_s16(x, vctp16q((uint32_t)n)), vldrbq_s16(w));
+			w += n ? LANES : 0;
+#else
+			for (n = 0; n < row_taps; n++)
+				sum += x[n] * w[n];
+			w += row_taps;
+#endif
+		}
+		scaled = ((sum * k[2] + ((int64_t)1 << (k[3] - 1))) >> k[3]) + k[4];
+		out[o] = (int16_t)(scaled < p->act_min ? p->act_min : scaled > p->act_max ? p->act_max : scaled);
+	}
+}
+
+HELIUM_HOT void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
+					   const int8_t *blocks, int16_t *columns, int16_t *output)
+{
+	int32_t b, oy, ox;
+
+	for (b = 0; b < p->batches; b++) {
+		const int16_t *image = input + b * p->in_h * p->in_w * p->in_ch;
+
+		for (oy = 0; oy < p->out_h; oy++)
+			for (ox = 0; ox < p->out_w; ox++, output += p->out_ch)
+				taps_times_channels64(p, window(p, image, oy, ox, columns, 0), blocks, output);
 	}
 }

@@ -200,6 +200,14 @@ void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int
 			  int16_t *columns, int16_t *output);
 
 /*
+ * usmp_helium_conv_s16_sum64: the same layers where 32 bits do not provably hold the sums, summed in 64 bits
+ * (VMLALDAVA) one output channel at a time. `blocks` holds per channel the int64 bias (low word first), the
+ * 16-bit multiplier, the right shift and the output offset (int32 each), then the filter as chunks x 8 bytes.
+ */
+void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
+				const int8_t *blocks, int16_t *columns, int16_t *output);
+
+/*
  * usmp_helium_depthwise_s16: DEPTHWISE_CONV_2D with multiplier 1, 8 channels a vector (the last group
  * tail-predicated), taps outside the input skipped. `constants` holds per group of 8 channels the biases,
  * multipliers (<< 16), roundings and negated shifts, each as the even channels' 4 then the odd channels' 4

@@ -23,10 +23,12 @@ from usmp.select.helium import layer_cost
 PER_MAC = {"dsp": {"conv": 2.8, "depthwise": 7.0, "fc": 1.9}, "mve": {"conv": 0.5, "depthwise": 1.0, "fc": 0.48}}
 # the s16 kernels (int16 columns, int8 filters widened as the sums go), measured on the Cortex-M4 with DS-CNN's
 # int16 twin: the 1x1 convolutions 2.2 a MAC, the 3x3 depthwise (arm_depthwise_conv_fast_s16) 12.2; on the M55
-# with MobileNetV1-0.25's int16 twin: the 1x1 convolutions 0.53-0.83, the 3x3 depthwise 6.5-6.9
-PER_MAC_S16 = {"dsp": {"conv": 2.2, "depthwise": 12.0, "fc": 2.5}, "mve": {"conv": 0.6, "depthwise": 6.6, "fc": 0.5}}
-PER_OUTPUT = {"dsp": {"conv": 30.0, "fc": 57.0, "other": 6.0}, "mve": {"conv": 4.0, "fc": 10.0, "other": 2.0}}
-IM2COL_ROW = 20.0
+# with the int16 twins (least squares over MobileNetV1-0.25's and micro_speech's eight convolution shapes, within
+# 20 %): 0.39 a MAC, 27.5 an output and 146 per filter row and pixel of its im2col, the 3x3 depthwise 6.5-6.9 a
+# MAC, the fully connected layer of 4,000 inputs 3.7 (its 64-bit sums)
+PER_MAC_S16 = {"dsp": {"conv": 2.2, "depthwise": 12.0, "fc": 2.5}, "mve": {"conv": 0.39, "depthwise": 6.6, "fc": 3.7}}
+PER_OUTPUT = {"dsp": {"conv": 30.0, "fc": 57.0, "other": 6.0}, "mve": {"conv": 27.5, "fc": 10.0, "other": 2.0}}
+IM2COL_ROW = {"dsp": 20.0, "mve": 146.0}
 CALL = {"fc": 160}  # instructions of a call's own set-up (300 where not listed)
 
 
@@ -48,7 +50,7 @@ def estimate(c: Call, rewrite: Rewrite) -> float:
     cost = CALL.get(kind, 300) + per_mac * macs + PER_OUTPUT[c.extension].get(kind, 0.0) * outputs
     if rewrite.function in IM2COL_KERNELS:
         n, h, w, _ = rewrite.params["output"]
-        cost += IM2COL_ROW * rewrite.params["filter"][1] * n * h * w
+        cost += IM2COL_ROW[c.extension] * rewrite.params["filter"][1] * n * h * w
     return cost
 
 

@@ -7,8 +7,10 @@ bias plus 32768 times the filter's absolute sum, per channel, with the
 weights known here), the kernels sum in 32 bits (VMLADAVA, VMULL) and rescale
 exactly as TFLite does (select/dsp_s16.py's wide_fields: (sum * (m << 16)) >> 32,
 plus the rounding and the output offset, then the right shift). Layers with an
-int32 bias (TFLite's 32-bit, wrapping sums), or sums beyond 32 bits, are left
-to the other families (CMSIS-NN's s16 kernels).
+int32 bias (TFLite's 32-bit, wrapping sums) are left to the other families
+(CMSIS-NN's s16 kernels); the matrix kernel's layers whose sums may leave 32
+bits (micro_speech's fully connected layer of 4,000 inputs) are summed in 64
+bits, as TFLite sums them (usmp_helium_conv_s16_sum64).
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ LANES = 8  # int16 lanes of a vector
 # output element, per output pixel and, for windows copied into columns, per tap copied.
 MATRIX_COST = dict(per_mac=0.25, per_output=5.1, per_pixel=103.0, per_copied_tap=5.6)
 DEPTHWISE_COST = dict(per_mac=2.0, per_output=0.22, per_pixel=66.0)
+SUM64_COST = dict(per_mac=0.55, per_output=30.0, per_pixel=103.0, per_copied_tap=5.6)
+BEYOND_32_BITS = "its sums or rescale need more than 32 bits"
 
 
 def _values(c: Call, name: str, dtype, channels: int) -> np.ndarray:
@@ -46,7 +50,7 @@ def rescale_fields(c: Call, weights: np.ndarray, output_offset: int) -> np.ndarr
     fields = wide_fields(bias, _values(c, "multiplier", np.int32, channels), _values(c, "shift", np.int32, channels),
                          output_offset, bound)
     if fields is None:
-        return "its sums or rescale need more than 32 bits"
+        return BEYOND_32_BITS
     fields[:, 3] = -fields[:, 3]
     return fields
 
@@ -70,13 +74,30 @@ def cost(kind: dict, macs: int, outputs: int, pixels: int, copied_taps: int = 0)
             + kind.get("per_copied_tap", 0.0) * copied_taps)
 
 
+def sum64_blocks(c: Call, weights: np.ndarray, output_offset: int) -> bytes:
+    """usmp_helium_conv_s16_sum64's blocks: per output channel the int64 bias, the 16-bit multiplier, the right
+    shift and the output offset, then the filter as chunks x 8 bytes (zero padded)."""
+    out_ch, depth = weights.shape
+    fields = np.zeros((out_ch, 5), np.int32)
+    fields[:, :2] = _values(c, "bias", np.int64, out_ch).view(np.int32).reshape(out_ch, 2)
+    fields[:, 2] = _values(c, "multiplier", np.int32, out_ch)
+    fields[:, 3] = _values(c, "shift", np.int32, out_ch)
+    fields[:, 4] = output_offset
+    filters = np.zeros((out_ch, -(-depth // LANES) * LANES), np.int8)
+    filters[:, :depth] = weights
+    return np.concatenate([fields.view(np.int8), filters], axis=1).tobytes()
+
+
 def _matrix(c: Call, weights: np.ndarray, geometry: dict, output_offset: int) -> Offer | str:
     fields = rescale_fields(c, weights, output_offset)
-    if isinstance(fields, str):
+    if isinstance(fields, str) and fields != BEYOND_32_BITS:
         return fields
     out_ch, depth = weights.shape
     chunks = -(-depth // LANES)
-    data = matrix_blocks(weights, fields)
+    if isinstance(fields, str):
+        data, function, figures = sum64_blocks(c, weights, output_offset), "usmp_helium_conv_s16_sum64", SUM64_COST
+    else:
+        data, function, figures = matrix_blocks(weights, fields), "usmp_helium_conv_s16", MATRIX_COST
     params = dict(geometry, depth=depth, chunks=chunks, act_min=c.p["act_min"], act_max=c.p["act_max"])
     # a 1x1 window over whole vectors of channels without padding is read from the input: no columns
     direct = ((geometry["filter_h"], geometry["filter_w"], geometry["pad_top"], geometry["pad_left"]) == (1, 1, 0, 0)
@@ -85,10 +106,10 @@ def _matrix(c: Call, weights: np.ndarray, geometry: dict, output_offset: int) ->
             ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False),
             ("columns", NewBuffer("helium_columns", "int16_t", 0 if direct else 2 * 2 * LANES * chunks), True),
             ("output", c.buffers["output"], True)]
-    rewrite = Rewrite("usmp_helium_conv_s16", "usmp_helium_conv_s16_params", params, args, sources=CONV_SOURCES)
+    rewrite = Rewrite(function, "usmp_helium_conv_s16_params", params, args, sources=CONV_SOURCES)
     pixels = geometry["batches"] * geometry["out_h"] * geometry["out_w"]
     copied = 0 if direct or geometry["in_ch"] * geometry["filter_w"] % LANES == 0 else pixels * depth
-    return Offer(rewrite, cost(MATRIX_COST, pixels * out_ch * depth, pixels * out_ch, pixels, copied))
+    return Offer(rewrite, cost(figures, pixels * out_ch * depth, pixels * out_ch, pixels, copied))
 
 
 def conv(c: Call) -> Offer | str | None:
