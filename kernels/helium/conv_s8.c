@@ -34,6 +34,7 @@ struct gemm_job {
 	int32_t act_max;       /* 44 */
 	int32_t block_bytes;   /* 48 */
 	const uint16_t *pair;  /* 52: a pixel pair's 8 output offsets, as the unclamped requantization interleaves them */
+	uint32_t saved[16];    /* 56: d8-d15 (callee-saved) while a loop that uses them runs, here rather than on the stack */
 };
 
 /* A block's bytes: the four biases, the filter chunks, the multipliers and the right shifts, and with
@@ -42,6 +43,8 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 {
 	return 16 + 64 * chunks + (general ? 48 : 32);
 }
+
+struct matrix_state;
 
 #if USMP_HELIUM_NATIVE
 /*
@@ -54,7 +57,8 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
  * helium_requantize (without left shifts and with every right shift non-zero the rounding fix needs no mask),
  * offset (q3, or general from the stack), clamped (q6, q7) and stored, 4 channels of each pixel (VSTRB.32 takes a
  * low register for its address). The frame: the sums at sp, the pair's output (32), the end of the full blocks
- * (36), the pair's columns (40, 44), then a copy of the job (48 on).
+ * (36), the pair's columns (40, 44), the job (48: in the kernel's scratch, where the loops that use q4..q7 save
+ * them), then a copy of the fields the loops read (52: pair_step, pairs, blocks, chunks, out_ch, output_offset).
  */
 /* One 16-byte chunk of both columns (at [r9 + off], [r11 + off], or post-incremented) against the block's four
  * filters (r5 moves on): 8 VMLADAVA. */
@@ -78,7 +82,7 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 #define GEMM_CHUNKS_LOOP                                                     \
 	"	ldr	r9, [sp, #40]\n"                                      \
 	"	ldr	r11, [sp, #44]\n"                                     \
-	"	ldr	r1, [sp, #72]\n"                                      \
+	"	ldr	r1, [sp, #64]\n"                                      \
 	"4:" GEMM_CHUNK("[r9], #16", "[r11], #16") "	subs	r1, r1, #1\n" \
 	"	bne	4b\n"
 /* two, four and eight chunks unrolled: the columns stay where they are (no loop, no reloads) */
@@ -91,20 +95,21 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	{                                                                                                  \
 		(void)job;                                                                                 \
 		__asm volatile("	push	{r4-r11, lr}\n" save                                        \
-			       "	sub	sp, sp, #96\n"                                              \
+			       "	sub	sp, sp, #76\n"                                              \
 			       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" \
 			       "	ldr	lr, [r0, #48]\n"                                           \
 			       "	mla	lr, r6, lr, r5\n"                                          \
 			       "	str	lr, [sp, #36]\n" job_setup                                 \
-			       "	add	r0, sp, #48\n"                                             \
-			       "	stm	r0, {r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12}\n" setup \
+			       "	str	r0, [sp, #48]\n"                                            \
+			       "	add	r0, sp, #52\n"                                              \
+			       "	stm	r0, {r3, r4, r5, r7, r9, r10}\n" setup                       \
 			       "	mov	r7, r8\n"                                                   \
 			       "	mov	r9, r1\n"                                                   \
 			       "	mov	r11, r2\n"                                                  \
 			       "2:	str	r9, [sp, #40]\n"                                            \
 			       "	str	r11, [sp, #44]\n"                                           \
 			       "	str	r7, [sp, #32]\n" pair_setup                                 \
-			       "	ldr	r5, [sp, #64]\n"                                            \
+			       "	ldr	r5, [sp, #60]\n"                                            \
 			       "3:	ldm	r5, {r0, r2, r4, r6}\n"                                     \
 			       "	ldm	r5!, {r8, r10, r12, lr}\n" chunk_loop                       \
 			       "	stm	sp, {r0, r2, r4, r6, r8, r10, r12, lr}\n"                   \
@@ -114,18 +119,18 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 			       "	cmp	r5, r1\n"                                                   \
 			       "	bne	3b\n"                                                       \
 			       "	ldr	r7, [sp, #32]\n"                                            \
-			       "	ldr	r1, [sp, #80]\n"                                            \
+			       "	ldr	r1, [sp, #68]\n"                                            \
 			       "	add	r7, r7, r1, lsl #1\n"                                       \
 			       "	ldr	r9, [sp, #40]\n"                                            \
 			       "	ldr	r11, [sp, #44]\n"                                           \
-			       "	ldr	r1, [sp, #56]\n"                                            \
+			       "	ldr	r1, [sp, #52]\n"                                            \
 			       "	add	r9, r9, r1\n"                                               \
 			       "	add	r11, r11, r1\n"                                             \
-			       "	ldr	r1, [sp, #60]\n"                                            \
+			       "	ldr	r1, [sp, #56]\n"                                            \
 			       "	subs	r1, r1, #1\n"                                               \
-			       "	str	r1, [sp, #60]\n"                                            \
-			       "	bne	2b\n"                                                       \
-			       "	add	sp, sp, #96\n" restore                                     \
+			       "	str	r1, [sp, #56]\n"                                            \
+			       "	bne	2b\n" restore                                              \
+			       "	add	sp, sp, #76\n"                                              \
 			       "	pop	{r4-r11, pc}\n");                                           \
 	}
 /* The sums q0, q1 requantized with the block's multipliers (q4) and shifts (q5) as helium_requantize (left shifts
@@ -139,12 +144,12 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	"	vrshl.s32	q0, q0, q5\n"                                                      \
 	"	vrshl.s32	q1, q1, q5\n" finish
 /* q4..q7 (d8-d15) are callee-saved: only the loops that need them save them */
-#define PAIRS_SAVE "	vpush	{d8-d15}\n"
-#define PAIRS_RESTORE "	vpop	{d8-d15}\n"
+#define PAIRS_SAVE "	add	r1, r0, #56\n	vstmia	r1, {d8-d15}\n"
+#define PAIRS_RESTORE "	ldr	r0, [sp, #48]\n	add	r0, r0, #56\n	vldmia	r0, {d8-d15}\n"
 
 /* Clamped (act_min, act_max in q6, q7), each pixel's 4 channels stored by its own pointer (r7, r3). */
 #define PAIRS_CLAMP_SETUP "	vdup.32	q6, r11\n	vdup.32	q7, r12\n"
-#define PAIRS_CLAMP_PAIR "	ldr	r3, [sp, #80]\n	add	r3, r7, r3\n"
+#define PAIRS_CLAMP_PAIR "	ldr	r3, [sp, #68]\n	add	r3, r7, r3\n"
 #define PAIRS_CLAMP_FINISH(offset_add)           \
 	offset_add                               \
 	"	vmax.s32	q0, q0, q6\n"      \
@@ -165,7 +170,7 @@ GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CL
 	   PAIRS_REQUANT("	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
 			 "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n",
 			 "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
-			 PAIRS_CLAMP_FINISH("	ldr	r1, [sp, #84]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")),
+			 PAIRS_CLAMP_FINISH("	ldr	r1, [sp, #72]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")),
 	   PAIRS_RESTORE)
 /*
  * Right shifts only and the whole int8 range (the common case: no activation, or RELU/RELU6 with the zero point
@@ -205,6 +210,7 @@ struct narrow_job {
 	int32_t act_max;       /* 40 */
 	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
 	const uint16_t *pair;  /* 48: a pixel pair's 8 output offsets, as the unclamped loop interleaves them */
+	uint32_t saved[16];    /* 52: d8-d15 while the loop runs */
 };
 
 /* The clamp to act_min and act_max in q2 and q3 (after the offset). */
@@ -278,7 +284,8 @@ struct narrow_job {
 	{                                                                                                  \
 		(void)job;                                                                                 \
 		__asm volatile("	push	{r4-r11, lr}\n"                                             \
-			       "	vpush	{d8-d15}\n"                                                 \
+			       "	add	r1, r0, #52\n"                                              \
+			       "	vstmia	r1, {d8-d15}\n"                                             \
 			       "	ldr	r9, [r0, #12]\n"                                            \
 			       "	ldr	r11, [r0, #16]\n"                                           \
 			       "	ldr	r7, [r0, #24]\n" setup                                      \
@@ -310,7 +317,8 @@ struct narrow_job {
 			       "	adds	r7, r7, #4\n"                                               \
 			       "	subs	r11, r11, #1\n"                                             \
 			       "	bne	1b\n"                                                       \
-			       "	vpop	{d8-d15}\n"                                                 \
+			       "	add	r0, r0, #52\n"                                              \
+			       "	vldmia	r0, {d8-d15}\n"                                             \
 			       "	pop	{r4-r11, pc}\n");                                           \
 	}
 
@@ -324,7 +332,7 @@ GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
 
 
 /* One pixel against `count` blocks from `block` (the last one may have fewer than 4 channels left). */
-HELIUM_HOT static void gemm_lone(const struct gemm_job *j, int32_t general, const int8_t *column, const int8_t *block,
+HELIUM_HOT __attribute__((noinline)) static void gemm_lone(const struct gemm_job *j, int32_t general, const int8_t *column, const int8_t *block,
 		      int32_t count, int32_t channels_left, int8_t *out)
 {
 	for (; count > 0; count--, block += j->block_bytes, out += 4, channels_left -= 4) {
@@ -352,51 +360,104 @@ HELIUM_HOT static void gemm_lone(const struct gemm_job *j, int32_t general, cons
 	}
 }
 
+/* What the window gathers read (the offsets used there). */
+struct gather_job {
+	int8_t *column;          /* 0 */
+	int32_t stride;          /* 4: bytes from a column to the next */
+	const int8_t *src;       /* 8: the first window's first tap */
+	int32_t src_step;        /* 12: from a window's first tap to the next window's */
+	int32_t count;           /* 16: windows (>= 1) */
+	const uint16_t *offsets; /* 20: 16 * chunks offsets of the column's bytes from the window's first tap */
+	uint32_t saved[16];      /* 24: d8-d15 while the gather runs */
+};
+
+/* What a call keeps during the matrix loop, in its scratch (the first USMP_HELIUM_MATRIX_STATE_BYTES) rather
+ * than on the stack: the assembly's job (and the vector registers it saves), a pixel pair's output offsets. */
+struct matrix_state {
+	union {
+		struct gemm_job pairs;
+		struct narrow_job narrow;
+		struct gather_job gather;
+	} job;
+	union {
+		uint16_t pair[8];
+		uint32_t pair_words[4];
+	};
+};
+typedef char matrix_state_fits[sizeof(struct matrix_state) <= USMP_HELIUM_MATRIX_STATE_BYTES ? 1 : -1];
+
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
 HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride,
-			    int32_t pixels, const int8_t *blocks, int8_t *out, int32_t *sums)
+			    int32_t pixels, const int8_t *blocks, int8_t *out, int32_t *sums, struct matrix_state *st)
 {
 	const int32_t general = p->requant_general, out_ch = p->out_ch;
-	const uint16_t pair[8] = { 0, (uint16_t)out_ch, 1, (uint16_t)(out_ch + 1),
-				   2, (uint16_t)(out_ch + 2), 3, (uint16_t)(out_ch + 3) };
-	struct gemm_job j = { columns, columns + stride, 2 * stride, pixels >> 1, blocks, out_ch >> 2, p->chunks, out,
-			      out_ch, p->output_offset, p->act_min, p->act_max, block_bytes(p->chunks, general), pair };
 	const int full = p->act_min == -128 && p->act_max == 127; /* the whole int8 range */
+	struct gemm_job *const j = &st->job.pairs;
 
-	if (p->chunks == 1) { /* every pixel through the narrow loop, the last block's channels pixel by pixel */
-		const struct narrow_job n = { columns, stride, pixels, blocks, j.full_blocks, j.block_bytes, out, out_ch,
-					      p->output_offset, p->act_min, p->act_max, sums, pair };
+	for (uint32_t k = 0; k < 4; k++) /* (k, out_ch + k) as two halfwords of a word, little-endian */
+		st->pair_words[k] = k | ((uint32_t)out_ch + k) << 16;
+	if (p->chunks == 1 && out_ch >= 4) { /* every pixel through the narrow loop, the last block's channels after */
+		struct narrow_job *const n = &st->job.narrow;
 
-		if (j.full_blocks > 0 && general)
-			gemm_narrow_general(&n);
-		else if (j.full_blocks > 0 && full)
-			gemm_narrow_pairs(&n);
-		else if (j.full_blocks > 0)
-			gemm_narrow(&n);
-	} else if (j.pairs > 0 && j.full_blocks > 0) {
+		n->columns = columns;
+		n->stride = stride;
+		n->pixels = pixels;
+		n->blocks = blocks;
+		n->full_blocks = out_ch >> 2;
+		n->block_bytes = block_bytes(1, general);
+		n->output = out;
+		n->out_ch = out_ch;
+		n->output_offset = p->output_offset;
+		n->act_min = p->act_min;
+		n->act_max = p->act_max;
+		n->sums = sums;
+		n->pair = st->pair;
 		if (general)
-			gemm_pairs_general(&j);
-		else if (full && p->chunks == 2)
-			gemm_pairs_2(&j);
-		else if (full && p->chunks == 4)
-			gemm_pairs_4(&j);
-		else if (full && p->chunks == 8)
-			gemm_pairs_8(&j);
+			gemm_narrow_general(n);
 		else if (full)
-			gemm_pairs_full(&j);
+			gemm_narrow_pairs(n);
 		else
-			gemm_pairs(&j);
+			gemm_narrow(n);
+	}
+	/* the job of the pairs' loop, and of gemm_lone (the narrow loop's job is done with) */
+	j->column0 = columns;
+	j->column1 = columns + stride;
+	j->pair_step = 2 * stride;
+	j->pairs = pixels >> 1;
+	j->blocks = blocks;
+	j->full_blocks = out_ch >> 2;
+	j->chunks = p->chunks;
+	j->output = out;
+	j->out_ch = out_ch;
+	j->output_offset = p->output_offset;
+	j->act_min = p->act_min;
+	j->act_max = p->act_max;
+	j->block_bytes = block_bytes(p->chunks, general);
+	j->pair = st->pair;
+	if (p->chunks > 1 && j->pairs > 0 && j->full_blocks > 0) {
+		if (general)
+			gemm_pairs_general(j);
+		else if (full && p->chunks == 2)
+			gemm_pairs_2(j);
+		else if (full && p->chunks == 4)
+			gemm_pairs_4(j);
+		else if (full && p->chunks == 8)
+			gemm_pairs_8(j);
+		else if (full)
+			gemm_pairs_full(j);
+		else
+			gemm_pairs(j);
 	}
 	if (out_ch & 3) { /* the last block's channels, pixel by pixel */
-		const int8_t *last = blocks + (size_t)j.full_blocks * j.block_bytes;
+		const int8_t *last = blocks + (size_t)j->full_blocks * j->block_bytes;
 
 		for (int32_t px = 0; px < pixels; px++)
-			gemm_lone(&j, general, columns + (size_t)px * stride, last, 1, out_ch & 3,
+			gemm_lone(j, general, columns + (size_t)px * stride, last, 1, out_ch & 3,
 				  out + (size_t)px * out_ch + (out_ch & ~3));
 	}
 	if (pixels & 1 && p->chunks > 1) /* the odd last pixel, every full block */
-		gemm_lone(&j, general, columns + (size_t)(pixels - 1) * stride, blocks, out_ch >> 2, out_ch,
+		gemm_lone(j, general, columns + (size_t)(pixels - 1) * stride, blocks, out_ch >> 2, out_ch,
 			  out + (size_t)(pixels - 1) * out_ch);
 }
 
@@ -450,15 +511,6 @@ HELIUM_INLINE void fill_runs(int8_t *dst, int32_t dst_step, int8_t value, int32_
 		       : [n] "r"(n), [ds] "r"(dst_step), [v] "r"((int32_t)value)
 		       : "q0", "lr", "memory", "cc");
 }
-/* What the window gathers read (the offsets used there). */
-struct gather_job {
-	int8_t *column;          /* 0 */
-	int32_t stride;          /* 4: bytes from a column to the next */
-	const int8_t *src;       /* 8: the first window's first tap */
-	int32_t src_step;        /* 12: from a window's first tap to the next window's */
-	int32_t count;           /* 16: windows (>= 1) */
-	const uint16_t *offsets; /* 20: 16 * chunks offsets of the column's bytes from the window's first tap */
-};
 
 /* `count` windows of gathered bytes into columns, 8 a gather (VLDRB.U16 with the offsets in q2 on), the whole
  * column of `chunks` 16-byte chunks (offsets past the depth read the first tap again, against zero filter
@@ -473,13 +525,15 @@ struct gather_job {
 	{                                                                               \
 		(void)job;                                                              \
 		__asm volatile("	push	{r4-r6, lr}\n"                           \
-			       "	vpush	{d8-d15}\n"                              \
+			       "	add	r1, r0, #24\n"                           \
+			       "	vstmia	r1, {d8-d15}\n"                          \
 			       "	ldm	r0, {r1, r2, r3, r4, r5, r6}\n" load     \
 			       "	dls	lr, r5\n"                                \
 			       "1:" pairs "	add	r3, r3, r4\n"                    \
 			       "	add	r1, r1, r2\n"                            \
 			       "	le	lr, 1b\n"                                \
-			       "	vpop	{d8-d15}\n"                              \
+			       "	add	r0, r0, #24\n"                           \
+			       "	vldmia	r0, {d8-d15}\n"                          \
 			       "	pop	{r4-r6, pc}\n");                         \
 	}
 GATHER_WINDOWS(gather_windows_1, "	vldrh.u16	q2, [r6]\n	vldrh.u16	q3, [r6, #16]\n",
@@ -497,20 +551,26 @@ GATHER_WINDOWS(gather_windows_3,
 /* count windows (src_step apart) of gathered bytes into columns `stride` apart: windows whose filter rows are
  * shorter than a vector. */
 HELIUM_INLINE void gather_windows(int8_t *column, int32_t stride, const int8_t *src, int32_t src_step, int32_t count,
-				  const uint16_t *offsets, int32_t chunks)
+				  const uint16_t *offsets, int32_t chunks, struct matrix_state *st)
 {
-	const struct gather_job j = { column, stride, src, src_step, count, offsets };
+	struct gather_job *const j = &st->job.gather;
 
+	j->column = column;
+	j->stride = stride;
+	j->src = src;
+	j->src_step = src_step;
+	j->count = count;
+	j->offsets = offsets;
 	if (chunks == 1) {
-		gather_windows_1(&j);
+		gather_windows_1(j);
 		return;
 	}
 	if (chunks == 2) {
-		gather_windows_2(&j);
+		gather_windows_2(j);
 		return;
 	}
 	if (chunks == 3) {
-		gather_windows_3(&j);
+		gather_windows_3(j);
 		return;
 	}
 	for (; count > 0; count--, src += src_step, column += stride)
@@ -524,8 +584,9 @@ HELIUM_INLINE void copy_bytes(int8_t *dst, const int8_t *src, int32_t n)
 }
 
 HELIUM_INLINE void gather_windows(int8_t *column, int32_t stride, const int8_t *src, int32_t src_step, int32_t count,
-				  const uint16_t *offsets, int32_t chunks)
+				  const uint16_t *offsets, int32_t chunks, struct matrix_state *st)
 {
+	(void)st;
 	for (; count > 0; count--, src += src_step, column += stride)
 		for (int32_t i = 0; i < 16 * chunks; i++)
 			column[i] = src[offsets[i]];
@@ -551,9 +612,11 @@ HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
 
 /* The same sums one output at a time from the same constants (the host tests, builds without Helium). */
 static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride, int32_t pixels,
-		 const int8_t *blocks, int8_t *out, int32_t *sums)
+		 const int8_t *blocks, int8_t *out, int32_t *sums, struct matrix_state *st)
 {
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
+
+	(void)st;
 
 	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
 		for (int32_t o = 0; o < p->out_ch; o++) {
@@ -670,7 +733,7 @@ static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *i
 /* `run` pixels of a 1x1 layer of at most 16 channels at a time, the input read as the columns, `in_ch` bytes
  * apart; the last pixel's column, whose 16 bytes would run past the input, is copied first. */
 static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input,
-			 const int8_t *blocks, int8_t *scratch, int8_t *output)
+			 const int8_t *blocks, int8_t *scratch, int8_t *output, struct matrix_state *st)
 {
 	const int32_t pixels = p->batches * p->out_h * p->out_w, c = p->in_ch;
 	int32_t *sums = (int32_t *)(void *)scratch;
@@ -681,11 +744,11 @@ static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t 
 
 		if (px + n == pixels && c < 16) {
 			copy_bytes(lone, input + (size_t)(pixels - 1) * c, c);
-			gemm(p, lone, 16, 1, blocks, output + (size_t)(pixels - 1) * p->out_ch, sums);
+			gemm(p, lone, 16, 1, blocks, output + (size_t)(pixels - 1) * p->out_ch, sums, st);
 			n--;
 		}
 		if (n > 0)
-			gemm(p, input + (size_t)px * c, c, n, blocks, output + (size_t)px * p->out_ch, sums);
+			gemm(p, input + (size_t)px * c, c, n, blocks, output + (size_t)px * p->out_ch, sums, st);
 	}
 }
 
@@ -694,8 +757,10 @@ static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t 
  * The scratch: the columns, with depth <= 16 the sums of the narrow loop (a 1x1 layer: the input is the
  * columns), with gathers the padded rows. */
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
-			 const int8_t *blocks, int8_t *columns, int8_t *output)
+			 const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
+	struct matrix_state *const st = (struct matrix_state *)(void *)scratch; /* then the columns */
+	int8_t *const columns = scratch + USMP_HELIUM_MATRIX_STATE_BYTES;
 	const int32_t pixels = p->out_h * p->out_w, stride = 16 * p->chunks;
 	const uint16_t *offsets = (const uint16_t *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
 									     block_bytes(p->chunks, p->requant_general));
@@ -703,7 +768,7 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 	int8_t *rows = columns + (size_t)p->run * stride + (p->chunks == 1 ? 16 * p->run + 16 : 0);
 
 	if (p->direct) {
-		direct_narrow(p, input, blocks, columns, output);
+		direct_narrow(p, input, blocks, columns, output, st);
 		return;
 	}
 	for (int32_t batch = 0; batch < p->batches; batch++) {
@@ -723,21 +788,22 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 						padded_rows(p, image, oy, rows);
 					padded = oy;
 					gather_windows(columns + done * stride, stride, rows + ox * p->stride_w * p->in_ch,
-						       p->stride_w * p->in_ch, part, offsets, p->chunks);
+						       p->stride_w * p->in_ch, part, offsets, p->chunks, st);
 				}
 				done += part;
 				ox += part;
 				if (ox < p->out_w)
 					break;
 			}
-			gemm(p, columns, stride, n, blocks, output + (size_t)px * p->out_ch, sums);
+			gemm(p, columns, stride, n, blocks, output + (size_t)px * p->out_ch, sums, st);
 		}
 		output += (size_t)pixels * p->out_ch;
 	}
 }
 
 HELIUM_HOT void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
-					const int8_t *blocks, int8_t *output)
+					const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
-	gemm(p, input, p->in_ch, p->batches * p->out_h * p->out_w, blocks, output, NULL);
+	gemm(p, input, p->in_ch, p->batches * p->out_h * p->out_w, blocks, output, NULL,
+	     (struct matrix_state *)(void *)scratch);
 }

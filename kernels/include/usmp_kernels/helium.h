@@ -36,7 +36,9 @@
  * their sums; with `gathers`, the blocks are followed by 8 * gathers uint16 offsets of each column byte
  * from its window's first tap (windows inside the input are gathered with them).
  * usmp_helium_conv_1x1_s8 reads the input as the columns (a 1x1 window, stride 1, no padding, in_ch a
- * multiple of 16).
+ * multiple of 16). The scratch of either starts with the kernel's state during a call
+ * (USMP_HELIUM_MATRIX_STATE_BYTES: its loops' jobs and the vector registers they save), which the plan holds
+ * rather than the stack; usmp_helium_conv_s8's columns follow.
  */
 struct usmp_helium_conv_params {
 	int32_t batches;
@@ -66,10 +68,12 @@ struct usmp_helium_conv_params {
 	int32_t direct;          /* a 1x1 window over at most 16 channels: the input is the columns, in_ch apart */
 };
 
+#define USMP_HELIUM_MATRIX_STATE_BYTES 144
+
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
 			 int8_t *columns, int8_t *output);
 void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
-			     int8_t *output);
+			     int8_t *columns, int8_t *output);
 
 /*
  * DEPTHWISE_CONV_2D with multiplier 1, filter_h <= USMP_HELIUM_DW_MAX_FILTER_H. The 16 lanes of a vector

@@ -118,6 +118,9 @@ def matrix_blocks(weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarray,
     return np.concatenate(per_block, axis=1).tobytes()
 
 
+MATRIX_STATE_BYTES = 144  # USMP_HELIUM_MATRIX_STATE_BYTES: the matrix kernels' state during a call, in their scratch
+
+
 def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_value: int) -> Rewrite:
     """A convolution (or fully connected layer) as usmp_helium_conv_s8, or usmp_helium_conv_1x1_s8 where the input
     is its own columns (a 1x1 window, stride 1, no padding, whole 16-byte chunks of channels)."""
@@ -143,10 +146,12 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     data += offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
-        args = [("input", c.buffers["input"], False), constants, ("output", c.buffers["output"], True)]
+        args = [("input", c.buffers["input"], False), constants,
+                ("columns", NewBuffer("helium_columns", "int8_t", MATRIX_STATE_BYTES), True),
+                ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
     rows = geometry["filter_h"] * _padded_row_bytes(geometry) if params["gathers"] else 0
-    scratch = (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
+    scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
     args = [("input", c.buffers["input"], False), constants,
             ("columns", NewBuffer("helium_columns", "int8_t", scratch), True),
             ("output", c.buffers["output"], True)]
