@@ -58,7 +58,8 @@ struct taps {
 /*
  * The taps of output pixel (oy, ox)'s window: the input itself where the window lies inside it and its filter rows
  * are whole vectors (or it is one pixel), else `column`, filled: per filter row the input's taps the window covers
- * (zeros for the padding), tap by tap when dilated along the width.
+ * (zeros for the padding), tap by tap when dilated along the width. The column's taps past the depth up to whole
+ * vectors stay the zeros usmp_helium_conv_s16 put there.
  */
 HELIUM_HOT static struct taps window(const struct usmp_helium_conv_s16_params *p, const int16_t *image, int32_t oy,
 				     int32_t ox, int16_t *column, int fill)
@@ -76,7 +77,14 @@ HELIUM_HOT static struct taps window(const struct usmp_helium_conv_s16_params *p
 
 		return inside;
 	}
-	fill_taps(column + p->depth, 0, LANES * p->chunks - p->depth);
+	if (iy0 >= 0 && iy0 + (p->filter_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
+	    ix0 + p->filter_w - 1 < p->in_w && p->dilation_w == 1) { /* inside: a copy a filter row */
+		const int16_t *src = image + (iy0 * p->in_w + ix0) * in_ch;
+
+		for (ky = 0; ky < p->filter_h; ky++, at += row_taps, src += p->dilation_h * p->in_w * in_ch)
+			fill_taps(at, src, row_taps);
+		return filled;
+	}
 	helium_window_span(ix0, p->in_w, p->filter_w, &first, &end);
 	if (end < first)
 		end = first;
@@ -375,6 +383,10 @@ HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p
 		int32_t oy = 0, ox = 0;
 
 		px = 0;
+		if (b == 0) { /* the columns' taps past the depth, up to whole vectors: zeros (none in a direct layer) */
+			fill_taps(columns + p->depth, 0, column - p->depth);
+			fill_taps(columns + column + p->depth, 0, column - p->depth);
+		}
 #if USMP_HELIUM_NATIVE
 		if (direct) {
 			px = direct_pairs(p, image, blocks, output);

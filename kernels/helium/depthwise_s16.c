@@ -83,6 +83,53 @@ HELIUM_HOT static void group_pixel(const struct usmp_helium_depthwise_s16_params
 #endif
 }
 
+#if USMP_HELIUM_NATIVE
+/* group_run's assembly: the sums from the biases, a tap (the pixel's channels at x times the filter's next 8
+ * bytes), the next filter row, and the rescale, clamp and store. */
+#define DW_START                                  \
+	"	vldrw.u32	%q[e], [%[k]]\n"          \
+	"	vldrw.u32	%q[o], [%[k], #16]\n"     \
+	"	mov	%[row], %[at]\n"                    \
+	"	mov	%[w], %[filter]\n"
+#define DW_TAP                                     \
+	"	vldrh.16	%q[v], [%[x]]\n"               \
+	"	vldrb.s16	%q[f], [%[w]], #8\n"          \
+	"	vmullb.s16	%q[t], %q[v], %q[f]\n"       \
+	"	vadd.i32	%q[e], %q[e], %q[t]\n"         \
+	"	vmullt.s16	%q[t], %q[v], %q[f]\n"       \
+	"	vadd.i32	%q[o], %q[o], %q[t]\n"
+#define DW_NEXT_ROW                                \
+	"	add	%[row], %[row], %[rs]\n"             \
+	"	subs	%[left], %[left], #1\n"             \
+	"	bne	1b\n"
+#define DW_FINISH                                  \
+	"	vldrw.u32	%q[t], [%[k], #32]\n"     \
+	"	vmulh.s32	%q[e], %q[e], %q[t]\n"     \
+	"	vldrw.u32	%q[t], [%[k], #48]\n"     \
+	"	vmulh.s32	%q[o], %q[o], %q[t]\n"     \
+	"	vldrw.u32	%q[t], [%[k], #64]\n"     \
+	"	vadd.i32	%q[e], %q[e], %q[t]\n"      \
+	"	vldrw.u32	%q[t], [%[k], #80]\n"     \
+	"	vadd.i32	%q[o], %q[o], %q[t]\n"      \
+	"	vldrw.u32	%q[t], [%[k], #96]\n"     \
+	"	vshl.s32	%q[e], %q[e], %q[t]\n"      \
+	"	vldrw.u32	%q[t], [%[k], #112]\n"    \
+	"	vshl.s32	%q[o], %q[o], %q[t]\n"      \
+	"	vmax.s32	%q[e], %q[e], %q[lo]\n"     \
+	"	vmax.s32	%q[o], %q[o], %q[lo]\n"     \
+	"	vmin.s32	%q[e], %q[e], %q[hi]\n"     \
+	"	vmin.s32	%q[o], %q[o], %q[hi]\n"     \
+	"	vmovnb.i32	%q[v], %q[e]\n"            \
+	"	vmovnt.i32	%q[v], %q[o]\n"            \
+	"	vstrh.16	%q[v], [%[out]]\n"
+#define DW_OPERANDS                                                                                       \
+	: [e] "=&w"(e), [o] "=&w"(o), [t] "=&w"(t), [v] "=&w"(v), [f] "=&w"(f), [row] "=&r"(row), [x] "=&r"(x), \
+	  [w] "=&l"(w), [left] "+r"(left)                                                                         \
+	: [k] "r"(k), [at] "r"(at), [filter] "r"(filter), [taps] "r"(taps), [ts] "r"(ts), [rs] "r"(rs),           \
+	  [out] "r"(out), [lo] "w"(lo), [hi] "w"(hi)                                                              \
+	: "lr", "memory", "cc"
+#endif
+
 /*
  * One full group's outputs of `count` pixels of an output row whose windows span every column of the filter
  * (rows s.ky0 to s.ky1), `at` the first pixel's first tap: in assembly, per pixel the sums from the biases, per
@@ -108,47 +155,16 @@ HELIUM_HOT static void group_run(const struct usmp_helium_depthwise_s16_params *
 		int32x4_t e, o, t;
 		int16x8_t v, f;
 
-		__asm volatile("	vldrw.u32	%q[e], [%[k]]\n"
-			       "	vldrw.u32	%q[o], [%[k], #16]\n"
-			       "	mov	%[row], %[at]\n"
-			       "	mov	%[w], %[filter]\n"
-			       "1:	mov	%[x], %[row]\n"
-			       "	dls	lr, %[taps]\n"
-			       "2:	vldrh.16	%q[v], [%[x]]\n"
-			       "	add	%[x], %[x], %[ts]\n"
-			       "	vldrb.s16	%q[f], [%[w]], #8\n"
-			       "	vmullb.s16	%q[t], %q[v], %q[f]\n"
-			       "	vadd.i32	%q[e], %q[e], %q[t]\n"
-			       "	vmullt.s16	%q[t], %q[v], %q[f]\n"
-			       "	vadd.i32	%q[o], %q[o], %q[t]\n"
-			       "	le	lr, 2b\n"
-			       "	add	%[row], %[row], %[rs]\n"
-			       "	subs	%[left], %[left], #1\n"
-			       "	bne	1b\n"
-			       "	vldrw.u32	%q[t], [%[k], #32]\n"
-			       "	vmulh.s32	%q[e], %q[e], %q[t]\n"
-			       "	vldrw.u32	%q[t], [%[k], #48]\n"
-			       "	vmulh.s32	%q[o], %q[o], %q[t]\n"
-			       "	vldrw.u32	%q[t], [%[k], #64]\n"
-			       "	vadd.i32	%q[e], %q[e], %q[t]\n"
-			       "	vldrw.u32	%q[t], [%[k], #80]\n"
-			       "	vadd.i32	%q[o], %q[o], %q[t]\n"
-			       "	vldrw.u32	%q[t], [%[k], #96]\n"
-			       "	vshl.s32	%q[e], %q[e], %q[t]\n"
-			       "	vldrw.u32	%q[t], [%[k], #112]\n"
-			       "	vshl.s32	%q[o], %q[o], %q[t]\n"
-			       "	vmax.s32	%q[e], %q[e], %q[lo]\n"
-			       "	vmax.s32	%q[o], %q[o], %q[lo]\n"
-			       "	vmin.s32	%q[e], %q[e], %q[hi]\n"
-			       "	vmin.s32	%q[o], %q[o], %q[hi]\n"
-			       "	vmovnb.i32	%q[v], %q[e]\n"
-			       "	vmovnt.i32	%q[v], %q[o]\n"
-			       "	vstrh.16	%q[v], [%[out]]\n"
-			       : [e] "=&w"(e), [o] "=&w"(o), [t] "=&w"(t), [v] "=&w"(v), [f] "=&w"(f), [row] "=&r"(row),
-				 [x] "=&r"(x), [w] "=&l"(w), [left] "+r"(left)
-			       : [k] "r"(k), [at] "r"(at), [filter] "r"(filter), [taps] "r"(taps), [ts] "r"(ts),
-				 [rs] "r"(rs), [out] "r"(out), [lo] "w"(lo), [hi] "w"(hi)
-			       : "lr", "memory", "cc");
+		if (taps == 3) /* three taps a row, unrolled */
+			__asm volatile(DW_START "1:	mov	%[x], %[row]\n" DW_TAP "	add	%[x], %[x], %[ts]\n" DW_TAP
+				       "	add	%[x], %[x], %[ts]\n" DW_TAP DW_NEXT_ROW DW_FINISH
+				       DW_OPERANDS);
+		else
+			__asm volatile(DW_START "1:	mov	%[x], %[row]\n"
+				       "	dls	lr, %[taps]\n"
+				       "2:" DW_TAP "	add	%[x], %[x], %[ts]\n"
+				       "	le	lr, 2b\n" DW_NEXT_ROW DW_FINISH
+				       DW_OPERANDS);
 	}
 #else
 	int32_t n;
