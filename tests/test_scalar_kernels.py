@@ -133,6 +133,7 @@ def test_jobs_are_planned_as_the_kernels_define_them():
         [define("scalar/conv_s8.c", f"{f}_JOB_BYTES") for f in ("RV32", "V7M", "V6M")]
     assert scalar.DEPTHWISE_JOB_BYTES == define("scalar/depthwise_s8.c", "DW_JOB_BYTES")
     assert dsp.DEPTHWISE_JOB_BYTES == define("dsp/depthwise_common.h", "DW_JOB_BYTES")
+    assert dsp.CONV_JOB_BYTES == define("dsp/conv.c", "CONV_JOB_BYTES")
 
 
 def test_other_cores_keep_their_kernels(tmp_path):

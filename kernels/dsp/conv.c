@@ -16,9 +16,39 @@
 #if defined(__GNUC__) && !defined(__clang__)
 /* the builds optimise for size (-Os); the inner loops are worth their bytes */
 #define DSP_HOT __attribute__((optimize("O2")))
+/* a short fill stays a loop, not a call of memset (a frame more under the kernel's) */
+#define DSP_NO_LIBCALL __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #else
 #define DSP_HOT
+#define DSP_NO_LIBCALL
 #endif
+
+/* What the pairs assembly takes (r0 points here), in the order it loads it. */
+struct pairs_job {
+	int8_t *out;             /* the first pair's outputs of the first column */
+	int32_t second;          /* bytes from a first-column output to the second column's */
+	const uint32_t *end;     /* the weights stream's end: the last pair's block ends there */
+	const uint32_t *columns; /* both columns, [quad][column][2 words] */
+	int32_t quads;
+	const uint32_t *weights; /* the first pair's block of the weights stream */
+};
+
+/*
+ * What a call keeps while it runs (its job): the pairs assembly's job, the output pixel it builds a column
+ * for, and where; at the start of its scratch (CONV_JOB_BYTES, select/dsp.py: CONV_JOB_BYTES), not on the
+ * stack. Planned for 4-byte pointers: a build with wider ones (a test on a 64-bit host) keeps it on its stack.
+ */
+struct conv_job {
+	struct pairs_job pairs;
+	const int8_t *image; /* the batch's input */
+	int8_t *stage;       /* scratch for a window's rows */
+	uint32_t offset;     /* the input offset, twice */
+	int32_t oy, ox;      /* the next output pixel */
+	int32_t fx0, fx1;    /* the filter columns of its window inside the input */
+};
+#define CONV_JOB_BYTES 52
+#define CONV_JOB_PLANNED (UINTPTR_MAX <= 0xFFFFFFFFu)
+typedef char conv_job_fits[!CONV_JOB_PLANNED || sizeof(struct conv_job) == CONV_JOB_BYTES ? 1 : -1];
 
 /* `quads` quads of int8 from src, widened with the offset into one column (stride 4 words a quad). */
 #if USMP_DSP_NATIVE
@@ -110,7 +140,8 @@ __attribute__((noinline)) static int8_t *copy_rows(int8_t *stage, const int8_t *
 }
 
 /* The int8 bytes [0, n) of a window row into stage: the input's from `first` to `end`, the zero point elsewhere. */
-static void stage_row(int8_t *stage, const int8_t *src, int32_t first, int32_t end, int32_t n, int8_t zero_point)
+DSP_NO_LIBCALL static void stage_row(int8_t *stage, const int8_t *src, int32_t first, int32_t end, int32_t n,
+				     int8_t zero_point)
 {
 	int32_t i;
 
@@ -127,10 +158,12 @@ static void stage_row(int8_t *stage, const int8_t *src, int32_t first, int32_t e
  * a copy padded with the zero point where the window is cut; other rows are copied (padded likewise) one
  * after the other and the window widened at once. A dilated window is gathered tap by tap.
  */
-DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const int8_t *image, int32_t oy,
-				  int32_t ox, uint32_t *column, int8_t *stage, uint32_t offset)
+DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, struct conv_job *j, uint32_t *column)
 {
-	const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+	const int8_t *const image = j->image;
+	int8_t *const stage = j->stage;
+	const uint32_t offset = j->offset;
+	const int32_t iy0 = j->oy * p->stride_h - p->pad_top, ix0 = j->ox * p->stride_w - p->pad_left;
 	const int32_t in_ch = p->in_ch, row_bytes = p->filter_w * in_ch;
 	const int8_t zero_point = (int8_t)-p->input_offset;
 	int8_t *at = stage;
@@ -146,7 +179,9 @@ DSP_HOT static void window_column(const struct usmp_dsp_conv_params *p, const in
 	if (p->dilation_w == 1) {
 		const int32_t row_quads = row_bytes >> 2, whole = (row_bytes & 3) == 0;
 
-		usmp_window_taps(ix0, 1, p->filter_w, p->in_w, &fx0, &fx1);
+		usmp_window_taps(ix0, 1, p->filter_w, p->in_w, &j->fx0, &j->fx1);
+		fx0 = j->fx0;
+		fx1 = j->fx1;
 		if (!whole && fx0 == 0 && fx1 == p->filter_w && iy0 >= 0 &&
 		    iy0 + (p->filter_h - 1) * p->dilation_h < p->in_h) { /* inside: the rows one after the other */
 			at = copy_rows(stage, image + (iy0 * p->in_w + ix0) * in_ch, p->filter_h, row_bytes,
@@ -302,15 +337,6 @@ static void pairs_c(const uint32_t *columns, const uint32_t *weights, int32_t fi
 }
 
 #if USMP_DSP_NATIVE
-/* What the assembly below takes (r0 points here), in the order it loads it. */
-struct pairs_job {
-	int8_t *out;             /* the first pair's outputs of the first column */
-	int32_t second;          /* bytes from a first-column output to the second column's */
-	const uint32_t *end;     /* the weights stream's end: the last pair's block ends there */
-	const uint32_t *columns; /* both columns, [quad][column][2 words] */
-	int32_t quads;
-	const uint32_t *weights; /* the first pair's block of the weights stream */
-};
 
 /*
  * Every full channel pair against both columns, in assembly: GCC keeps neither the four sums, the four
@@ -482,45 +508,74 @@ PAIRS_FUNCTION(pixel_narrow_asm, PAIRS1_ASM(QUAD1_RAW_NARROW, DOUBLE1))
 PAIRS_FUNCTION(pixel_wide_asm, PAIRS1_ASM(QUAD1_RAW_WIDE, ""))
 #endif
 
+#if USMP_DSP_NATIVE
+enum { ODD_ONE_COLUMN, ODD_TWO_COLUMNS, ODD_PIXEL };
+
+/* The last output channel of an odd count, in C, from what the assembly's job holds (apart from the kernel's loop:
+ * nine arguments would take its frame). */
+__attribute__((noinline)) static void odd_channel(const struct conv_job *j, const uint32_t *weights, int32_t out_ch,
+						  int kind, int wide)
+{
+	const struct pairs_job *const job = &j->pairs;
+
+	if (kind == ODD_PIXEL)
+		pixel_c((const int8_t *)(const void *)job->columns, j->offset, weights, out_ch >> 1, out_ch, job->quads,
+			job->out, wide);
+	else
+		pairs_c(job->columns, weights, out_ch >> 1, out_ch, job->quads, job->out, out_ch,
+			kind == ODD_TWO_COLUMNS, wide);
+}
+#endif
+
 /* Both columns (or only the first) against every output channel pair. */
 static inline __attribute__((always_inline)) void columns_times_filter(
-	const uint32_t *columns, const uint32_t *weights, int32_t out_ch, int32_t quads, int8_t *out,
-	int two_columns, int wide)
+	struct conv_job *j, const uint32_t *columns, const uint32_t *weights, int32_t out_ch, int32_t quads,
+	int8_t *out, int two_columns, int wide)
 {
+	(void)j;
 #if USMP_DSP_NATIVE
-	if (out_ch >= 2) {
-		const struct pairs_job job = { out, out_ch, weights + (out_ch >> 1) * PAIR_WORDS(quads, wide), columns,
-					       quads, weights };
+	struct pairs_job *const job = &j->pairs;
 
-		if (two_columns)
-			(wide ? pairs_wide_asm : pairs_narrow_asm)(&job);
-		else
-			(wide ? pairs1_wide_asm : pairs1_narrow_asm)(&job);
-		if (out_ch & 1)
-			pairs_c(columns, weights, out_ch >> 1, out_ch, quads, out, out_ch, two_columns, wide);
-		return;
-	}
-#endif
+	job->out = out;
+	job->second = out_ch;
+	job->end = weights + (out_ch >> 1) * PAIR_WORDS(quads, wide);
+	job->columns = columns;
+	job->quads = quads;
+	job->weights = weights;
+	if (out_ch >= 2 && two_columns)
+		(wide ? pairs_wide_asm : pairs_narrow_asm)(job);
+	else if (out_ch >= 2)
+		(wide ? pairs1_wide_asm : pairs1_narrow_asm)(job);
+	if (out_ch & 1)
+		odd_channel(j, weights, out_ch, two_columns ? ODD_TWO_COLUMNS : ODD_ONE_COLUMN, wide);
+#else
 	pairs_c(columns, weights, 0, out_ch, quads, out, out_ch, two_columns, wide);
+#endif
 }
 
 /* One pixel straight from the input against every output channel pair. */
-static inline __attribute__((always_inline)) void pixel_times_filter(const int8_t *pixel, uint32_t offset,
-								     const uint32_t *weights, int32_t out_ch,
-								     int32_t quads, int8_t *out, int wide)
+static inline __attribute__((always_inline)) void pixel_times_filter(struct conv_job *j, const int8_t *pixel,
+								     uint32_t offset, const uint32_t *weights,
+								     int32_t out_ch, int32_t quads, int8_t *out,
+								     int wide)
 {
+	(void)j;
 #if USMP_DSP_NATIVE
-	if (out_ch >= 2) {
-		const struct pairs_job job = { out, (int32_t)offset, weights + (out_ch >> 1) * PAIR_WORDS(quads, wide),
-					       (const uint32_t *)(const void *)pixel, quads, weights };
+	struct pairs_job *const job = &j->pairs;
 
-		(wide ? pixel_wide_asm : pixel_narrow_asm)(&job);
-		if (out_ch & 1)
-			pixel_c(pixel, offset, weights, out_ch >> 1, out_ch, quads, out, wide);
-		return;
-	}
-#endif
+	job->out = out;
+	job->second = (int32_t)offset;
+	job->end = weights + (out_ch >> 1) * PAIR_WORDS(quads, wide);
+	job->columns = (const uint32_t *)(const void *)pixel;
+	job->quads = quads;
+	job->weights = weights;
+	if (out_ch >= 2)
+		(wide ? pixel_wide_asm : pixel_narrow_asm)(job);
+	if (out_ch & 1)
+		odd_channel(j, weights, out_ch, ODD_PIXEL, wide);
+#else
 	pixel_c(pixel, offset, weights, 0, out_ch, quads, out, wide);
+#endif
 }
 
 /* The input pixel output pixel (oy, ox) reads if the window is that one pixel, inside the input, of whole
@@ -536,58 +591,65 @@ static inline const int8_t *lone_pixel(const struct usmp_dsp_conv_params *p, con
 	return image + (iy * p->in_w + ix) * p->in_ch;
 }
 
-/* Output pixel (oy, ox)'s column: a lone pixel widened straight away, any other window built. */
-static inline __attribute__((always_inline)) void column(const struct usmp_dsp_conv_params *p, const int8_t *image,
-							 int32_t oy, int32_t ox, uint32_t *column, int8_t *stage,
-							 uint32_t offset)
+/* The job's output pixel (oy, ox)'s column: a lone pixel widened straight away, any other window built; then
+ * the next pixel. */
+static inline __attribute__((always_inline)) void column(const struct usmp_dsp_conv_params *p, struct conv_job *j,
+							 uint32_t *column)
 {
-	const int8_t *pixel = lone_pixel(p, image, oy, ox);
+	const int8_t *pixel = lone_pixel(p, j->image, j->oy, j->ox);
 
 	if (pixel != NULL)
-		widen(column, pixel, p->quads, offset);
+		widen(column, pixel, p->quads, j->offset);
 	else
-		window_column(p, image, oy, ox, column, stage, offset);
+		window_column(p, j, column);
+	if (++j->ox == p->out_w) {
+		j->ox = 0;
+		j->oy++;
+	}
+}
+
+/* The job's next output pixel's column, and the one after's if `two` (apart from the kernel's loop: its frame
+ * holds few registers). */
+__attribute__((noinline)) static void columns_of(const struct usmp_dsp_conv_params *p, struct conv_job *j,
+						 uint32_t *columns, int two)
+{
+	column(p, j, columns);
+	if (two)
+		column(p, j, columns + 2);
+	else if (!USMP_DSP_NATIVE) /* the C sums read the second column too (not stored) */
+		pad(columns + 2, p->quads);
 }
 
 static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_conv_params *p, const int8_t *input,
 						       const uint32_t *weights, int16_t *scratch, int8_t *output,
 						       int wide)
 {
+#if CONV_JOB_PLANNED
+	struct conv_job *const j = (struct conv_job *)(void *)scratch;
+#else
+	struct conv_job on_stack, *const j = &on_stack;
+#endif
 	const int32_t pixels = p->out_h * p->out_w, out_ch = p->out_ch;
-	const uint32_t offset = dsp_pair(p->input_offset, p->input_offset);
-	uint32_t *columns = (uint32_t *)(void *)scratch;
-	int8_t *stage = (int8_t *)(columns + 4 * p->quads);
+	uint32_t *columns = (uint32_t *)(void *)((int8_t *)scratch + CONV_JOB_BYTES);
 	int8_t *out = output;
 	int32_t b, px;
 
+	j->stage = (int8_t *)(columns + 4 * p->quads);
+	j->offset = dsp_pair(p->input_offset, p->input_offset);
 	for (b = 0; b < p->batches; b++) {
-		const int8_t *image = input + b * p->in_h * p->in_w * p->in_ch;
-		int32_t oy = 0, ox = 0;
-
+		j->image = input + b * p->in_h * p->in_w * p->in_ch;
+		j->oy = j->ox = 0;
 		for (px = 0; px < pixels; px += 2, out += 2 * out_ch) {
 			const int two = px + 1 < pixels;
-			const int8_t *lone = two ? NULL : lone_pixel(p, image, oy, ox);
+			const int8_t *lone = two ? NULL : lone_pixel(p, j->image, j->oy, j->ox);
 
 			if (lone != NULL) { /* the last pixel alone, read as it is */
-				pixel_times_filter(lone, offset, weights, out_ch, p->quads, out, wide);
+				pixel_times_filter(j, lone, j->offset, weights, out_ch, p->quads, out, wide);
 				out -= out_ch;
 				continue;
 			}
-			column(p, image, oy, ox, columns, stage, offset);
-			if (++ox == p->out_w) {
-				ox = 0;
-				oy++;
-			}
-			if (two) {
-				column(p, image, oy, ox, columns + 2, stage, offset);
-				if (++ox == p->out_w) {
-					ox = 0;
-					oy++;
-				}
-			} else if (!USMP_DSP_NATIVE) { /* the C sums read the second column too (not stored) */
-				pad(columns + 2, p->quads);
-			}
-			columns_times_filter(columns, weights, out_ch, p->quads, out, two, wide);
+			columns_of(p, j, columns, two);
+			columns_times_filter(j, columns, weights, out_ch, p->quads, out, two, wide);
 			if (!two)
 				out -= out_ch;
 		}

@@ -72,7 +72,7 @@ __attribute__((naked, noinline)) static void widen_pairs(uint32_t *at, const int
 /* The job's input row iy of its channels [c0, c0 + n) into ring row `slot`: per pair of pixels, each channel's two values
  * (offset added) in one word. A pixel outside the input reads as four zero points (0 once the offset is
  * added). */
-static void widen_row(const struct usmp_dsp_depthwise_params *p, const struct dw_job *job)
+DSP_HOT static void widen_row(const struct usmp_dsp_depthwise_params *p, const struct dw_job *job)
 {
 	const void *const input = job->image;
 	const int32_t iy = job->r.next, slot = job->r.next_slot, c0 = job->c0, n = job->n;

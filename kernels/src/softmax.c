@@ -6,7 +6,8 @@
 #define ACCUMULATION_INTEGER_BITS 12 /* sum of exps: Q12, room for 4096 ones */
 
 /* exp(beta * scale * diff) in Q0 for a difference diff <= 0 from the row maximum. */
-static int32_t scaled_exp(const struct usmp_softmax_s8_params *p, int32_t diff)
+static inline __attribute__((always_inline)) int32_t scaled_exp(const struct usmp_softmax_s8_params *p,
+							     int32_t diff)
 {
 	const int32_t scaled = usmp_mul_by_quantized_multiplier(diff, p->input_multiplier, p->input_left_shift);
 
@@ -17,8 +18,9 @@ static int32_t scaled_exp(const struct usmp_softmax_s8_params *p, int32_t diff)
  * One row of int8 values into int8 (y8) or int16 (y16) outputs of output_bits bits, whose zero
  * point is the type's minimum. The output may be the input (each value is read before written).
  */
-static void softmax_s8_row(const struct usmp_softmax_s8_params *p, const int8_t *x, int32_t output_bits,
-			   int8_t *y8, int16_t *y16)
+static inline __attribute__((always_inline)) void softmax_s8_row(const struct usmp_softmax_s8_params *p,
+								   const int8_t *x, int32_t output_bits, int8_t *y8,
+								   int16_t *y16)
 {
 	const int32_t lowest = -((int32_t)1 << (output_bits - 1));
 	int32_t max_value = INT8_MIN;

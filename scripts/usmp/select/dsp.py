@@ -41,6 +41,7 @@ LOOP_COST = {False: 1.0, True: 0.75}
 # and pixel building the window's column; a lone pixel (a fully connected layer's batch of one) 1.68 a MAC and
 # 55 per channel pair; the depthwise kernel as _depthwise_3_wide says.
 MATRIX_CALL = 150
+CONV_JOB_BYTES = 52  # kernels/dsp/conv.c: CONV_JOB_BYTES (what a call keeps at the start of its scratch)
 MATRIX_PER_MAC = 1.13
 DSP_WINDOW_ROW = 70.0
 LONE_PAIR = 55.0
@@ -186,7 +187,7 @@ def _matrix_candidate(c: Call, weights: np.ndarray, geometry: dict, input_offset
     # One pixel of a 1x1 window over whole quads is read straight from the input (usmp_dsp_conv_s8's
     # lone_pixel): no columns (a fully connected layer's batch of one would otherwise widen its whole input).
     lone = pixels == 1 and (geometry["filter_h"], geometry["filter_w"]) == (1, 1) and geometry["in_ch"] % 4 == 0
-    scratch = 4 if lone else 20 * quads + 12
+    scratch = CONV_JOB_BYTES + (4 if lone else 20 * quads + 12)  # the job, then the columns and a window's rows
 
     def make(wide: bool) -> Rewrite:
         data, _ = weights_stream(weights, fields[wide], wide)
