@@ -81,11 +81,13 @@ KERNELS = {
     ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=100, per_mac=1.25, per_halo_element=0.3,
                                                     per_halo_row=40),
     # Their 16x8 twins (kernels/helium/*_s16.c), measured on the M55 with the int16 twins' layers whole (usmp run
-    # --profile): the matrix kernel 0.35 a MAC on DS-CNN's 1x1 layers (0.29-0.76 on MobileNet's, the shallow ones
-    # dearest), a lone last pixel through the one-pixel C loop about 1.6 times a pair's share; the depthwise
-    # kernel reads the input in place (no strips, no halo to prepare again), 2.0-2.3 a MAC on 3x3 layers.
-    ("usmp_helium_conv_s16", "mve"): KernelCost(call=100, granule=2, leftover=0.6, per_mac=0.35),
-    ("usmp_helium_depthwise_s16", "mve"): KernelCost(call=60, per_mac=2.1),
+    # --profile): the matrix kernel 0.33 a MAC on DS-CNN's 1x1 layers (0.28-0.41 on MobileNetV1's deeper ones, 0.91
+    # on its shallowest), a lone last pixel through the one-pixel loop (4 sums, one column load per 4 filter
+    # loads) about 1.6 times a pair's share by its instruction count; the depthwise kernel reads the input in
+    # place (no strips, no halo to prepare again), 1.75-2.1 a MAC on 3x3 layers.
+    ("usmp_helium_conv_s16", "mve"): KernelCost(call=100, granule=2, leftover=0.6, per_mac=0.33),
+    ("usmp_helium_conv_s16_sum64", "mve"): KernelCost(call=100, per_mac=1.0),
+    ("usmp_helium_depthwise_s16", "mve"): KernelCost(call=60, per_mac=1.9),
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "dsp"): KernelCost(call=300),
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "mve"): KernelCost(call=300),
     # USMP's DSP kernels (kernels/dsp/), measured on the Cortex-M4 with DS-CNN's layers whole and as bands of one
