@@ -122,12 +122,13 @@ HELIUM_HOT static void group_pixel(const struct usmp_helium_depthwise_s16_params
 	"	vmovnb.i32	%q[v], %q[e]\n"            \
 	"	vmovnt.i32	%q[v], %q[o]\n"            \
 	"	vstrh.16	%q[v], [%[out]]\n"
-#define DW_OPERANDS                                                                                       \
+#define DW_OUTPUTS                                                                                        \
 	: [e] "=&w"(e), [o] "=&w"(o), [t] "=&w"(t), [v] "=&w"(v), [f] "=&w"(f), [row] "=&r"(row), [x] "=&r"(x), \
-	  [w] "=&l"(w), [left] "+r"(left)                                                                         \
+	  [w] "=&l"(w), [left] "+r"(left)
+#define DW_INPUTS                                                                                          \
 	: [k] "r"(k), [at] "r"(at), [filter] "r"(filter), [taps] "r"(taps), [ts] "r"(ts), [rs] "r"(rs),           \
-	  [out] "r"(out), [lo] "w"(lo), [hi] "w"(hi)                                                              \
-	: "lr", "memory", "cc"
+	  [out] "r"(out), [lo] "w"(lo), [hi] "w"(hi)
+#define DW_CLOBBERS : "lr", "memory", "cc"
 #endif
 
 /*
@@ -158,19 +159,47 @@ HELIUM_HOT static void group_run(const struct usmp_helium_depthwise_s16_params *
 		if (taps == 3) /* three taps a row, unrolled */
 			__asm volatile(DW_START "1:	mov	%[x], %[row]\n" DW_TAP "	add	%[x], %[x], %[ts]\n" DW_TAP
 				       "	add	%[x], %[x], %[ts]\n" DW_TAP DW_NEXT_ROW DW_FINISH
-				       DW_OPERANDS);
+				       DW_OUTPUTS DW_INPUTS DW_CLOBBERS);
 		else
 			__asm volatile(DW_START "1:	mov	%[x], %[row]\n"
 				       "	dls	lr, %[taps]\n"
 				       "2:" DW_TAP "	add	%[x], %[x], %[ts]\n"
 				       "	le	lr, 2b\n" DW_NEXT_ROW DW_FINISH
-				       DW_OPERANDS);
+				       DW_OUTPUTS DW_INPUTS DW_CLOBBERS);
 	}
 #else
 	int32_t n;
 
 	for (n = 0; n < count; n++, at += p->stride_w * p->channels, out += p->channels)
 		group_pixel(p, at, group, s, LANES, out);
+#endif
+}
+
+/* One full group's outputs of one pixel whose window the input's width cuts (columns s.kx0 to s.kx1 of the
+ * filter), `at` its window's first tap (row 0, column 0): group_run's assembly, the columns left out skipped. */
+HELIUM_HOT static void group_edge(const struct usmp_helium_depthwise_s16_params *p, const int16_t *at,
+				  const int8_t *group, struct span s, int16_t *out)
+{
+#if USMP_HELIUM_NATIVE
+	const int32_t *k = (const int32_t *)group;
+	const int8_t *filter = group + 4 * GROUP_FIELDS + (s.ky0 * p->filter_w + s.kx0) * LANES;
+	const int32_t ts = 2 * p->dilation_w * p->channels, rs = 2 * p->dilation_h * p->in_w * p->channels;
+	const int32_t taps = s.kx1 - s.kx0, skip = (p->filter_w - taps) * LANES;
+	const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+	const int16_t *row, *x;
+	const int8_t *w;
+	int32_t left = s.ky1 - s.ky0;
+	int32x4_t e, o, t;
+	int16x8_t v, f;
+
+	at += s.ky0 * (rs / 2) + s.kx0 * (ts / 2);
+	__asm volatile(DW_START "1:	mov	%[x], %[row]\n"
+		       "	dls	lr, %[taps]\n"
+		       "2:" DW_TAP "	add	%[x], %[x], %[ts]\n"
+		       "	le	lr, 2b\n"
+		       "	add	%[w], %[w], %[skip]\n" DW_NEXT_ROW DW_FINISH DW_OUTPUTS DW_INPUTS, [skip] "r"(skip) DW_CLOBBERS);
+#else
+	group_pixel(p, at, group, s, LANES, out);
 #endif
 }
 
@@ -198,6 +227,8 @@ HELIUM_HOT void usmp_helium_depthwise_s16(const struct usmp_helium_depthwise_s16
 				s.ky0++;
 			while (s.ky1 > s.ky0 && iy0 + (s.ky1 - 1) * p->dilation_h >= p->in_h)
 				s.ky1--;
+			const int runs = s.ky0 < s.ky1 && first < end;
+
 			for (ox = 0; ox < p->out_w; ox++) {
 				const int32_t ix0 = ox * p->stride_w - p->pad_left;
 				const int16_t *at = row + ix0 * channels;
@@ -205,7 +236,11 @@ HELIUM_HOT void usmp_helium_depthwise_s16(const struct usmp_helium_depthwise_s16
 				int32_t from = 0;
 
 				if (ox >= first && ox < end) { /* inside: the runs below take the full groups */
-					if (s.ky0 < s.ky1)
+					if (runs && full * LANES == channels) {
+						ox = end - 1;
+						continue;
+					}
+					if (runs)
 						from = full;
 				} else {
 					while (c.kx0 < c.kx1 && ix0 + c.kx0 * p->dilation_w < 0)
@@ -213,11 +248,15 @@ HELIUM_HOT void usmp_helium_depthwise_s16(const struct usmp_helium_depthwise_s16
 					while (c.kx1 > c.kx0 && ix0 + (c.kx1 - 1) * p->dilation_w >= p->in_w)
 						c.kx1--;
 				}
+				if (c.ky0 < c.ky1 && c.kx0 < c.kx1)
+					for (; from < full; from++)
+						group_edge(p, at + from * LANES, constants + from * group_bytes, c,
+							   output + ox * channels + from * LANES);
 				for (g = from; g * LANES < channels; g++)
 					group_pixel(p, at + g * LANES, constants + g * group_bytes, c,
 						    channels - g * LANES, output + ox * channels + g * LANES);
 			}
-			if (s.ky0 < s.ky1 && first < end)
+			if (runs)
 				for (g = 0; g < full; g++)
 					group_run(p, row + (first * p->stride_w - p->pad_left) * channels + g * LANES,
 						  constants + g * group_bytes, s, end - first, output + first * channels + g * LANES);
