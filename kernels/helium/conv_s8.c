@@ -44,6 +44,16 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	return 16 + 64 * chunks + (general ? 48 : 32);
 }
 
+/* What a call's loops share, kept in its scratch (struct matrix_state): the blocks, the narrow loop's sums, and
+ * where the next run's columns start (output row, column; the output row whose input rows are padded). */
+struct matrix_call {
+	const int8_t *blocks;
+	int32_t *sums;
+	int32_t general;
+	int32_t oy;
+	int32_t ox;
+	int32_t padded;
+};
 struct matrix_state;
 
 #if USMP_HELIUM_NATIVE
@@ -332,8 +342,9 @@ GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
 
 
 /* One pixel against `count` blocks from `block` (the last one may have fewer than 4 channels left). */
-HELIUM_HOT __attribute__((noinline)) static void gemm_lone(const struct gemm_job *j, int32_t general, const int8_t *column, const int8_t *block,
-		      int32_t count, int32_t channels_left, int8_t *out)
+HELIUM_HOT __attribute__((noinline)) static void gemm_lone(const struct gemm_job *j, int32_t general,
+							   const int8_t *column, const int8_t *block, int32_t count,
+							   int32_t channels_left, int8_t *out)
 {
 	for (; count > 0; count--, block += j->block_bytes, out += 4, channels_left -= 4) {
 		const int32_t *bias = (const int32_t *)(const void *)block;
@@ -374,6 +385,7 @@ struct gather_job {
 /* What a call keeps during the matrix loop, in its scratch (the first USMP_HELIUM_MATRIX_STATE_BYTES) rather
  * than on the stack: the assembly's job (and the vector registers it saves), a pixel pair's output offsets. */
 struct matrix_state {
+	struct matrix_call call;
 	union {
 		struct gemm_job pairs;
 		struct narrow_job narrow;
@@ -386,12 +398,32 @@ struct matrix_state {
 };
 typedef char matrix_state_fits[sizeof(struct matrix_state) <= USMP_HELIUM_MATRIX_STATE_BYTES ? 1 : -1];
 
+/* What the assembly leaves: the last block's channels where out_ch is no multiple of 4, and an odd last pixel,
+ * each pixel by pixel (out of line: gemm's frame stays small). */
+__attribute__((noinline)) static void gemm_tails(const struct usmp_helium_conv_params *p, struct matrix_state *st,
+						 const int8_t *columns, int32_t stride, int32_t pixels, int8_t *out)
+{
+	const struct gemm_job *const j = &st->job.pairs;
+	const int32_t out_ch = p->out_ch, general = st->call.general;
+
+	if (out_ch & 3) { /* the last block's channels, pixel by pixel */
+		const int8_t *last = j->blocks + (size_t)j->full_blocks * j->block_bytes;
+
+		for (int32_t px = 0; px < pixels; px++)
+			gemm_lone(j, general, columns + (size_t)px * stride, last, 1, out_ch & 3,
+				  out + (size_t)px * out_ch + (out_ch & ~3));
+	}
+	if (pixels & 1 && p->chunks > 1) /* the odd last pixel, every full block */
+		gemm_lone(j, general, columns + (size_t)(pixels - 1) * stride, j->blocks, out_ch >> 2, out_ch,
+			  out + (size_t)(pixels - 1) * out_ch);
+}
+
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
-HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride,
-			    int32_t pixels, const int8_t *blocks, int8_t *out, int32_t *sums, struct matrix_state *st)
+HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *st, const int8_t *columns,
+			    int32_t stride, int32_t pixels, int8_t *out)
 {
-	const int32_t general = p->requant_general, out_ch = p->out_ch;
+	const int32_t general = st->call.general, out_ch = p->out_ch;
 	const int full = p->act_min == -128 && p->act_max == 127; /* the whole int8 range */
 	struct gemm_job *const j = &st->job.pairs;
 
@@ -403,7 +435,7 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 		n->columns = columns;
 		n->stride = stride;
 		n->pixels = pixels;
-		n->blocks = blocks;
+		n->blocks = st->call.blocks;
 		n->full_blocks = out_ch >> 2;
 		n->block_bytes = block_bytes(1, general);
 		n->output = out;
@@ -411,7 +443,7 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 		n->output_offset = p->output_offset;
 		n->act_min = p->act_min;
 		n->act_max = p->act_max;
-		n->sums = sums;
+		n->sums = st->call.sums;
 		n->pair = st->pair;
 		if (general)
 			gemm_narrow_general(n);
@@ -425,7 +457,7 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 	j->column1 = columns + stride;
 	j->pair_step = 2 * stride;
 	j->pairs = pixels >> 1;
-	j->blocks = blocks;
+	j->blocks = st->call.blocks;
 	j->full_blocks = out_ch >> 2;
 	j->chunks = p->chunks;
 	j->output = out;
@@ -449,16 +481,8 @@ HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, const int8_
 		else
 			gemm_pairs(j);
 	}
-	if (out_ch & 3) { /* the last block's channels, pixel by pixel */
-		const int8_t *last = blocks + (size_t)j->full_blocks * j->block_bytes;
-
-		for (int32_t px = 0; px < pixels; px++)
-			gemm_lone(j, general, columns + (size_t)px * stride, last, 1, out_ch & 3,
-				  out + (size_t)px * out_ch + (out_ch & ~3));
-	}
-	if (pixels & 1 && p->chunks > 1) /* the odd last pixel, every full block */
-		gemm_lone(j, general, columns + (size_t)(pixels - 1) * stride, blocks, out_ch >> 2, out_ch,
-			  out + (size_t)(pixels - 1) * out_ch);
+	if (out_ch & 3 || (pixels & 1 && p->chunks > 1))
+		gemm_tails(p, st, columns, stride, pixels, out);
 }
 
 HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
@@ -611,12 +635,16 @@ HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
 }
 
 /* The same sums one output at a time from the same constants (the host tests, builds without Helium). */
-static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns, int32_t stride, int32_t pixels,
-		 const int8_t *blocks, int8_t *out, int32_t *sums, struct matrix_state *st)
+/* the call's shared fields only */
+struct matrix_state {
+	struct matrix_call call;
+};
+
+static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *st, const int8_t *columns,
+		 int32_t stride, int32_t pixels, int8_t *out)
 {
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
-
-	(void)st;
+	const int8_t *const blocks = st->call.blocks;
 
 	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
 		for (int32_t o = 0; o < p->out_ch; o++) {
@@ -624,7 +652,6 @@ static void gemm(const struct usmp_helium_conv_params *p, const int8_t *columns,
 			const int32_t *requant = (const int32_t *)(const void *)(block + 16 + 64 * p->chunks);
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
-			(void)sums;
 			for (int32_t k = 0; k < p->depth; k++)
 				sum += (int32_t)columns[k] * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
 			sum = usmp_mul_by_quantized_multiplier(
@@ -673,7 +700,7 @@ HELIUM_HOT static void window_row(const struct usmp_helium_conv_params *p, const
 /* The columns of output pixels [xa, xb) of output row oy, filter row by filter row: a row outside the input is
  * padding for every pixel; the pixels whose windows lie inside the input's width copy their runs of the row in
  * one loop, those at the edges tap by tap. */
-HELIUM_HOT static void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
+HELIUM_HOT __attribute__((noinline)) static void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
 				   int32_t xa, int32_t xb, int8_t *columns)
 {
 	const int32_t stride = 16 * p->chunks, row_bytes = p->filter_w * p->in_ch, in_row = p->in_w * p->in_ch;
@@ -732,78 +759,100 @@ static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *i
 
 /* `run` pixels of a 1x1 layer of at most 16 channels at a time, the input read as the columns, `in_ch` bytes
  * apart; the last pixel's column, whose 16 bytes would run past the input, is copied first. */
-static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input,
-			 const int8_t *blocks, int8_t *scratch, int8_t *output, struct matrix_state *st)
+static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input, int8_t *scratch,
+			  int8_t *output, struct matrix_state *st)
 {
 	const int32_t pixels = p->batches * p->out_h * p->out_w, c = p->in_ch;
-	int32_t *sums = (int32_t *)(void *)scratch;
 	int8_t *lone = scratch + 16 * p->run; /* a column of 16 bytes */
+
+	st->call.sums = (int32_t *)(void *)scratch;
 
 	for (int32_t px = 0; px < pixels; px += p->run) {
 		int32_t n = pixels - px < p->run ? pixels - px : p->run;
 
 		if (px + n == pixels && c < 16) {
 			copy_bytes(lone, input + (size_t)(pixels - 1) * c, c);
-			gemm(p, lone, 16, 1, blocks, output + (size_t)(pixels - 1) * p->out_ch, sums, st);
+			gemm(p, st, lone, 16, 1, output + (size_t)(pixels - 1) * p->out_ch);
 			n--;
 		}
 		if (n > 0)
-			gemm(p, input + (size_t)px * c, c, n, blocks, output + (size_t)px * p->out_ch, sums, st);
+			gemm(p, st, input + (size_t)px * c, c, n, output + (size_t)px * p->out_ch);
 	}
+}
+
+/* The columns of the run of n output pixels from the cursor (st->call.oy, ox), which moves on past them. Out of
+ * line: its frame and its callees' are gone when the matrix loop runs. */
+HELIUM_HOT __attribute__((noinline)) static void run_columns(const struct usmp_helium_conv_params *p, const int8_t *image,
+						  struct matrix_state *st, int8_t *columns, int32_t n)
+{
+	const int32_t stride = 16 * p->chunks;
+	const uint16_t *offsets = (const uint16_t *)(const void *)(st->call.blocks +
+								    (size_t)((p->out_ch + 3) >> 2) *
+									    block_bytes(p->chunks, p->requant_general));
+	int8_t *rows = columns + (size_t)p->run * stride + (p->chunks == 1 ? 16 * p->run + 16 : 0);
+	int32_t oy = st->call.oy, ox = st->call.ox;
+
+	for (int32_t done = 0; done < n; oy++, ox = 0) { /* the run's part of each output row */
+		const int32_t part = n - done < p->out_w - ox ? n - done : p->out_w - ox;
+
+		if (!p->gathers) {
+			row_columns(p, image, oy, ox, ox + part, columns + done * stride);
+		} else {
+			if (st->call.padded != oy)
+				padded_rows(p, image, oy, rows);
+			st->call.padded = oy;
+			gather_windows(columns + done * stride, stride, rows + ox * p->stride_w * p->in_ch,
+				       p->stride_w * p->in_ch, part, offsets, p->chunks, st);
+		}
+		done += part;
+		ox += part;
+		if (ox < p->out_w)
+			break;
+	}
+	st->call.oy = oy;
+	st->call.ox = ox;
 }
 
 /* `run` output pixels at a time (a run may span output rows): their columns (im2col by rows of the output;
  * windows of rows under a vector gathered from padded copies of the rows), then the matrix loop over them.
- * The scratch: the columns, with depth <= 16 the sums of the narrow loop (a 1x1 layer: the input is the
- * columns), with gathers the padded rows. */
+ * The scratch: the call's state, then the columns, with depth <= 16 the sums of the narrow loop (a 1x1 layer:
+ * the input is the columns), with gathers the padded rows. */
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
 			 const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
-	struct matrix_state *const st = (struct matrix_state *)(void *)scratch; /* then the columns */
+	struct matrix_state *const st = (struct matrix_state *)(void *)scratch;
 	int8_t *const columns = scratch + USMP_HELIUM_MATRIX_STATE_BYTES;
-	const int32_t pixels = p->out_h * p->out_w, stride = 16 * p->chunks;
-	const uint16_t *offsets = (const uint16_t *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
-									     block_bytes(p->chunks, p->requant_general));
-	int32_t *sums = (int32_t *)(void *)(columns + (size_t)p->run * stride);
-	int8_t *rows = columns + (size_t)p->run * stride + (p->chunks == 1 ? 16 * p->run + 16 : 0);
+	const int32_t pixels = p->out_h * p->out_w;
 
+	st->call.blocks = blocks;
+	st->call.general = p->requant_general;
 	if (p->direct) {
-		direct_narrow(p, input, blocks, columns, output, st);
+		direct_narrow(p, input, columns, output, st);
 		return;
 	}
-	for (int32_t batch = 0; batch < p->batches; batch++) {
+	st->call.sums = (int32_t *)(void *)(columns + (size_t)p->run * 16 * p->chunks);
+	for (int32_t batch = 0; batch < p->batches; batch++, output += (size_t)pixels * p->out_ch) {
 		const int8_t *image = input + (size_t)batch * p->in_h * p->in_w * p->in_ch;
-		int32_t padded = -1; /* the output row whose input rows are padded in `rows` */
 
-		for (int32_t px = 0, oy = 0, ox = 0; px < pixels; px += p->run) {
+		st->call.oy = 0;
+		st->call.ox = 0;
+		st->call.padded = -1;
+		for (int32_t px = 0; px < pixels; px += p->run) {
 			const int32_t n = pixels - px < p->run ? pixels - px : p->run;
 
-			for (int32_t done = 0; done < n; oy++, ox = 0) { /* the run's part of each output row */
-				const int32_t part = n - done < p->out_w - ox ? n - done : p->out_w - ox;
-
-				if (!p->gathers) {
-					row_columns(p, image, oy, ox, ox + part, columns + done * stride);
-				} else {
-					if (padded != oy)
-						padded_rows(p, image, oy, rows);
-					padded = oy;
-					gather_windows(columns + done * stride, stride, rows + ox * p->stride_w * p->in_ch,
-						       p->stride_w * p->in_ch, part, offsets, p->chunks, st);
-				}
-				done += part;
-				ox += part;
-				if (ox < p->out_w)
-					break;
-			}
-			gemm(p, columns, stride, n, blocks, output + (size_t)px * p->out_ch, sums, st);
+			run_columns(p, image, st, columns, n);
+			gemm(p, st, columns, 16 * p->chunks, n, output + (size_t)px * p->out_ch);
 		}
-		output += (size_t)pixels * p->out_ch;
 	}
 }
 
 HELIUM_HOT void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
 					const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
-	gemm(p, input, p->in_ch, p->batches * p->out_h * p->out_w, blocks, output, NULL,
-	     (struct matrix_state *)(void *)scratch);
+	struct matrix_state *const st = (struct matrix_state *)(void *)scratch;
+
+	st->call.blocks = blocks;
+	st->call.sums = NULL;
+	st->call.general = p->requant_general;
+	gemm(p, st, input, p->in_ch, p->batches * p->out_h * p->out_w, output);
 }

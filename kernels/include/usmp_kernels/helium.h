@@ -68,7 +68,7 @@ struct usmp_helium_conv_params {
 	int32_t direct;          /* a 1x1 window over at most 16 channels: the input is the columns, in_ch apart */
 };
 
-#define USMP_HELIUM_MATRIX_STATE_BYTES 144
+#define USMP_HELIUM_MATRIX_STATE_BYTES 160
 
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
 			 int8_t *columns, int8_t *output);

@@ -118,7 +118,7 @@ def matrix_blocks(weights: np.ndarray, bias: np.ndarray, multiplier: np.ndarray,
     return np.concatenate(per_block, axis=1).tobytes()
 
 
-MATRIX_STATE_BYTES = 144  # USMP_HELIUM_MATRIX_STATE_BYTES: the matrix kernels' state during a call, in their scratch
+MATRIX_STATE_BYTES = 160  # USMP_HELIUM_MATRIX_STATE_BYTES: the matrix kernels' state during a call, in their scratch
 
 
 def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_value: int) -> Rewrite:
