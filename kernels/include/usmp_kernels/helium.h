@@ -1,5 +1,5 @@
 /*
- * USMP's own int8 kernels for Helium (MVE: the Cortex-M55): kernels/helium/.
+ * USMP's own int8 and 16x8 kernels for Helium (MVE: the Cortex-M55): kernels/helium/.
  * They need no CMSIS-NN. On other builds (the host, for the tests) the same
  * sources compute the same sums in plain C.
  *
