@@ -61,30 +61,46 @@ struct taps {
  * (zeros for the padding), tap by tap when dilated along the width. The column's taps past the depth up to whole
  * vectors stay the zeros usmp_helium_conv_s16 put there.
  */
-HELIUM_HOT static struct taps window(const struct usmp_helium_conv_s16_params *p, const int16_t *image, int32_t oy,
-				     int32_t ox, int16_t *column, int fill)
+__attribute__((noinline)) HELIUM_HOT static struct taps window_cut(const struct usmp_helium_conv_s16_params *p,
+								     const int16_t *image, int32_t iy0, int32_t ix0,
+								     int16_t *column);
+
+HELIUM_INLINE struct taps window(const struct usmp_helium_conv_s16_params *p, const int16_t *image, int32_t oy,
+				 int32_t ox, int16_t *column, int fill)
 {
 	const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
 	const int32_t in_ch = p->in_ch, row_taps = p->filter_w * in_ch;
 	const struct taps filled = { column, 1, 0 };
 	int16_t *at = column;
-	int32_t ky, kx, first, end;
+	int32_t ky;
 
-	if (!fill && row_taps % LANES == 0 && iy0 >= 0 && iy0 + (p->filter_h - 1) * p->dilation_h < p->in_h &&
-	    ix0 >= 0 && ix0 + (p->filter_w - 1) * p->dilation_w < p->in_w && (p->filter_w == 1 || p->dilation_w == 1)) {
+	if (iy0 < 0 || iy0 + (p->filter_h - 1) * p->dilation_h >= p->in_h || ix0 < 0 ||
+	    ix0 + (p->filter_w - 1) * p->dilation_w >= p->in_w || (p->filter_w > 1 && p->dilation_w != 1))
+		return window_cut(p, image, iy0, ix0, column);
+	if (!fill && row_taps % LANES == 0) { /* inside, rows of whole vectors: read in place */
 		const struct taps inside = { image + (iy0 * p->in_w + ix0) * in_ch, p->filter_h,
 					     p->dilation_h * p->in_w * in_ch };
 
 		return inside;
 	}
-	if (iy0 >= 0 && iy0 + (p->filter_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
-	    ix0 + p->filter_w - 1 < p->in_w && p->dilation_w == 1) { /* inside: a copy a filter row */
+	{ /* inside: a copy a filter row */
 		const int16_t *src = image + (iy0 * p->in_w + ix0) * in_ch;
 
 		for (ky = 0; ky < p->filter_h; ky++, at += row_taps, src += p->dilation_h * p->in_w * in_ch)
 			fill_taps(at, src, row_taps);
-		return filled;
 	}
+	return filled;
+}
+
+/* A window the input's borders cut, or dilated along the width: into `column`. */
+HELIUM_HOT static struct taps window_cut(const struct usmp_helium_conv_s16_params *p, const int16_t *image,
+					 int32_t iy0, int32_t ix0, int16_t *column)
+{
+	const int32_t in_ch = p->in_ch, row_taps = p->filter_w * in_ch;
+	const struct taps filled = { column, 1, 0 };
+	int16_t *at = column;
+	int32_t ky, kx, first, end;
+
 	helium_window_span(ix0, p->in_w, p->filter_w, &first, &end);
 	if (end < first)
 		end = first;
