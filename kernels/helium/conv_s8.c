@@ -420,7 +420,7 @@ __attribute__((noinline)) static void gemm_tails(const struct usmp_helium_conv_p
 
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
-HELIUM_HOT static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *st, const int8_t *columns,
+HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *st, const int8_t *columns,
 			    int32_t stride, int32_t pixels, int8_t *out)
 {
 	const int32_t general = st->call.general, out_ch = p->out_ch;
@@ -700,7 +700,7 @@ HELIUM_HOT static void window_row(const struct usmp_helium_conv_params *p, const
 /* The columns of output pixels [xa, xb) of output row oy, filter row by filter row: a row outside the input is
  * padding for every pixel; the pixels whose windows lie inside the input's width copy their runs of the row in
  * one loop, those at the edges tap by tap. */
-HELIUM_HOT __attribute__((noinline)) static void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
+HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
 				   int32_t xa, int32_t xb, int8_t *columns)
 {
 	const int32_t stride = 16 * p->chunks, row_bytes = p->filter_w * p->in_ch, in_row = p->in_w * p->in_ch;
@@ -782,7 +782,7 @@ static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t 
 
 /* The columns of the run of n output pixels from the cursor (st->call.oy, ox), which moves on past them. Out of
  * line: its frame and its callees' are gone when the matrix loop runs. */
-HELIUM_HOT __attribute__((noinline)) static void run_columns(const struct usmp_helium_conv_params *p, const int8_t *image,
+HELIUM_HOT_SETUP __attribute__((noinline)) static void run_columns(const struct usmp_helium_conv_params *p, const int8_t *image,
 						  struct matrix_state *st, int8_t *columns, int32_t n)
 {
 	const int32_t stride = 16 * p->chunks;

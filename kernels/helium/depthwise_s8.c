@@ -396,7 +396,7 @@ __attribute__((noinline)) static void dw_row_general(const struct usmp_helium_de
 /* Every output row of `groups` groups of 16 lanes from group g0 (constants g): the strips of a ring slot hold
  * their input row side by side, a call of the assembly takes every group of an output row. What stays the same
  * over the pass (most of the fill's and the job's fields) is set once: a depth-first band calls it once per band. */
-HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g,
+HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void dw_pass(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g,
 			       int32_t g0, int32_t groups, int8_t *strips, int8_t *out)
 {
 	const int32_t ch = p->channels, per = p->pixels_per_vector;
@@ -521,8 +521,9 @@ HELIUM_HOT static void dw_pass(const struct usmp_helium_depthwise_params *p, con
 #endif
 }
 
-void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
-			      const int8_t *constants, int8_t *strips, int8_t *output)
+/* One frame for the passes and their call (dw_pass inlined): the stack holds no more than one. */
+HELIUM_HOT_SETUP void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+					       const int8_t *constants, int8_t *strips, int8_t *output)
 {
 	const int32_t groups = p->pixels_per_vector > 1 ? 1 : (p->channels + 15) >> 4;
 	const int32_t bytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);

@@ -23,8 +23,11 @@
 #if defined(__GNUC__) && !defined(__clang__)
 /* the builds optimise for size (-Os), which spills the vector loops' registers; they are worth their bytes */
 #define HELIUM_HOT __attribute__((optimize("O2")))
+/* the same for code that sets up the loops: without the vectorizer's staging of scalars through the stack */
+#define HELIUM_HOT_SETUP __attribute__((optimize("O2", "no-tree-slp-vectorize")))
 #else
 #define HELIUM_HOT
+#define HELIUM_HOT_SETUP
 #endif
 
 #if USMP_HELIUM_NATIVE
