@@ -48,11 +48,14 @@ HELIUM_INLINE void fill_taps(int16_t *dst, const int16_t *src, int32_t n)
 #endif
 }
 
-/* A window's taps as the matrix loop reads them: `rows` runs of depth / rows taps, `step` values apart. */
+/* A window's taps as the matrix loop reads them: `rows` runs of `run` taps, `step` values apart, against the
+ * filter's rows from `first` (a window the input's top or bottom cuts, read in place, skips filter rows). */
 struct taps {
 	const int16_t *x;
 	int32_t rows;
-	int32_t step;
+	int32_t step; /* 0: one run, a column */
+	int32_t first;
+	int32_t run;
 };
 
 /*
@@ -70,16 +73,25 @@ HELIUM_INLINE struct taps window(const struct usmp_helium_conv_s16_params *p, co
 {
 	const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
 	const int32_t in_ch = p->in_ch, row_taps = p->filter_w * in_ch;
-	const struct taps filled = { column, 1, 0 };
+	const struct taps filled = { column, 1, 0, 0, p->depth };
 	int16_t *at = column;
-	int32_t ky;
+	int32_t ky, ky0 = 0, ky1 = p->filter_h;
 
-	if (iy0 < 0 || iy0 + (p->filter_h - 1) * p->dilation_h >= p->in_h || ix0 < 0 ||
-	    ix0 + (p->filter_w - 1) * p->dilation_w >= p->in_w || (p->filter_w > 1 && p->dilation_w != 1))
+	if (ix0 < 0 || ix0 + (p->filter_w - 1) * p->dilation_w >= p->in_w || (p->filter_w > 1 && p->dilation_w != 1))
 		return window_cut(p, image, iy0, ix0, column);
-	if (!fill && row_taps % LANES == 0) { /* inside, rows of whole vectors: read in place */
-		const struct taps inside = { image + (iy0 * p->in_w + ix0) * in_ch, p->filter_h,
-					     p->dilation_h * p->in_w * in_ch };
+	if (iy0 < 0 || iy0 + (p->filter_h - 1) * p->dilation_h >= p->in_h) { /* cut at the top or bottom */
+		if (fill || row_taps % LANES)
+			return window_cut(p, image, iy0, ix0, column);
+		while (ky0 < ky1 && iy0 + ky0 * p->dilation_h < 0)
+			ky0++;
+		while (ky1 > ky0 && iy0 + (ky1 - 1) * p->dilation_h >= p->in_h)
+			ky1--;
+		if (ky0 == ky1)
+			return window_cut(p, image, iy0, ix0, column);
+	}
+	if (!fill && row_taps % LANES == 0) { /* rows of whole vectors: the rows inside, in place */
+		const struct taps inside = { image + ((iy0 + ky0 * p->dilation_h) * p->in_w + ix0) * in_ch, ky1 - ky0,
+					     p->dilation_h * p->in_w * in_ch, ky0, row_taps };
 
 		return inside;
 	}
@@ -97,7 +109,7 @@ HELIUM_HOT static struct taps window_cut(const struct usmp_helium_conv_s16_param
 					 int32_t iy0, int32_t ix0, int16_t *column)
 {
 	const int32_t in_ch = p->in_ch, row_taps = p->filter_w * in_ch;
-	const struct taps filled = { column, 1, 0 };
+	const struct taps filled = { column, 1, 0, 0, p->depth };
 	int16_t *at = column;
 	int32_t ky, kx, first, end;
 
@@ -146,6 +158,8 @@ struct pair_job {
 	int32_t out_skip;     /* 44: bytes from a pair's last outputs to the next pair's first */
 	int32_t act_min;      /* 48 */
 	int32_t act_max;      /* 52 */
+	int32_t before;       /* 56: bytes of a block's filter before the first run's (rows cut at the top) */
+	int32_t after;        /* 60: after the last run's (rows cut at the bottom) */
 };
 
 /* One vector of 8 taps of both pixels (r1, r3) against the block's four filters (r5): 8 VMLADAVA. */
@@ -172,88 +186,111 @@ struct pair_job {
  * pixel 1 in r8, r10, r12, lr), each run of taps meets the filter, then the sums become two vectors through the
  * stack (one STM, two loads), rescaled by the fields after the filter, clamped (act_min in q3, act_max loaded
  * into q2 after the shifts: no callee-saved vector register) and stored, four halfwords a pixel; then the next
- * pair. The frame: the job at sp, the sums at sp + 56.
+ * pair. The frame: the job at sp, the sums at sp + 64.
  */
-__attribute__((naked, noinline)) static void pair_blocks(const struct pair_job *job)
-{
-	(void)job;
-	__asm volatile("	push	{r4-r11, lr}\n"
-		       "	sub	sp, sp, #88\n"
-		       "	ldm	r0!, {r1, r2, r3, r4, r5, r6, r7}\n"
-		       "	stm	sp, {r1, r2, r3, r4, r5, r6, r7}\n"
-		       "	ldm	r0, {r1, r2, r3, r4, r5, r6, r7}\n"
-		       "	add	r0, sp, #28\n"
-		       "	stm	r0, {r1, r2, r3, r4, r5, r6, r7}\n"
-		       "	vdup.32	q3, r6\n"
-		       "	mov	r5, r1\n"
-		       "	ldr	r11, [sp, #16]\n"
-		       "1:	ldm	r5!, {r0, r2, r4, r6}\n"
-		       "	mov	r8, r0\n"
-		       "	mov	r10, r2\n"
-		       "	mov	r12, r4\n"
-		       "	mov	lr, r6\n"
-		       "	ldrd	r1, r3, [sp]\n"
-		       "	ldr	r9, [sp, #8]\n"
-		       "2:	ldr	r7, [sp, #12]\n"
-		       "3:" PAIR_CHUNK
-		       "	subs	r7, r7, #1\n"
-		       "	bne	3b\n"
-		       "	add	r1, r1, r11\n"
-		       "	add	r3, r3, r11\n"
-		       "	subs	r9, r9, #1\n"
-		       "	bne	2b\n"
-		       "	add	r1, sp, #56\n"
-		       "	stm	r1, {r0, r2, r4, r6, r8, r10, r12, lr}\n"
-		       "	vldrw.u32	q0, [r1]\n"
-		       "	vldrw.u32	q1, [r1, #16]\n"
-		       "	vldrw.u32	q2, [r5], #16\n"
-		       "	vmulh.s32	q0, q0, q2\n"
-		       "	vmulh.s32	q1, q1, q2\n"
-		       "	vldrw.u32	q2, [r5], #16\n"
-		       "	vadd.i32	q0, q0, q2\n"
-		       "	vadd.i32	q1, q1, q2\n"
-		       "	vldrw.u32	q2, [r5], #16\n"
-		       "	vshl.s32	q0, q0, q2\n"
-		       "	vshl.s32	q1, q1, q2\n"
-		       "	ldr	r7, [sp, #52]\n"
-		       "	vdup.32	q2, r7\n"
-		       "	vmax.s32	q0, q0, q3\n"
-		       "	vmax.s32	q1, q1, q3\n"
-		       "	vmin.s32	q0, q0, q2\n"
-		       "	vmin.s32	q1, q1, q2\n"
-		       "	ldrd	r1, r3, [sp, #20]\n"
-		       "	vstrh.32	q0, [r1], #8\n"
-		       "	vstrh.32	q1, [r3], #8\n"
-		       "	strd	r1, r3, [sp, #20]\n"
-		       "	ldr	r7, [sp, #32]\n"
-		       "	cmp	r5, r7\n"
-		       "	bne	1b\n"
-		       "	ldr	r7, [sp, #36]\n"
-		       "	subs	r7, r7, #1\n"
-		       "	beq	4f\n"
-		       "	str	r7, [sp, #36]\n"
-		       "	ldrd	r1, r3, [sp]\n"
-		       "	ldr	r7, [sp, #40]\n"
-		       "	add	r1, r1, r7\n"
-		       "	add	r3, r3, r7\n"
-		       "	strd	r1, r3, [sp]\n"
-		       "	ldrd	r1, r3, [sp, #20]\n"
-		       "	ldr	r7, [sp, #44]\n"
-		       "	add	r1, r1, r7\n"
-		       "	add	r3, r3, r7\n"
-		       "	strd	r1, r3, [sp, #20]\n"
-		       "	ldr	r5, [sp, #28]\n"
-		       "	b	1b\n"
-		       "4:	add	sp, sp, #88\n"
-		       "	pop	{r4-r11, pc}\n");
+#define PAIR_BLOCKS(name, ROWS, BEFORE, AFTER)                                                      \
+	__attribute__((naked, noinline)) static void name(const struct pair_job *job) \
+	{                                                                             \
+		(void)job;                                                            \
+		__asm volatile("	push	{r4-r11, lr}\n" \
+		       "	sub	sp, sp, #96\n" \
+		       "	ldm	r0!, {r1, r2, r3, r4, r5, r6, r7}\n" \
+		       "	stm	sp, {r1, r2, r3, r4, r5, r6, r7}\n" \
+		       "	ldm	r0!, {r1, r2, r3, r4, r5, r6, r7}\n" \
+		       "	add	r8, sp, #28\n" \
+		       "	stm	r8, {r1, r2, r3, r4, r5, r6, r7}\n" \
+		       "	ldrd	r8, r9, [r0]\n" \
+		       "	strd	r8, r9, [sp, #56]\n" \
+		       "	vdup.32	q3, r6\n" \
+		       "	mov	r5, r1\n" \
+		       "	ldr	r11, [sp, #16]\n" \
+		       "1:	ldm	r5!, {r0, r2, r4, r6}\n" \
+		       "	mov	r8, r0\n" \
+		       "	mov	r10, r2\n" \
+		       "	mov	r12, r4\n" \
+		       "	mov	lr, r6\n" \
+		       BEFORE \
+		       "	ldrd	r1, r3, [sp]\n" \
+		       "	ldr	r9, [sp, #8]\n" \
+		       ROWS \
+		       AFTER \
+		       "	add	r1, sp, #64\n" \
+		       "	stm	r1, {r0, r2, r4, r6, r8, r10, r12, lr}\n" \
+		       "	vldrw.u32	q0, [r1]\n" \
+		       "	vldrw.u32	q1, [r1, #16]\n" \
+		       "	vldrw.u32	q2, [r5], #16\n" \
+		       "	vmulh.s32	q0, q0, q2\n" \
+		       "	vmulh.s32	q1, q1, q2\n" \
+		       "	vldrw.u32	q2, [r5], #16\n" \
+		       "	vadd.i32	q0, q0, q2\n" \
+		       "	vadd.i32	q1, q1, q2\n" \
+		       "	vldrw.u32	q2, [r5], #16\n" \
+		       "	vshl.s32	q0, q0, q2\n" \
+		       "	vshl.s32	q1, q1, q2\n" \
+		       "	ldr	r7, [sp, #52]\n" \
+		       "	vdup.32	q2, r7\n" \
+		       "	vmax.s32	q0, q0, q3\n" \
+		       "	vmax.s32	q1, q1, q3\n" \
+		       "	vmin.s32	q0, q0, q2\n" \
+		       "	vmin.s32	q1, q1, q2\n" \
+		       "	ldrd	r1, r3, [sp, #20]\n" \
+		       "	vstrh.32	q0, [r1], #8\n" \
+		       "	vstrh.32	q1, [r3], #8\n" \
+		       "	strd	r1, r3, [sp, #20]\n" \
+		       "	ldr	r7, [sp, #32]\n" \
+		       "	cmp	r5, r7\n" \
+		       "	bne	1b\n" \
+		       "	ldr	r7, [sp, #36]\n" \
+		       "	subs	r7, r7, #1\n" \
+		       "	beq	4f\n" \
+		       "	str	r7, [sp, #36]\n" \
+		       "	ldrd	r1, r3, [sp]\n" \
+		       "	ldr	r7, [sp, #40]\n" \
+		       "	add	r1, r1, r7\n" \
+		       "	add	r3, r3, r7\n" \
+		       "	strd	r1, r3, [sp]\n" \
+		       "	ldrd	r1, r3, [sp, #20]\n" \
+		       "	ldr	r7, [sp, #44]\n" \
+		       "	add	r1, r1, r7\n" \
+		       "	add	r3, r3, r7\n" \
+		       "	strd	r1, r3, [sp, #20]\n" \
+		       "	ldr	r5, [sp, #28]\n" \
+		       "	b	1b\n" \
+		       "4:	add	sp, sp, #96\n" \
+		       "	pop	{r4-r11, pc}\n"); \
 }
+
+/* Each run of taps: its vectors in a loop */
+#define PAIR_ROWS                                  \
+	"2:	ldr	r7, [sp, #12]\n"              \
+	"3:" PAIR_CHUNK                            \
+	"	subs	r7, r7, #1\n"                 \
+	"	bne	3b\n"                         \
+	"	add	r1, r1, r11\n"                \
+	"	add	r3, r3, r11\n"                \
+	"	subs	r9, r9, #1\n"                 \
+	"	bne	2b\n"
+/* Runs of one vector (micro_speech's rows of 8 taps): no inner loop */
+#define PAIR_ROWS_1                                \
+	"2:" PAIR_CHUNK                            \
+	"	add	r1, r1, r11\n"                \
+	"	add	r3, r3, r11\n"                \
+	"	subs	r9, r9, #1\n"                 \
+	"	bne	2b\n"
+/* Windows the input's top or bottom cuts, read in place: the filter rows before and after theirs skipped */
+#define CUT_BEFORE "	ldr	r1, [sp, #56]\n	add	r5, r5, r1\n"
+#define CUT_AFTER "	ldr	r1, [sp, #60]\n	add	r5, r5, r1\n"
+PAIR_BLOCKS(pair_blocks, PAIR_ROWS, "", "")
+PAIR_BLOCKS(pair_blocks_1, PAIR_ROWS_1, "", "")
+PAIR_BLOCKS(pair_blocks_cut, PAIR_ROWS, CUT_BEFORE, CUT_AFTER)
+PAIR_BLOCKS(pair_blocks_1_cut, PAIR_ROWS_1, CUT_BEFORE, CUT_AFTER)
 #endif
 
 /* One window's taps against the blocks of 4 output channels from channel `first`: out_ch - first outputs. */
 HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t,
 					 const int8_t *blocks, int32_t first, int16_t *out)
 {
-	const int32_t row_taps = p->depth / t.rows, bytes = block_bytes(p->chunks);
+	const int32_t row_taps = t.run, bytes = block_bytes(p->chunks);
 	const int32_t full = row_taps / LANES, tail = row_taps % LANES; /* a tail only where there is one row */
 	int32_t o;
 
@@ -264,7 +301,7 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 
 	for (o = first; o < p->out_ch; o += 4, blocks += bytes) {
 		const int32_t *k = (const int32_t *)blocks;
-		const int8_t *w = blocks + 4 * BIASES;
+		const int8_t *w = blocks + 4 * BIASES + 4 * t.first * t.run;
 		const int16_t *x = t.x;
 		int32_t a0 = k[0], a1 = k[1], a2 = k[2], a3 = k[3];
 		int32x4_t s;
@@ -321,9 +358,12 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 		for (lane = 0; lane < 4 && o + lane < p->out_ch; lane++) {
 			int32_t sum = ((const int32_t *)blocks)[lane], i, scaled;
 
-			for (i = 0; i < p->depth; i++)
+			for (i = 0; i < t.rows * row_taps; i++) {
+				const int32_t tap = t.first * row_taps + i;
+
 				sum += t.x[i / row_taps * t.step + i % row_taps] *
-				       w[(i / LANES) * 4 * LANES + lane * LANES + i % LANES];
+				       w[(tap / LANES) * 4 * LANES + lane * LANES + tap % LANES];
+			}
 			scaled = (int32_t)(((int64_t)sum * k[lane]) >> 32) + k[4 + lane];
 			scaled >>= -k[8 + lane];
 			scaled = scaled < p->act_min ? p->act_min : scaled > p->act_max ? p->act_max : scaled;
@@ -342,7 +382,7 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 	int32_t first = 0;
 
 #if USMP_HELIUM_NATIVE
-	const int32_t chunks = p->chunks / t0.rows;
+	const int32_t chunks = t0.step ? t0.run / LANES : p->chunks, run_bytes = 4 * t0.run;
 	const struct pair_job job = { t0.x,
 				      t1.x,
 				      t0.rows,
@@ -356,11 +396,15 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 				      0,
 				      0,
 				      p->act_min,
-				      p->act_max };
+				      p->act_max,
+				      run_bytes * t0.first,
+				      t0.step ? run_bytes * (p->filter_h - t0.first - t0.rows) : 0 };
 
 	first = p->out_ch / 4 * 4;
-	if (first)
-		pair_blocks(&job);
+	if (first && (job.before || job.after))
+		(job.chunks == 1 ? pair_blocks_1_cut : pair_blocks_cut)(&job);
+	else if (first)
+		(job.chunks == 1 ? pair_blocks_1 : pair_blocks)(&job);
 	if (first == p->out_ch)
 		return;
 #endif
@@ -377,10 +421,10 @@ static int32_t direct_pairs(const struct usmp_helium_conv_s16_params *p, const i
 	const int32_t pairs = p->out_h * p->out_w / 2, in_ch = p->in_ch, out_ch = p->out_ch;
 	const struct pair_job job = { image, image + in_ch, 1, in_ch / LANES, 0, output, output + out_ch, blocks,
 				      blocks + out_ch / 4 * block_bytes(p->chunks), pairs, 4 * in_ch, 2 * out_ch,
-				      p->act_min, p->act_max };
+				      p->act_min, p->act_max, 0, 0 };
 
 	if (pairs)
-		pair_blocks(&job);
+		(job.chunks == 1 ? pair_blocks_1 : pair_blocks)(&job);
 	return 2 * pairs;
 }
 #endif
@@ -418,7 +462,7 @@ HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p
 			struct taps t0 = window(p, image, oy, ox, columns, 0);
 			struct taps t1 = window(p, image, oy1, ox1, columns + column, 0);
 
-			if (t0.rows != t1.rows) { /* one inside, one not: both as columns */
+			if (t0.rows != t1.rows || t0.first != t1.first || !t0.step != !t1.step) { /* both as columns */
 				t0 = window(p, image, oy, ox, columns, 1);
 				t1 = window(p, image, oy1, ox1, columns + column, 1);
 			}
@@ -441,35 +485,75 @@ HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p
  */
 enum { SUM64_FIELDS = 5 };
 
+/* The int64 bias of a channel's block, its rescale, the offset and the clamp. */
+static int16_t rescale64(const struct usmp_helium_conv_s16_params *p, const int32_t *k, int64_t sum)
+{
+	int64_t scaled;
+
+	sum += (int64_t)(((uint64_t)(uint32_t)k[1] << 32) | (uint32_t)k[0]);
+	scaled = ((sum * k[2] + ((int64_t)1 << (k[3] - 1))) >> k[3]) + k[4];
+	return (int16_t)(scaled < p->act_min ? p->act_min : scaled > p->act_max ? p->act_max : scaled);
+}
+
+/* One window's taps against every output channel, two channels at a time (the second of a lone last channel
+ * sums its first's filter again, unused). */
 HELIUM_HOT static void taps_times_channels64(const struct usmp_helium_conv_s16_params *p, struct taps t,
 					     const int8_t *blocks, int16_t *out)
 {
-	const int32_t row_taps = p->depth / t.rows, bytes = 4 * SUM64_FIELDS + LANES * p->chunks;
+	const int32_t row_taps = t.run, bytes = 4 * SUM64_FIELDS + LANES * p->chunks;
 	int32_t o, r;
 
-	for (o = 0; o < p->out_ch; o++, blocks += bytes) {
-		const int32_t *k = (const int32_t *)blocks;
-		const int8_t *w = blocks + 4 * SUM64_FIELDS;
-		int64_t sum = (int64_t)(((uint64_t)(uint32_t)k[1] << 32) | (uint32_t)k[0]), scaled;
+	for (o = 0; o < p->out_ch; o += 2, blocks += 2 * bytes) {
+		const int32_t step = o + 1 < p->out_ch ? bytes : 0;
+		const int8_t *w0 = blocks + 4 * SUM64_FIELDS + t.first * row_taps, *w1 = w0 + step;
+		int64_t s0 = 0, s1 = 0;
 
 		for (r = 0; r < t.rows; r++) {
 			const int16_t *x = t.x + r * t.step;
 			int32_t n;
 
 #if USMP_HELIUM_NATIVE
-			for (n = row_taps; n >= LANES; n -= LANES, x += LANES, w += LANES)
-				sum = vmlaldavaq_s16(sum, vldrhq_s16(x), vldrbq_s16(w));
-			if (n)
-				sum = vmlaldavaq_s16(sum, vldrhq_z_s16(x, vctp16q((uint32_t)n)), vldrbq_s16(w));
-			w += n ? LANES : 0;
+			n = row_taps;
+			{ /* whole vectors: VMLALDAVA wants its low halves in even registers, its high ones in odd */
+				register uint32_t l0 __asm("r0") = (uint32_t)s0, h0 __asm("r1") = (uint32_t)(s0 >> 32);
+				register uint32_t l1 __asm("r2") = (uint32_t)s1, h1 __asm("r3") = (uint32_t)(s1 >> 32);
+
+				__asm volatile("	wls	lr, %[n], 2f\n"
+					       "1:	vldrh.16	q0, [%[x]], #16\n"
+					       "	vldrb.s16	q1, [%[w0]], #8\n"
+					       "	vmlaldava.s16	%[l0], %[h0], q0, q1\n"
+					       "	vldrb.s16	q2, [%[w1]], #8\n"
+					       "	vmlaldava.s16	%[l1], %[h1], q0, q2\n"
+					       "	le	lr, 1b\n"
+					       "2:\n"
+					       : [l0] "+r"(l0), [h0] "+r"(h0), [l1] "+r"(l1), [h1] "+r"(h1), [x] "+r"(x),
+						 [w0] "+l"(w0), [w1] "+l"(w1)
+					       : [n] "r"(n / LANES)
+					       : "q0", "q1", "q2", "lr", "memory");
+				s0 = (int64_t)(((uint64_t)h0 << 32) | l0);
+				s1 = (int64_t)(((uint64_t)h1 << 32) | l1);
+			}
+			n %= LANES;
+			if (n) {
+				const int16x8_t v = vldrhq_z_s16(x, vctp16q((uint32_t)n));
+
+				s0 = vmlaldavaq_s16(s0, v, vldrbq_s16(w0));
+				s1 = vmlaldavaq_s16(s1, v, vldrbq_s16(w1));
+				w0 += LANES;
+				w1 += LANES;
+			}
 #else
-			for (n = 0; n < row_taps; n++)
-				sum += x[n] * w[n];
-			w += row_taps;
+			for (n = 0; n < row_taps; n++) {
+				s0 += x[n] * w0[n];
+				s1 += x[n] * w1[n];
+			}
+			w0 += row_taps;
+			w1 += row_taps;
 #endif
 		}
-		scaled = ((sum * k[2] + ((int64_t)1 << (k[3] - 1))) >> k[3]) + k[4];
-		out[o] = (int16_t)(scaled < p->act_min ? p->act_min : scaled > p->act_max ? p->act_max : scaled);
+		out[o] = rescale64(p, (const int32_t *)blocks, s0);
+		if (step)
+			out[o + 1] = rescale64(p, (const int32_t *)(blocks + bytes), s1);
 	}
 }
 
