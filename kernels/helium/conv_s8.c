@@ -168,14 +168,11 @@ struct matrix_state;
 	"	vmin.s32	q1, q1, q7\n"      \
 	"	vstrb.32	q0, [r7], #4\n"    \
 	"	vstrb.32	q1, [r3], #4\n"
-/* every right shift non-zero, no left shift: the rounding fix is the sign alone; the offset stays in q3 */
+/* every right shift non-zero, no left shift: the rounding fix is the sign alone */
 #define PAIRS_FIX0 "	vshr.s32	q2, q0, #31\n"
 #define PAIRS_FIX1 "	vshr.s32	q2, q1, #31\n"
-GEMM_PAIRS(gemm_pairs, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP "	vdup.32	q3, r10\n", PAIRS_CLAMP_PAIR, PAIRS_SAVE,
-	   PAIRS_REQUANT("", "", PAIRS_FIX0, PAIRS_FIX1,
-			 PAIRS_CLAMP_FINISH("	vadd.i32	q0, q0, q3\n	vadd.i32	q1, q1, q3\n")),
-	   PAIRS_RESTORE)
-/* any shifts: left shifts in q3, the rounding fix only where there is a right shift, the offset from the stack */
+/* any shifts (and every clamped layer: requant_general, select/helium.py): left shifts in q3, the rounding fix
+ * only where there is a right shift, the offset from the stack, the clamp */
 GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CLAMP_PAIR, PAIRS_SAVE,
 	   PAIRS_REQUANT("	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
 			 "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n",
@@ -332,9 +329,7 @@ struct narrow_job {
 			       "	pop	{r4-r11, pc}\n");                                           \
 	}
 
-/* every right shift non-zero, no left shift: the rounding fix is the sign alone */
-GEMM_NARROW(gemm_narrow, NARROW_CLAMP_SETUP, "", NARROW_REQUANT("", "	vshr.s32	q1, q0, #31\n"))
-/* any shifts: left shifts in q7, the rounding fix only where there is a right shift */
+/* any shifts (and every clamped layer): left shifts in q7, the rounding fix only where there is a right shift */
 GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\n",
 	    NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"))
 /* right shifts only, the whole int8 range: two pixels a step */
@@ -424,7 +419,6 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 			    int32_t stride, int32_t pixels, int8_t *out)
 {
 	const int32_t general = st->call.general, out_ch = p->out_ch;
-	const int full = p->act_min == -128 && p->act_max == 127; /* the whole int8 range */
 	struct gemm_job *const j = &st->job.pairs;
 
 	for (uint32_t k = 0; k < 4; k++) /* (k, out_ch + k) as two halfwords of a word, little-endian */
@@ -447,10 +441,8 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		n->pair = st->pair;
 		if (general)
 			gemm_narrow_general(n);
-		else if (full)
+		else /* the whole int8 range: a narrower one is general (select/helium.py) */
 			gemm_narrow_pairs(n);
-		else
-			gemm_narrow(n);
 	}
 	/* the job of the pairs' loop, and of gemm_lone (the narrow loop's job is done with) */
 	j->column0 = columns;
@@ -470,16 +462,14 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 	if (p->chunks > 1 && j->pairs > 0 && j->full_blocks > 0) {
 		if (general)
 			gemm_pairs_general(j);
-		else if (full && p->chunks == 2)
+		else if (p->chunks == 2) /* the whole int8 range: a narrower one is general (select/helium.py) */
 			gemm_pairs_2(j);
-		else if (full && p->chunks == 4)
+		else if (p->chunks == 4)
 			gemm_pairs_4(j);
-		else if (full && p->chunks == 8)
+		else if (p->chunks == 8)
 			gemm_pairs_8(j);
-		else if (full)
-			gemm_pairs_full(j);
 		else
-			gemm_pairs(j);
+			gemm_pairs_full(j);
 	}
 	if (out_ch & 3 || (pixels & 1 && p->chunks > 1))
 		gemm_tails(p, st, columns, stride, pixels, out);

@@ -29,7 +29,7 @@
  * `blocks` holds, per block of 4 output channels (the last padded with zeros), the 4 biases, the
  * filter as chunks x 4 channels x 16 bytes (zero padded), the 4 multipliers and the 4 right shifts
  * (<= 0), and with requant_general the 4 left shifts (>= 0) too. Without requant_general every shift
- * is negative.
+ * is negative and the activation is the whole int8 range (a clamped layer is requant_general).
  *
  * usmp_helium_conv_s8 builds the columns of `run` output pixels at a time in `columns` (run * 16 *
  * chunks bytes of scratch, none when `direct`), followed with depth <= 16 by run * 16 + 16 bytes for

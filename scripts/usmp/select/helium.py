@@ -129,7 +129,8 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     chunks = -(-depth // 16)
     multiplier = _channel_values(c, "multiplier", out_ch)
     shift = _channel_values(c, "shift", out_ch)
-    general = bool(np.any(shift >= 0))
+    # left shifts, or an activation narrower than int8 (the loops that clamp are the general ones: less code)
+    general = bool(np.any(shift >= 0)) or (p["act_min"], p["act_max"]) != (-128, 127)
     pixels = geometry["out_h"] * geometry["out_w"]
     run = min(max(MIN_RUN, COLUMN_BYTES // (16 * chunks)) // 2 * 2, pixels + pixels % 2)
     in_place = ((geometry["filter_h"], geometry["filter_w"], geometry["stride_h"], geometry["stride_w"]) == (1, 1, 1, 1)
