@@ -770,6 +770,14 @@ static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t 
 	}
 }
 
+/* The call's state at the start of its scratch: on the core (4-byte pointers, the plan's alignment); a host's
+ * twin keeps its few fields on its stack, whose pointers may need more alignment than the plan gives. */
+#if USMP_HELIUM_NATIVE
+#define matrix_state_in(scratch) ((struct matrix_state *)(void *)(scratch))
+#else
+#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, 0 } })
+#endif
+
 /* The columns of the run of n output pixels from the cursor (st->call.oy, ox), which moves on past them. Out of
  * line: its frame and its callees' are gone when the matrix loop runs. */
 HELIUM_HOT_SETUP __attribute__((noinline)) static void run_columns(const struct usmp_helium_conv_params *p, const int8_t *image,
@@ -810,7 +818,7 @@ HELIUM_HOT_SETUP __attribute__((noinline)) static void run_columns(const struct 
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
 			 const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
-	struct matrix_state *const st = (struct matrix_state *)(void *)scratch;
+	struct matrix_state *const st = matrix_state_in(scratch);
 	int8_t *const columns = scratch + USMP_HELIUM_MATRIX_STATE_BYTES;
 	const int32_t pixels = p->out_h * p->out_w;
 
@@ -839,7 +847,7 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 HELIUM_HOT void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
 					const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
-	struct matrix_state *const st = (struct matrix_state *)(void *)scratch;
+	struct matrix_state *const st = matrix_state_in(scratch);
 
 	st->call.blocks = blocks;
 	st->call.sums = NULL;
