@@ -376,8 +376,10 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 }
 
 /* Two windows' taps (of the same form) against every block. */
+/* Two windows' taps (of the same form) against every block; with `pairs` > 1 (whole blocks only), as many pairs
+ * of windows read in place along an output row, each two strides after the one before. */
 static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t0, struct taps t1,
-			      const int8_t *blocks, int16_t *out0, int16_t *out1)
+			      const int8_t *blocks, int16_t *out0, int16_t *out1, int32_t pairs)
 {
 	int32_t first = 0;
 
@@ -392,9 +394,9 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 				      out1,
 				      blocks,
 				      blocks + p->out_ch / 4 * block_bytes(p->chunks),
-				      1,
-				      0,
-				      0,
+				      pairs,
+				      4 * p->stride_w * p->in_ch,
+				      2 * p->out_ch,
 				      p->act_min,
 				      p->act_max,
 				      run_bytes * t0.first,
@@ -408,6 +410,7 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 	if (first == p->out_ch)
 		return;
 #endif
+	(void)pairs;
 	taps_times_blocks(p, t0, blocks, first, out0);
 	taps_times_blocks(p, t1, blocks, first, out1);
 }
@@ -433,6 +436,8 @@ HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p
 				     const int8_t *blocks, int16_t *columns, int16_t *output)
 {
 	const int32_t pixels = p->out_h * p->out_w, column = LANES * p->chunks;
+	/* the last output column whose window lies inside the input's width (when any does) */
+	const int32_t last = (p->in_w - 1 - (p->filter_w - 1) * p->dilation_w + p->pad_left) / p->stride_w;
 	const int direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
 			   p->pad_top == 0 && p->pad_left == 0 && p->in_w == p->out_w && p->in_ch % LANES == 0 &&
 			   p->out_ch % 4 == 0 && p->in_h >= p->out_h;
@@ -458,15 +463,27 @@ HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p
 		(void)direct;
 #endif
 		for (; px + 1 < pixels; px += 2, output += 2 * p->out_ch) {
-			const int32_t oy1 = ox + 1 == p->out_w ? oy + 1 : oy, ox1 = ox + 1 == p->out_w ? 0 : ox + 1;
+			const int32_t oy1 = ox + 1 == p->out_w ? oy + 1 : oy;
+			int32_t ox1 = ox + 1 == p->out_w ? 0 : ox + 1;
 			struct taps t0 = window(p, image, oy, ox, columns, 0);
 			struct taps t1 = window(p, image, oy1, ox1, columns + column, 0);
+
+			int32_t pairs = 1;
 
 			if (t0.rows != t1.rows || t0.first != t1.first || !t0.step != !t1.step) { /* both as columns */
 				t0 = window(p, image, oy, ox, columns, 1);
 				t1 = window(p, image, oy1, ox1, columns + column, 1);
+			} else if (USMP_HELIUM_NATIVE && t0.step && oy1 == oy && p->out_ch % 4 == 0) {
+				/* the pairs after along the row read in place too: one call */
+				while (ox1 + 2 * pairs <= last && ox1 + 2 * pairs < p->out_w)
+					pairs++;
 			}
-			pair_times_blocks(p, t0, t1, blocks, output, output + p->out_ch);
+			pair_times_blocks(p, t0, t1, blocks, output, output + p->out_ch, pairs);
+			if (pairs > 1) {
+				px += 2 * (pairs - 1);
+				output += 2 * (pairs - 1) * p->out_ch;
+				ox1 += 2 * (pairs - 1);
+			}
 			oy = ox1 + 1 == p->out_w ? oy1 + 1 : oy1;
 			ox = ox1 + 1 == p->out_w ? 0 : ox1 + 1;
 		}
