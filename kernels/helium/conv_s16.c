@@ -403,10 +403,15 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 				      t0.step ? run_bytes * (p->filter_h - t0.first - t0.rows) : 0 };
 
 	first = p->out_ch / 4 * 4;
-	if (first && (job.before || job.after))
-		(job.chunks == 1 ? pair_blocks_1_cut : pair_blocks_cut)(&job);
+	/* direct calls only: the stack bound follows no call through a register */
+	if (first && (job.before || job.after) && job.chunks == 1)
+		pair_blocks_1_cut(&job);
+	else if (first && (job.before || job.after))
+		pair_blocks_cut(&job);
+	else if (first && job.chunks == 1)
+		pair_blocks_1(&job);
 	else if (first)
-		(job.chunks == 1 ? pair_blocks_1 : pair_blocks)(&job);
+		pair_blocks(&job);
 	if (first == p->out_ch)
 		return;
 #endif
@@ -426,13 +431,15 @@ static int32_t direct_pairs(const struct usmp_helium_conv_s16_params *p, const i
 				      blocks + out_ch / 4 * block_bytes(p->chunks), pairs, 4 * in_ch, 2 * out_ch,
 				      p->act_min, p->act_max, 0, 0 };
 
-	if (pairs)
-		(job.chunks == 1 ? pair_blocks_1 : pair_blocks)(&job);
+	if (pairs && job.chunks == 1)
+		pair_blocks_1(&job);
+	else if (pairs)
+		pair_blocks(&job);
 	return 2 * pairs;
 }
 #endif
 
-HELIUM_HOT void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
+HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
 				     const int8_t *blocks, int16_t *columns, int16_t *output)
 {
 	const int32_t pixels = p->out_h * p->out_w, column = LANES * p->chunks;
@@ -574,7 +581,7 @@ HELIUM_HOT static void taps_times_channels64(const struct usmp_helium_conv_s16_p
 	}
 }
 
-HELIUM_HOT void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
+HELIUM_HOT_SETUP void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
 					   const int8_t *blocks, int16_t *columns, int16_t *output)
 {
 	int32_t b, oy, ox;
