@@ -120,11 +120,12 @@ def test_bands_match_reference(cpu, tmp_path, monkeypatch):
 
 def test_jobs_are_planned_as_the_kernels_define_them():
     """The bytes the compiler plans at the start of a kernel's scratch for its job (what it keeps during a call)
-    are what the C defines (the kernels check their structs against their defines)."""
+    are what the C defines (the kernels check their structs against their defines): the scalar, DSP and Helium
+    families."""
     import re
 
     from usmp.paths import KERNELS_DIR
-    from usmp.select import dsp
+    from usmp.select import dsp, helium
 
     def define(path: str, name: str) -> int:
         return int(re.search(rf"#define {name} (\d+)", (KERNELS_DIR / path).read_text()).group(1))
@@ -134,6 +135,8 @@ def test_jobs_are_planned_as_the_kernels_define_them():
     assert scalar.DEPTHWISE_JOB_BYTES == define("scalar/depthwise_s8.c", "DW_JOB_BYTES")
     assert dsp.DEPTHWISE_JOB_BYTES == define("dsp/depthwise_common.h", "DW_JOB_BYTES")
     assert dsp.CONV_JOB_BYTES == define("dsp/conv.c", "CONV_JOB_BYTES")
+    assert (helium.MATRIX_STATE_BYTES, helium.DW_STATE_BYTES) == \
+        tuple(define("include/usmp_kernels/helium.h", f"USMP_HELIUM_{n}_STATE_BYTES") for n in ("MATRIX", "DW"))
 
 
 def test_other_cores_keep_their_kernels(tmp_path):
