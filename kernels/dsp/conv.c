@@ -45,8 +45,10 @@ struct conv_job {
 	uint32_t offset;     /* the input offset, twice */
 	int32_t oy, ox;      /* the next output pixel */
 	int32_t fx0, fx1;    /* the filter columns of its window inside the input */
+	int32_t left;        /* the batch's output pixels not yet written */
+	int32_t batches;     /* the batches after this one */
 };
-#define CONV_JOB_BYTES 52
+#define CONV_JOB_BYTES 60
 #define CONV_JOB_PLANNED (UINTPTR_MAX <= 0xFFFFFFFFu)
 typedef char conv_job_fits[!CONV_JOB_PLANNED || sizeof(struct conv_job) == CONV_JOB_BYTES ? 1 : -1];
 
@@ -527,6 +529,18 @@ __attribute__((noinline)) static void odd_channel(const struct conv_job *j, cons
 }
 #endif
 
+/* The pairs job's fields that stay the same through a call: set once (the assemblies copy the job, never write it). */
+static inline __attribute__((always_inline)) void pairs_of(struct conv_job *j, const uint32_t *columns,
+							   const uint32_t *weights, int32_t out_ch, int32_t quads,
+							   int wide)
+{
+	j->pairs.second = out_ch;
+	j->pairs.end = weights + (out_ch >> 1) * PAIR_WORDS(quads, wide);
+	j->pairs.columns = columns;
+	j->pairs.quads = quads;
+	j->pairs.weights = weights;
+}
+
 /* Both columns (or only the first) against every output channel pair. */
 static inline __attribute__((always_inline)) void columns_times_filter(
 	struct conv_job *j, const uint32_t *columns, const uint32_t *weights, int32_t out_ch, int32_t quads,
@@ -534,18 +548,13 @@ static inline __attribute__((always_inline)) void columns_times_filter(
 {
 	(void)j;
 #if USMP_DSP_NATIVE
-	struct pairs_job *const job = &j->pairs;
-
-	job->out = out;
-	job->second = out_ch;
-	job->end = weights + (out_ch >> 1) * PAIR_WORDS(quads, wide);
-	job->columns = columns;
-	job->quads = quads;
-	job->weights = weights;
+	(void)columns;
+	(void)quads;
+	j->pairs.out = out;
 	if (out_ch >= 2 && two_columns)
-		(wide ? pairs_wide_asm : pairs_narrow_asm)(job);
+		(wide ? pairs_wide_asm : pairs_narrow_asm)(&j->pairs);
 	else if (out_ch >= 2)
-		(wide ? pairs1_wide_asm : pairs1_narrow_asm)(job);
+		(wide ? pairs1_wide_asm : pairs1_narrow_asm)(&j->pairs);
 	if (out_ch & 1)
 		odd_channel(j, weights, out_ch, two_columns ? ODD_TWO_COLUMNS : ODD_ONE_COLUMN, wide);
 #else
@@ -553,7 +562,8 @@ static inline __attribute__((always_inline)) void columns_times_filter(
 #endif
 }
 
-/* One pixel straight from the input against every output channel pair. */
+/* One pixel straight from the input against every output channel pair (the job's columns and second stand for
+ * the pixel and the offset pair meanwhile). */
 static inline __attribute__((always_inline)) void pixel_times_filter(struct conv_job *j, const int8_t *pixel,
 								     uint32_t offset, const uint32_t *weights,
 								     int32_t out_ch, int32_t quads, int8_t *out,
@@ -562,17 +572,18 @@ static inline __attribute__((always_inline)) void pixel_times_filter(struct conv
 	(void)j;
 #if USMP_DSP_NATIVE
 	struct pairs_job *const job = &j->pairs;
+	const uint32_t *const columns = job->columns;
 
+	(void)quads;
 	job->out = out;
 	job->second = (int32_t)offset;
-	job->end = weights + (out_ch >> 1) * PAIR_WORDS(quads, wide);
 	job->columns = (const uint32_t *)(const void *)pixel;
-	job->quads = quads;
-	job->weights = weights;
 	if (out_ch >= 2)
 		(wide ? pixel_wide_asm : pixel_narrow_asm)(job);
 	if (out_ch & 1)
 		odd_channel(j, weights, out_ch, ODD_PIXEL, wide);
+	job->second = out_ch;
+	job->columns = columns;
 #else
 	pixel_c(pixel, offset, weights, 0, out_ch, quads, out, wide);
 #endif
@@ -608,16 +619,50 @@ static inline __attribute__((always_inline)) void column(const struct usmp_dsp_c
 	}
 }
 
-/* The job's next output pixel's column, and the one after's if `two` (apart from the kernel's loop: its frame
- * holds few registers). */
-__attribute__((noinline)) static void columns_of(const struct usmp_dsp_conv_params *p, struct conv_job *j,
-						 uint32_t *columns, int two)
+/*
+ * One step of a call: the job's next two output pixels (or the batch's last one) against every output channel
+ * pair, then the next step's pixels; 0 once the call's outputs are all written. Everything a step needs is in
+ * the job: the kernel's loop around it keeps only two pointers in registers (its frame is under every step's).
+ */
+static inline __attribute__((always_inline)) int step(const struct usmp_dsp_conv_params *p, struct conv_job *j,
+						      int wide)
 {
-	column(p, j, columns);
-	if (two)
-		column(p, j, columns + 2);
-	else if (!USMP_DSP_NATIVE) /* the C sums read the second column too (not stored) */
-		pad(columns + 2, p->quads);
+	const int32_t out_ch = p->out_ch;
+	const int two = j->left > 1;
+	int8_t *const out = j->pairs.out;
+	uint32_t *const columns = (uint32_t *)(uintptr_t)j->pairs.columns;
+	const int8_t *const lone = two ? NULL : lone_pixel(p, j->image, j->oy, j->ox);
+
+	if (lone != NULL) { /* the last pixel alone, read as it is */
+		pixel_times_filter(j, lone, j->offset, j->pairs.weights, out_ch, p->quads, out, wide);
+	} else {
+		column(p, j, columns);
+		if (two)
+			column(p, j, columns + 2);
+		else if (!USMP_DSP_NATIVE) /* the C sums read the second column too (not stored) */
+			pad(columns + 2, p->quads);
+		columns_times_filter(j, columns, j->pairs.weights, out_ch, p->quads, out, two, wide);
+	}
+	j->pairs.out = out + (two ? 2 * out_ch : out_ch);
+	j->left -= two ? 2 : 1;
+	if (j->left > 0)
+		return 1;
+	if (j->batches-- == 0)
+		return 0;
+	j->image += p->in_h * p->in_w * p->in_ch;
+	j->oy = j->ox = 0;
+	j->left = p->out_h * p->out_w;
+	return 1;
+}
+
+DSP_HOT __attribute__((noinline)) static int step_narrow(const struct usmp_dsp_conv_params *p, struct conv_job *j)
+{
+	return step(p, j, 0);
+}
+
+DSP_HOT __attribute__((noinline)) static int step_wide(const struct usmp_dsp_conv_params *p, struct conv_job *j)
+{
+	return step(p, j, 1);
 }
 
 static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_conv_params *p, const int8_t *input,
@@ -629,33 +674,23 @@ static inline __attribute__((always_inline)) void conv(const struct usmp_dsp_con
 #else
 	struct conv_job on_stack, *const j = &on_stack;
 #endif
-	const int32_t pixels = p->out_h * p->out_w, out_ch = p->out_ch;
-	uint32_t *columns = (uint32_t *)(void *)((int8_t *)scratch + CONV_JOB_BYTES);
-	int8_t *out = output;
-	int32_t b, px;
+	uint32_t *const columns = (uint32_t *)(void *)((int8_t *)scratch + CONV_JOB_BYTES);
+	const int32_t pixels = p->out_h * p->out_w;
 
+	if (pixels <= 0 || p->batches <= 0)
+		return;
 	j->stage = (int8_t *)(columns + 4 * p->quads);
 	j->offset = dsp_pair(p->input_offset, p->input_offset);
-	for (b = 0; b < p->batches; b++) {
-		j->image = input + b * p->in_h * p->in_w * p->in_ch;
-		j->oy = j->ox = 0;
-		for (px = 0; px < pixels; px += 2, out += 2 * out_ch) {
-			const int two = px + 1 < pixels;
-			const int8_t *lone = two ? NULL : lone_pixel(p, j->image, j->oy, j->ox);
-
-			if (lone != NULL) { /* the last pixel alone, read as it is */
-				pixel_times_filter(j, lone, j->offset, weights, out_ch, p->quads, out, wide);
-				out -= out_ch;
-				continue;
-			}
-			columns_of(p, j, columns, two);
-			columns_times_filter(j, columns, weights, out_ch, p->quads, out, two, wide);
-			if (!two)
-				out -= out_ch;
-		}
-	}
+	pairs_of(j, columns, weights, p->out_ch, p->quads, wide);
+	j->pairs.out = output;
+	j->image = input;
+	j->oy = j->ox = 0;
+	j->left = pixels;
+	j->batches = p->batches - 1;
+	while (wide ? step_wide(p, j) : step_narrow(p, j))
+		;
 	if (p->act_min > -128 || p->act_max < 127)
-		dsp_clamp_outputs(output, (int32_t)(out - output), p->act_min, p->act_max);
+		dsp_clamp_outputs(output, p->batches * pixels * p->out_ch, p->act_min, p->act_max);
 }
 
 DSP_HOT void usmp_dsp_conv_s8(const struct usmp_dsp_conv_params *p, const int8_t *input, const uint32_t *weights,

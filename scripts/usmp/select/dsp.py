@@ -41,7 +41,7 @@ LOOP_COST = {False: 1.0, True: 0.75}
 # and pixel building the window's column; a lone pixel (a fully connected layer's batch of one) 1.68 a MAC and
 # 55 per channel pair; the depthwise kernel as _depthwise_3_wide says.
 MATRIX_CALL = 150
-CONV_JOB_BYTES = 52  # kernels/dsp/conv.c: CONV_JOB_BYTES (what a call keeps at the start of its scratch)
+CONV_JOB_BYTES = 60  # kernels/dsp/conv.c: CONV_JOB_BYTES (what a call keeps at the start of its scratch)
 MATRIX_PER_MAC = 1.13
 DSP_WINDOW_ROW = 70.0
 LONE_PAIR = 55.0
