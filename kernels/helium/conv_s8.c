@@ -18,6 +18,20 @@
 
 #include "helium_ops.h"
 
+/* Pixels against a run of blocks one pixel at a time (gemm_lone): what the pairs' loop leaves. */
+struct lone_run {
+	const int8_t *column; /* the first pixel's column (the job's pair_step / 2 apart) */
+	int8_t *out;          /* its output of the run's first block (out_ch apart) */
+	int32_t pixels;
+	int32_t first;        /* the run's first block */
+	int32_t blocks;
+};
+struct lone_tails {
+	struct lone_run runs[2]; /* the last block's channels of every pixel; an odd last pixel's full blocks */
+	int32_t count;
+	int32_t sums[4];
+};
+
 /* What the matrix loop reads; the assembly below reads the fields at these offsets. */
 struct gemm_job {
 	const int8_t *column0; /* 0: the first pair's first pixel's column */
@@ -34,7 +48,10 @@ struct gemm_job {
 	int32_t act_max;       /* 44 */
 	int32_t block_bytes;   /* 48 */
 	const uint16_t *pair;  /* 52: a pixel pair's 8 output offsets, as the unclamped requantization interleaves them */
-	uint32_t saved[16];    /* 56: d8-d15 (callee-saved) while a loop that uses them runs, here rather than on the stack */
+	union {
+		uint32_t saved[16]; /* 56: d8-d15 (callee-saved) while a loop that uses them runs, here rather than on the stack */
+		struct lone_tails tails; /* what gemm_lone takes, done before the loop runs */
+	};
 };
 
 /* A block's bytes: the four biases, the filter chunks, the multipliers and the right shifts, and with
@@ -336,33 +353,50 @@ GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\
 GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
 
 
-/* One pixel against `count` blocks from `block` (the last one may have fewer than 4 channels left). */
-HELIUM_HOT __attribute__((noinline)) static void gemm_lone(const struct gemm_job *j, int32_t general,
-							   const int8_t *column, const int8_t *block, int32_t count,
-							   int32_t channels_left, int8_t *out)
+/* The job's lone runs (tails), a pixel and a block at a time (the last block may have fewer than 4 channels).
+ * Everything from the job, and the four sums through its memory: no vector register to save, a small frame. */
+HELIUM_HOT_SETUP __attribute__((noinline)) static void gemm_lone(const struct usmp_helium_conv_params *p, struct gemm_job *j)
 {
-	for (; count > 0; count--, block += j->block_bytes, out += 4, channels_left -= 4) {
-		const int32_t *bias = (const int32_t *)(const void *)block;
-		const int8_t *w = block + 16;
-		int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+	struct lone_tails *const t = &j->tails;
 
-		for (int32_t k = 0; k < j->chunks; k++, w += 64) {
-			const int8x16_t x = vldrbq_s8(column + 16 * k);
+	for (const struct lone_run *r = t->runs; r < t->runs + t->count; r++) {
+		for (int32_t px = 0; px < r->pixels; px++) {
+			const int8_t *const column = r->column + (size_t)px * (j->pair_step >> 1);
+			const int8_t *block = j->blocks + (size_t)r->first * j->block_bytes;
+			int8_t *out = r->out + (size_t)px * j->out_ch;
 
-			a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
-			a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
-			a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
-			a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
+			for (int32_t b = r->first; b < r->first + r->blocks; b++, block += j->block_bytes, out += 4) {
+				const int32_t *bias = (const int32_t *)(const void *)block;
+				const int8_t *w = block + 16;
+				int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+
+				for (int32_t k = 0; k < j->chunks; k++, w += 64) {
+					const int8x16_t x = vldrbq_s8(column + 16 * k);
+
+					a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
+					a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
+					a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
+					a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
+				}
+				t->sums[0] = a0;
+				t->sums[1] = a1;
+				t->sums[2] = a2;
+				t->sums[3] = a3;
+				const int32_t *requant = (const int32_t *)(const void *)w;
+				const int32_t left = p->out_ch - 4 * b;
+				int32x4_t acc = vldrwq_s32(t->sums);
+
+				if (p->requant_general) /* helium_requantize's steps, without a vector of zero left shifts */
+					acc = vshlq_s32(acc, vldrwq_s32(requant + 8));
+				acc = vqrdmulhq_s32(acc, vldrwq_s32(requant));
+				acc = vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, vldrwq_s32(requant + 4)), 31));
+				acc = vrshlq_s32(acc, vldrwq_s32(requant + 4));
+				acc = vaddq_n_s32(acc, j->output_offset);
+				acc = vmaxq_s32(acc, vdupq_n_s32(j->act_min));
+				acc = vminq_s32(acc, vdupq_n_s32(j->act_max));
+				vstrbq_p_s32(out, acc, vctp32q((uint32_t)(left < 4 ? left : 4)));
+			}
 		}
-		const int32_t *requant = (const int32_t *)(const void *)w;
-		int32x4_t acc = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
-		const int32x4_t right = vldrwq_s32(requant + 4);
-
-		acc = helium_requantize(acc, vldrwq_s32(requant), general ? vldrwq_s32(requant + 8) : vdupq_n_s32(0),
-					right);
-		acc = vaddq_n_s32(acc, j->output_offset);
-		acc = vminq_s32(vmaxq_s32(acc, vdupq_n_s32(j->act_min)), vdupq_n_s32(j->act_max));
-		vstrbq_p_s32(out, acc, vctp32q((uint32_t)(channels_left < 4 ? channels_left : 4)));
 	}
 }
 
@@ -392,26 +426,6 @@ struct matrix_state {
 	};
 };
 typedef char matrix_state_fits[sizeof(struct matrix_state) <= USMP_HELIUM_MATRIX_STATE_BYTES ? 1 : -1];
-
-/* What the assembly leaves: the last block's channels where out_ch is no multiple of 4, and an odd last pixel,
- * each pixel by pixel (out of line: gemm's frame stays small). */
-__attribute__((noinline)) static void gemm_tails(const struct usmp_helium_conv_params *p, struct matrix_state *st,
-						 const int8_t *columns, int32_t stride, int32_t pixels, int8_t *out)
-{
-	const struct gemm_job *const j = &st->job.pairs;
-	const int32_t out_ch = p->out_ch, general = st->call.general;
-
-	if (out_ch & 3) { /* the last block's channels, pixel by pixel */
-		const int8_t *last = j->blocks + (size_t)j->full_blocks * j->block_bytes;
-
-		for (int32_t px = 0; px < pixels; px++)
-			gemm_lone(j, general, columns + (size_t)px * stride, last, 1, out_ch & 3,
-				  out + (size_t)px * out_ch + (out_ch & ~3));
-	}
-	if (pixels & 1 && p->chunks > 1) /* the odd last pixel, every full block */
-		gemm_lone(j, general, columns + (size_t)(pixels - 1) * stride, j->blocks, out_ch >> 2, out_ch,
-			  out + (size_t)(pixels - 1) * out_ch);
-}
 
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
@@ -459,20 +473,31 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 	j->act_max = p->act_max;
 	j->block_bytes = block_bytes(p->chunks, general);
 	j->pair = st->pair;
-	if (p->chunks > 1 && j->pairs > 0 && j->full_blocks > 0) {
-		if (general)
-			gemm_pairs_general(j);
-		else if (p->chunks == 2) /* the whole int8 range: a narrower one is general (select/helium.py) */
-			gemm_pairs_2(j);
-		else if (p->chunks == 4)
-			gemm_pairs_4(j);
-		else if (p->chunks == 8)
-			gemm_pairs_8(j);
-		else
-			gemm_pairs_full(j);
-	}
-	if (out_ch & 3 || (pixels & 1 && p->chunks > 1))
-		gemm_tails(p, st, columns, stride, pixels, out);
+	/* what the assembly leaves, first (it writes other outputs): the last block's channels where out_ch is no
+	 * multiple of 4, and an odd last pixel's full blocks; then the pairs' loop, a tail call (gemm's frame is gone
+	 * while it runs) */
+	struct lone_tails *const t = &j->tails;
+
+	t->count = 0;
+	if (out_ch & 3)
+		t->runs[t->count++] = (struct lone_run){ columns, out + (out_ch & ~3), pixels, out_ch >> 2, 1 };
+	if (pixels & 1 && p->chunks > 1 && out_ch >= 4)
+		t->runs[t->count++] = (struct lone_run){ columns + (size_t)(pixels - 1) * stride,
+							  out + (size_t)(pixels - 1) * out_ch, 1, 0, out_ch >> 2 };
+	if (t->count > 0)
+		gemm_lone(p, j);
+	if (p->chunks == 1 || j->pairs == 0 || j->full_blocks == 0)
+		return;
+	if (st->call.general)
+		gemm_pairs_general(j);
+	else if (p->chunks == 2) /* the whole int8 range: a narrower one is general (select/helium.py) */
+		gemm_pairs_2(j);
+	else if (p->chunks == 4)
+		gemm_pairs_4(j);
+	else if (p->chunks == 8)
+		gemm_pairs_8(j);
+	else
+		gemm_pairs_full(j);
 }
 
 HELIUM_INLINE void fill_bytes(int8_t *dst, int8_t value, int32_t n)
@@ -653,7 +678,7 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 #endif
 
 /* One filter row of a window into the column: its taps inside the input copied, those outside padding. */
-HELIUM_HOT static void window_row(const struct usmp_helium_conv_params *p, const int8_t *row, int32_t x0, int8_t *column)
+HELIUM_INLINE void window_row(const struct usmp_helium_conv_params *p, const int8_t *row, int32_t x0, int8_t *column)
 {
 	const int32_t c = p->in_ch, taps = p->filter_w;
 	const int8_t pad = (int8_t)p->pad_value;
@@ -687,37 +712,49 @@ HELIUM_HOT static void window_row(const struct usmp_helium_conv_params *p, const
 	}
 }
 
-/* The columns of output pixels [xa, xb) of output row oy, filter row by filter row: a row outside the input is
- * padding for every pixel; the pixels whose windows lie inside the input's width copy their runs of the row in
- * one loop, those at the edges tap by tap. */
+/* The column of output pixel x of output row oy, a window the input's edges cut: filter row by filter row, the
+ * rows outside the input padding. Out of line: the loop over the windows inside keeps no call. */
+HELIUM_INLINE void window_column(const struct usmp_helium_conv_params *p,
+								   const int8_t *image, int32_t oy, int32_t x,
+								   int8_t *column)
+{
+	const int32_t row_bytes = p->filter_w * p->in_ch;
+
+	for (int32_t ky = 0, y = oy * p->stride_h - p->pad_top; ky < p->filter_h; ky++, y += p->dilation_h)
+		window_row(p, y < 0 || y >= p->in_h ? NULL : image + (size_t)y * p->in_w * p->in_ch,
+			   x * p->stride_w - p->pad_left, column + ky * row_bytes);
+}
+
+/* The columns of output pixels [xa, xb) of output row oy: the pixels whose windows lie inside the input's width
+ * copy their runs of each filter row in one loop (padding for a row outside the input), those at the edges
+ * window by window. */
 HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void row_columns(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
 				   int32_t xa, int32_t xb, int8_t *columns)
 {
 	const int32_t stride = 16 * p->chunks, row_bytes = p->filter_w * p->in_ch, in_row = p->in_w * p->in_ch;
 	const int32_t sw = p->stride_w, pl = p->pad_left, span = (p->filter_w - 1) * p->dilation_w;
-	const int32_t y0 = oy * p->stride_h - p->pad_top;
 	int32_t first = (pl + sw - 1) / sw, end = (p->in_w - 1 - span + pl) / sw + 1; /* windows inside */
 
 	if (p->dilation_w != 1 || p->in_w - 1 - span + pl < 0)
 		first = end = xb;
 	first = first < xa ? xa : first > xb ? xb : first;
 	end = end > xb ? xb : end < first ? first : end;
-	for (int32_t ky = 0, y = y0; ky < p->filter_h; ky++, y += p->dilation_h) {
-		int8_t *column = columns + ky * row_bytes;
-		const int8_t *row = image + (size_t)y * in_row;
+	if (end > first) {
+		int8_t *column = columns + (first - xa) * stride;
+		const int8_t *row = image + (first * sw - pl) * p->in_ch;
 
-		if (y < 0 || y >= p->in_h) {
-			fill_runs(column, stride, (int8_t)p->pad_value, xb - xa, row_bytes);
-			continue;
+		for (int32_t ky = 0, y = oy * p->stride_h - p->pad_top; ky < p->filter_h;
+		     ky++, y += p->dilation_h, column += row_bytes) {
+			if (y < 0 || y >= p->in_h)
+				fill_runs(column, stride, (int8_t)p->pad_value, end - first, row_bytes);
+			else
+				copy_runs(column, stride, row + (size_t)y * in_row, sw * p->in_ch, end - first, row_bytes);
 		}
-		for (int32_t x = xa; x < first; x++)
-			window_row(p, row, x * sw - pl, column + (x - xa) * stride);
-		if (end > first)
-			copy_runs(column + (first - xa) * stride, stride, row + (first * sw - pl) * p->in_ch, sw * p->in_ch,
-				  end - first, row_bytes);
-		for (int32_t x = end; x < xb; x++)
-			window_row(p, row, x * sw - pl, column + (x - xa) * stride);
 	}
+	for (int32_t x = xa; x < first; x++)
+		window_column(p, image, oy, x, columns + (x - xa) * stride);
+	for (int32_t x = end; x < xb; x++)
+		window_column(p, image, oy, x, columns + (x - xa) * stride);
 }
 
 /* Bytes of a padded row (gathered windows): the input columns every window of an output row reads, from the
@@ -748,8 +785,9 @@ static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *i
 }
 
 /* `run` pixels of a 1x1 layer of at most 16 channels at a time, the input read as the columns, `in_ch` bytes
- * apart; the last pixel's column, whose 16 bytes would run past the input, is copied first. */
-static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input, int8_t *scratch,
+ * apart; the last pixel's column, whose 16 bytes would run past the input, is copied first. Its scratch: the
+ * columns (after the call's state): the narrow loop's sums, then that column. */
+__attribute__((noinline)) static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t *input, int8_t *scratch,
 			  int8_t *output, struct matrix_state *st)
 {
 	const int32_t pixels = p->batches * p->out_h * p->out_w, c = p->in_ch;
@@ -778,49 +816,65 @@ static void direct_narrow(const struct usmp_helium_conv_params *p, const int8_t 
 #define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, 0 } })
 #endif
 
-/* The columns of the run of n output pixels from the cursor (st->call.oy, ox), which moves on past them. Out of
- * line: its frame and its callees' are gone when the matrix loop runs. */
-HELIUM_HOT_SETUP __attribute__((noinline)) static void run_columns(const struct usmp_helium_conv_params *p, const int8_t *image,
-						  struct matrix_state *st, int8_t *columns, int32_t n)
+/* The gathered columns of `part` output pixels from (row, ox) of image: the padded rows copied when the
+ * output row (oy, counting every image's) changes. */
+HELIUM_INLINE void gathered_columns(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
+				    int32_t row, int32_t ox, int32_t part, struct matrix_state *st, int8_t *columns,
+				    int8_t *column)
 {
 	const int32_t stride = 16 * p->chunks;
 	const uint16_t *offsets = (const uint16_t *)(const void *)(st->call.blocks +
 								    (size_t)((p->out_ch + 3) >> 2) *
 									    block_bytes(p->chunks, p->requant_general));
 	int8_t *rows = columns + (size_t)p->run * stride + (p->chunks == 1 ? 16 * p->run + 16 : 0);
-	int32_t oy = st->call.oy, ox = st->call.ox;
 
-	for (int32_t done = 0; done < n; oy++, ox = 0) { /* the run's part of each output row */
-		const int32_t part = n - done < p->out_w - ox ? n - done : p->out_w - ox;
-
-		if (!p->gathers) {
-			row_columns(p, image, oy, ox, ox + part, columns + done * stride);
-		} else {
-			if (st->call.padded != oy)
-				padded_rows(p, image, oy, rows);
-			st->call.padded = oy;
-			gather_windows(columns + done * stride, stride, rows + ox * p->stride_w * p->in_ch,
-				       p->stride_w * p->in_ch, part, offsets, p->chunks, st);
-		}
-		done += part;
-		ox += part;
-		if (ox < p->out_w)
-			break;
-	}
-	st->call.oy = oy;
-	st->call.ox = ox;
+	if (st->call.padded != oy)
+		padded_rows(p, image, row, rows);
+	st->call.padded = oy;
+	gather_windows(column, stride, rows + ox * p->stride_w * p->in_ch, p->stride_w * p->in_ch, part, offsets,
+		       p->chunks, st);
 }
 
-/* `run` output pixels at a time (a run may span output rows): their columns (im2col by rows of the output;
- * windows of rows under a vector gathered from padded copies of the rows), then the matrix loop over them.
- * The scratch: the call's state, then the columns, with depth <= 16 the sums of the narrow loop (a 1x1 layer:
- * the input is the columns), with gathers the padded rows. */
+/* The columns of the run of n output pixels from the cursor (st->call.oy, ox: oy counts the rows of every
+ * image of the batch), which moves on past them, im2col (gathers: from padded copies of the rows, else row by
+ * row). Out of line, one function for each way: their frames and their callees' are gone when the matrix loop
+ * runs, and each keeps few values. */
+#define RUN_COLUMNS(name, part_columns)                                                                             \
+	HELIUM_HOT_SETUP __attribute__((noinline)) static void name(const struct usmp_helium_conv_params *p,        \
+								    const int8_t *input, struct matrix_state *st,   \
+								    int8_t *columns, int32_t n)                     \
+	{                                                                                                           \
+		int32_t oy = st->call.oy, ox = st->call.ox;                                                         \
+                                                                                                                    \
+		for (int32_t done = 0; done < n; oy++, ox = 0) { /* the run's part of each output row */             \
+			const int32_t part = n - done < p->out_w - ox ? n - done : p->out_w - ox;                   \
+			const int32_t batch = oy / p->out_h, row = oy - batch * p->out_h;                           \
+			const int8_t *const image = input + (size_t)batch * p->in_h * p->in_w * p->in_ch;           \
+			int8_t *const column = columns + done * 16 * p->chunks;                                     \
+                                                                                                                    \
+			part_columns;                                                                               \
+			done += part;                                                                               \
+			ox += part;                                                                                 \
+			if (ox < p->out_w)                                                                          \
+				break;                                                                              \
+		}                                                                                                   \
+		st->call.oy = oy;                                                                                   \
+		st->call.ox = ox;                                                                                   \
+	}
+RUN_COLUMNS(run_rows, row_columns(p, image, row, ox, ox + part, column))
+RUN_COLUMNS(run_gathers, gathered_columns(p, image, oy, row, ox, part, st, columns, column))
+
+/* `run` output pixels at a time (a run may span output rows and images): their columns (im2col by rows of the
+ * output; windows of rows under a vector gathered from padded copies of the rows), then the matrix loop over
+ * them. The scratch: the call's state, then the columns, with depth <= 16 the sums of the narrow loop (a 1x1
+ * layer: the input is the columns), with gathers the padded rows. The loop keeps few values: a small frame
+ * under run_columns' and gemm's. */
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input,
 			 const int8_t *blocks, int8_t *scratch, int8_t *output)
 {
 	struct matrix_state *const st = matrix_state_in(scratch);
 	int8_t *const columns = scratch + USMP_HELIUM_MATRIX_STATE_BYTES;
-	const int32_t pixels = p->out_h * p->out_w;
+	const int32_t pixels = p->batches * p->out_h * p->out_w;
 
 	st->call.blocks = blocks;
 	st->call.general = p->requant_general;
@@ -829,18 +883,17 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 		return;
 	}
 	st->call.sums = (int32_t *)(void *)(columns + (size_t)p->run * 16 * p->chunks);
-	for (int32_t batch = 0; batch < p->batches; batch++, output += (size_t)pixels * p->out_ch) {
-		const int8_t *image = input + (size_t)batch * p->in_h * p->in_w * p->in_ch;
+	st->call.oy = 0;
+	st->call.ox = 0;
+	st->call.padded = -1;
+	for (int32_t px = 0; px < pixels; px += p->run) {
+		const int32_t n = pixels - px < p->run ? pixels - px : p->run;
 
-		st->call.oy = 0;
-		st->call.ox = 0;
-		st->call.padded = -1;
-		for (int32_t px = 0; px < pixels; px += p->run) {
-			const int32_t n = pixels - px < p->run ? pixels - px : p->run;
-
-			run_columns(p, image, st, columns, n);
-			gemm(p, st, columns, 16 * p->chunks, n, output + (size_t)px * p->out_ch);
-		}
+		if (p->gathers)
+			run_gathers(p, input, st, columns, n);
+		else
+			run_rows(p, input, st, columns, n);
+		gemm(p, st, columns, 16 * p->chunks, n, output + (size_t)px * p->out_ch);
 	}
 }
 
