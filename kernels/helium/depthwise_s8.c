@@ -58,7 +58,10 @@ struct dw_job {
 	uint32_t lanes;      /* 48: the lanes of the last group stored, as VPR.P0 (the others store 16) */
 	int32_t strip_bytes; /* 52: from a group's strip to the next group's */
 	int32_t group_bytes; /* 56: from a group's constants to the next group's */
-	uint32_t saved[16];  /* 60: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
+	union {
+		uint32_t saved[16]; /* 60: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
+		int16_t even[8];    /* dw_row_general's even lanes while it sums the odd ones (the assembly is not running) */
+	};
 };
 
 /* Two taps, the strips at a and b (addressing modes), times the filter's taps at [r9, #wa] and [r9, #wb] (the
@@ -180,50 +183,6 @@ DW_VECTORS(dw_vectors_16_s2, "16", "32", "32", DW_STORE_PIXEL)
 /* 8 channels a pixel, two pixels a vector (stride 1), the outputs consecutive */
 DW_VECTORS(dw_vectors_8, "8", "16", "16", "	vstrbt.8	q4, [r3], #16\n")
 
-/* Requantize the four sums (helium_requantize, any shifts) and store the 16 lanes in order. */
-HELIUM_INLINE void dw_store(const struct usmp_helium_depthwise_params *p, int32x4_t a, int32x4_t b, int32x4_t c,
-			    int32x4_t d, const int32_t *k, mve_pred16_t lanes, int8_t *out)
-{
-	const int32x4_t zero = vdupq_n_s32(0);
-	const int32_t *left = k + 32;
-	const int general = p->requant_general;
-
-	a = helium_requantize(a, vldrwq_s32(k), general ? vldrwq_s32(left) : zero, vldrwq_s32(k + 16));
-	b = helium_requantize(b, vldrwq_s32(k + 4), general ? vldrwq_s32(left + 4) : zero, vldrwq_s32(k + 20));
-	c = helium_requantize(c, vldrwq_s32(k + 8), general ? vldrwq_s32(left + 8) : zero, vldrwq_s32(k + 24));
-	d = helium_requantize(d, vldrwq_s32(k + 12), general ? vldrwq_s32(left + 12) : zero, vldrwq_s32(k + 28));
-	int16x8_t even = vqmovntq_s32(vqmovnbq_s32(vdupq_n_s16(0), a), b); /* lanes 0, 2, ..., 14 */
-	int16x8_t odd = vqmovntq_s32(vqmovnbq_s32(vdupq_n_s16(0), c), d);  /* lanes 1, 3, ..., 15 */
-	const int16x8_t lo = vdupq_n_s16((int16_t)p->act_min), hi = vdupq_n_s16((int16_t)p->act_max);
-
-	even = vminq_s16(vmaxq_s16(vqaddq_n_s16(even, (int16_t)p->output_offset), lo), hi);
-	odd = vminq_s16(vmaxq_s16(vqaddq_n_s16(odd, (int16_t)p->output_offset), lo), hi);
-	vstrbq_p_s8(out, vmovntq_s16(vmovnbq_s16(vdupq_n_s8(0), even), odd), lanes);
-}
-
-/* Any window and requantization, with intrinsics: rows[ky] is filter row ky's strip at the vector's first tap,
- * taps `tap` bytes apart along it. */
-static void dw_vector(const struct usmp_helium_depthwise_params *p, const int8_t *const *rows, int32_t tap,
-		      const int8_t *g, mve_pred16_t lanes, int8_t *out)
-{
-	const int32_t *k = (const int32_t *)(const void *)g;
-	int32x4_t a = vldrwq_s32(k), b = vldrwq_s32(k + 4), c = vldrwq_s32(k + 8), d = vldrwq_s32(k + 12);
-	const int8_t *w = g + 64;
-
-	for (int32_t ky = 0; ky < p->filter_h; ky++) {
-		for (int32_t kx = 0; kx < p->filter_w; kx++, w += 16) {
-			const int8x16_t x = vldrbq_s8(rows[ky] + kx * tap), wv = vldrbq_s8(w);
-			const int16x8_t e = vmullbq_int_s8(x, wv), o = vmulltq_int_s8(x, wv);
-
-			a = vaddq_s32(a, vmovlbq_s16(e));
-			b = vaddq_s32(b, vmovltq_s16(e));
-			c = vaddq_s32(c, vmovlbq_s16(o));
-			d = vaddq_s32(d, vmovltq_s16(o));
-		}
-	}
-	dw_store(p, a, b, c, d, (const int32_t *)(const void *)w, lanes, out);
-}
-
 /* How a pass's input rows go into the strips of a ring slot, the same for every row of a chunk (fill_gathered
  * reads the fields at these offsets). */
 struct strip_fill {
@@ -312,10 +271,25 @@ HELIUM_INLINE void fill_slot(const struct strip_fill *f, int32_t y, int32_t in_h
 
 /* What a pass keeps during a call, planned with the strips (at their start, USMP_HELIUM_DW_STATE_BYTES) rather
  * than on the stack: the assembly's job (and the registers it saves), the rows' fill, the filter rows' strips. */
+struct dw_loop {
+	int32_t batch;      /* the image */
+	int32_t x0;         /* the first output pixel of a row the strips span */
+	int8_t *o;          /* the output row's first vector */
+	int32_t oy;         /* the output row */
+	int32_t y0;         /* its first filter row's input row */
+	int32_t top;        /* the ring slot of its first filter row */
+	int32_t filled;     /* the last input row filled */
+	int32_t n;          /* vectors of a row the strips span */
+	int32_t pixels;     /* their pixels */
+	int32_t g0;         /* the pass's first group */
+	int32_t general;    /* not the 3x3 assembly: dw_row_general */
+	int32_t full;       /* the whole int8 range: no clamp after the assembly */
+};
 struct dw_state {
 	struct dw_job j;
 	struct strip_fill f;
 	int8_t *rows[USMP_HELIUM_DW_MAX_FILTER_H];
+	struct dw_loop l;  /* the kernel's loops: read back after each call rather than kept in a frame */
 };
 typedef char dw_state_fits[sizeof(struct dw_state) <= USMP_HELIUM_DW_STATE_BYTES ? 1 : -1];
 #else
@@ -367,64 +341,178 @@ __attribute__((noinline)) static void dw_clamp(const struct dw_job *j, int8_t *o
 	}
 }
 
-/* Any window and requantization: the `n` vectors of an output row (its first `pixels` pixels), each group's one
- * at a time through dw_vector, rows[ky] the strips of filter row ky. Out of line, so that its locals stay off the
- * common path's frame. */
-__attribute__((noinline)) static void dw_row_general(const struct usmp_helium_depthwise_params *p,
-						    int8_t *const *rows, const struct dw_job *j, int32_t n,
-						    int32_t pixels, int32_t g0, int8_t *o)
+/* TFLite's requantization of four sums (helium_requantize's steps) with the constants at q: the multipliers, the
+ * right shifts at q + 16, the left shifts at q + 32 (general). */
+HELIUM_INLINE int32x4_t dw_requantize(const struct usmp_helium_depthwise_params *p, int32x4_t s, const int32_t *q)
 {
+	if (p->requant_general)
+		s = vshlq_s32(s, vldrwq_s32(q + 32));
+	s = vqrdmulhq_s32(s, vldrwq_s32(q));
+	s = vqaddq_s32(s, vshrq_n_s32(vandq_s32(s, vldrwq_s32(q + 16)), 31));
+	return vrshlq_s32(s, vldrwq_s32(q + 16));
+}
+
+/* Half the lanes of a vector (odd: the odd ones), any window and requantization: their two sums over the taps
+ * (the vector `at` bytes into each filter row's strip, taps `tap` bytes apart along it), requantized, narrowed
+ * into int16, offset and clamped. Few vectors live: none to save. */
+HELIUM_INLINE int16x8_t dw_half(const struct usmp_helium_depthwise_params *p, const struct dw_state *st, int32_t at,
+				const int8_t *g, int odd)
+{
+	const int32_t tap = lane_bytes(p) * p->dilation_w;
+	const int32_t *const k = (const int32_t *)(const void *)g + 8 * odd;
+	int32x4_t a = vldrwq_s32(k), b = vldrwq_s32(k + 4);
+	const int8_t *w = g + 64;
+
+	for (int32_t ky = 0; ky < p->filter_h; ky++) {
+		for (int32_t kx = 0; kx < p->filter_w; kx++, w += 16) {
+			const int8x16_t x = vldrbq_s8(st->rows[ky] + at + kx * tap), wv = vldrbq_s8(w);
+			const int16x8_t e = odd ? vmulltq_int_s8(x, wv) : vmullbq_int_s8(x, wv);
+
+			a = vaddq_s32(a, vmovlbq_s16(e));
+			b = vaddq_s32(b, vmovltq_s16(e));
+		}
+	}
+	const int32_t *const q = (const int32_t *)(const void *)w + 8 * odd;
+	int16x8_t h = vqmovntq_s32(vqmovnbq_s32(vdupq_n_s16(0), dw_requantize(p, a, q)), dw_requantize(p, b, q + 4));
+
+	h = vqaddq_n_s16(h, (int16_t)p->output_offset);
+	return vminq_s16(vmaxq_s16(h, vdupq_n_s16((int16_t)p->act_min)), vdupq_n_s16((int16_t)p->act_max));
+}
+
+/* Any window and requantization: the `n` vectors of an output row (its first `pixels` pixels), each group's one
+ * at a time, half the lanes at a time (the even ones wait in the state). Out of line, so that its locals stay
+ * off the common path's frame. */
+__attribute__((noinline)) static void dw_row_general(const struct usmp_helium_depthwise_params *p, struct dw_state *st)
+{
+	const struct dw_job *const j = &st->j;
 	const int32_t per = p->pixels_per_vector, ch = p->channels;
 
 	for (int32_t gi = 0; gi < j->groups; gi++) {
-		const int32_t left = per > 1 ? ch : ch - 16 * (g0 + gi);
+		const int32_t left = per > 1 ? ch : ch - 16 * (st->l.g0 + gi);
 
-		for (int32_t v = 0; v < n; v++) {
-			const int8_t *at[USMP_HELIUM_DW_MAX_FILTER_H];
-			const int32_t in_vector = pixels - v * per < per ? pixels - v * per : per;
+		for (int32_t v = 0; v < st->l.n; v++) {
+			const int32_t in_vector = st->l.pixels - v * per < per ? st->l.pixels - v * per : per;
+			const int32_t at = gi * j->strip_bytes + v * j->step;
+			const int8_t *const g = j->group + gi * j->group_bytes;
 
-			for (int32_t ky = 0; ky < p->filter_h; ky++)
-				at[ky] = rows[ky] + gi * j->strip_bytes + v * j->step;
-			dw_vector(p, at, lane_bytes(p) * p->dilation_w, j->group + gi * j->group_bytes,
-				  vctp8q((uint32_t)(per > 1 ? in_vector * ch : left < 16 ? left : 16)),
-				  o + 16 * gi + (size_t)v * j->out_step);
+			vstrhq_s16(st->j.even, dw_half(p, st, at, g, 0));
+			const int16x8_t odd = dw_half(p, st, at, g, 1);
+
+			vstrbq_p_s8(st->l.o + 16 * gi + (size_t)v * j->out_step,
+				    vmovntq_s16(vmovnbq_s16(vdupq_n_s8(0), vldrhq_s16(st->j.even)), odd),
+				    vctp8q((uint32_t)(per > 1 ? in_vector * ch : left < 16 ? left : 16)));
 		}
 	}
 }
 #endif
 
-/* Every output row of `groups` groups of 16 lanes from group g0 (constants g): the strips of a ring slot hold
- * their input row side by side, a call of the assembly takes every group of an output row. What stays the same
- * over the pass (most of the fill's and the job's fields) is set once: a depth-first band calls it once per band. */
-HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void dw_pass(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g,
-			       int32_t g0, int32_t groups, int8_t *strips, int8_t *out)
-{
-	const int32_t ch = p->channels, per = p->pixels_per_vector;
-	const int32_t gbytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
 #if USMP_HELIUM_NATIVE
-	const int32_t lb = lane_bytes(p), fh = p->filter_h, sw = p->stride_w;
-	const int32_t bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb), slot_bytes = groups * bytes;
+/* The ring slots of the output row's filter rows (st->rows) filled: with dilation 1 the slot of input row y is
+ * (top + y - y0) mod filter_h, and only the rows not yet there are filled. */
+HELIUM_INLINE void dw_fill_rows(const struct usmp_helium_depthwise_params *p, struct dw_state *st)
+{
+	struct dw_loop *const l = &st->l;
+	const int32_t fh = p->filter_h, y0 = l->y0, slot_bytes = st->f.vectors << 4; /* a ring slot's strips */
+	int8_t *const ring = (int8_t *)(void *)st + USMP_HELIUM_DW_STATE_BYTES;
+
+	if (p->dilation_h == 1) {
+		const int32_t from = l->filled >= y0 ? l->filled + 1 : y0;
+		int32_t top = l->top;
+
+		if (l->oy > 0)
+			for (top += p->stride_h; top >= fh;)
+				top -= fh;
+		l->top = top;
+		for (int32_t y = from, slot = top + (from - y0) % fh; y < y0 + fh; y++, slot++) {
+			slot = slot >= fh ? slot - fh : slot;
+			fill_slot(&st->f, y, p->in_h, ring + (size_t)slot * slot_bytes);
+		}
+		l->filled = y0 + fh - 1;
+		for (int32_t ky = 0, slot = l->top; ky < fh; ky++, slot = slot + 1 < fh ? slot + 1 : 0)
+			st->rows[ky] = ring + (size_t)slot * slot_bytes;
+	} else {
+		for (int32_t ky = 0; ky < fh; ky++) {
+			st->rows[ky] = ring + (size_t)ky * slot_bytes;
+			fill_slot(&st->f, y0 + ky * p->dilation_h, p->in_h, st->rows[ky]);
+		}
+	}
+}
+
+/* The output row's vectors from the filled strips: the 3x3 assembly (then the clamp of a narrower activation),
+ * a lone last pixel of two a vector through it too; any other window or requantization dw_row_general. */
+HELIUM_INLINE void dw_row(const struct usmp_helium_depthwise_params *p, struct dw_state *st)
+{
+	struct dw_job *const j = &st->j;
+	struct dw_loop *const l = &st->l;
+
+	if (l->general) {
+		dw_row_general(p, st);
+		return;
+	}
+	j->row0 = st->rows[0];
+	j->row1 = st->rows[1];
+	j->row2 = st->rows[2];
+	j->out = l->o;
+	if (j->count > 0) { /* direct calls: the stack bound follows them */
+		if (p->pixels_per_vector > 1)
+			dw_vectors_8(j);
+		else if (p->stride_w == 1)
+			dw_vectors_16(j);
+		else
+			dw_vectors_16_s2(j);
+		if (!l->full)
+			dw_clamp(j, l->o, j->count);
+	}
+	if (j->count < l->n) { /* two pixels a vector, one left: a single group */
+		const int32_t whole = j->count;
+
+		j->row0 = st->rows[0] + whole * j->step;
+		j->row1 = st->rows[1] + whole * j->step;
+		j->row2 = st->rows[2] + whole * j->step;
+		j->out = l->o + (size_t)whole * j->out_step;
+		j->count = 1;
+		j->lanes = vctp8q((uint32_t)(l->pixels % p->pixels_per_vector * p->channels));
+		dw_vectors_8(j);
+		if (!l->full)
+			dw_clamp(j, j->out, 1);
+		j->count = whole;
+		j->lanes = st->f.last;
+	}
+}
+#endif
+
+/* Groups of 16 lanes a pixel: a vector spanning several pixels takes all the channels in one. */
+HELIUM_INLINE int32_t dw_groups(const struct usmp_helium_depthwise_params *p)
+{
+	return p->pixels_per_vector > 1 ? 1 : (p->channels + 15) >> 4;
+}
+
+#if USMP_HELIUM_NATIVE
+/* A pass's set-up, for the loop's batch and first group (st->l): what stays the same over its rows, most of the
+ * fill's and the job's fields (a depth-first band sets them once per band). Out of line and without calls: its
+ * frame is gone when the rows run. */
+HELIUM_HOT_SETUP __attribute__((noinline)) static void dw_pass_setup(const struct usmp_helium_depthwise_params *p,
+								   const int8_t *constants, struct dw_state *st)
+{
+	const int32_t ch = p->channels, per = p->pixels_per_vector, g0 = st->l.g0;
+	const int32_t groups = dw_groups(p) - g0 < p->group_pass ? dw_groups(p) - g0 : p->group_pass;
+	const int32_t gbytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
+	const int32_t lb = lane_bytes(p), sw = p->stride_w;
+	const int32_t bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb);
 	const int32_t rest = ch - 16 * (g0 + groups - 1); /* the last group's lanes */
-	const int32_t span = p->chunk * per;            /* output pixels the strips span */
-	const int32_t extent = (p->filter_w - 1) * p->dilation_w + 1;
-	const int fast = fh == 3 && p->filter_w == 3 && p->dilation_w == 1 && sw <= 2 && !p->requant_general;
-	const int full = p->act_min == -128 && p->act_max == 127; /* else dw_vectors' outputs are clamped after */
-	struct dw_state *const st = (struct dw_state *)(void *)strips; /* the state, then the rings of strips */
 	struct strip_fill *const f = &st->f;
 	struct dw_job *const j = &st->j;
-	int8_t **const rows = st->rows;
-	int8_t *const ring = strips + USMP_HELIUM_DW_STATE_BYTES;
 
 	f->pixel = ch;
 	f->bytes = bytes;
 	f->groups = groups;
 	f->last = vctp8q((uint32_t)(per > 1 || rest > 16 ? 16 : rest));
 	f->pad = -p->input_offset;
-	f->vectors = slot_bytes >> 4;
+	f->vectors = groups * bytes >> 4;
 	f->row = p->in_w * ch;
 	f->copy = lb == ch;
 	j->step = per > 1 ? 16 : sw * lb;
-	j->group = g;
+	j->group = constants + (size_t)g0 * gbytes;
 	j->out_step = per > 1 ? 16 : ch;
 	j->groups = groups;
 	j->zero_point = p->output_offset;
@@ -433,82 +521,73 @@ HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void dw_pass(const
 	j->lanes = f->last;
 	j->strip_bytes = bytes;
 	j->group_bytes = gbytes;
+	st->l.general = !(p->filter_h == 3 && p->filter_w == 3 && p->dilation_w == 1 && sw <= 2 && !p->requant_general);
+	st->l.full = p->act_min == -128 && p->act_max == 127; /* else dw_vectors' outputs are clamped after */
+}
 
-	/* the strips span `span` output pixels of a row at a time (the scratch's width) */
-	for (int32_t x0 = 0; x0 < p->out_w; x0 += span) {
-		const int32_t pixels = p->out_w - x0 < span ? p->out_w - x0 : span;
-		const int32_t n = (pixels + per - 1) / per, col0 = x0 * sw; /* its vectors, its first input column */
-		const int32_t width = (n * per - 1) * sw + extent;
-		/* strip columns [first, end) lie inside the input */
-		const int32_t first = p->pad_left > col0 ? p->pad_left - col0 : 0;
-		const int32_t edge = p->pad_left + p->in_w - col0 < width ? p->pad_left + p->in_w - col0 : width;
-		const int32_t end = edge > first ? edge : first;
-		int8_t *o = out + 16 * g0 + (size_t)x0 * ch;
-		int32_t top = 0, filled = INT32_MIN; /* the ring slot of the first filter row; the last input row filled */
+/* The strips' span of output pixels of a row from st->l.x0 (the scratch's width): where its strip columns lie
+ * inside the input, its vectors, its first output. Out of line and without calls, as dw_pass_setup. */
+HELIUM_HOT_SETUP __attribute__((noinline)) static void dw_span_setup(const struct usmp_helium_depthwise_params *p,
+								   const int8_t *input, int8_t *output,
+								   struct dw_state *st)
+{
+	struct dw_loop *const l = &st->l;
+	const int32_t ch = p->channels, per = p->pixels_per_vector, lb = lane_bytes(p), sw = p->stride_w;
+	const int32_t x0 = l->x0, span = p->chunk * per, pixels = p->out_w - x0 < span ? p->out_w - x0 : span;
+	const int32_t n = (pixels + per - 1) / per, col0 = x0 * sw; /* its vectors, its first input column */
+	const int32_t width = (n * per - 1) * sw + (p->filter_w - 1) * p->dilation_w + 1;
+	/* strip columns [first, end) lie inside the input */
+	const int32_t first = p->pad_left > col0 ? p->pad_left - col0 : 0;
+	const int32_t edge = p->pad_left + p->in_w - col0 < width ? p->pad_left + p->in_w - col0 : width;
+	const int32_t end = edge > first ? edge : first;
+	const int8_t *const image = input + (size_t)l->batch * p->in_h * p->in_w * ch;
+	struct strip_fill *const f = &st->f;
 
-		f->left = (first * lb + 15) >> 4;
-		f->inside = end - first;
-		f->right = (width * lb - end * lb + 15) >> 4;
-		f->first = image + (ptrdiff_t)(col0 + first - p->pad_left) * ch + 16 * g0;
-		f->left_bytes = first * lb;
-		j->count = pixels / per; /* whole vectors: with two pixels a vector, one may be left */
-		for (int32_t oy = 0, y0 = -p->pad_top; oy < p->out_h; oy++, y0 += p->stride_h, o += (size_t)p->out_w * ch) {
-			if (p->dilation_h == 1) { /* the slot of input row y is (top + y - y0) mod fh: only rows not yet there are filled */
-				const int32_t from = filled >= y0 ? filled + 1 : y0;
+	f->left = (first * lb + 15) >> 4;
+	f->inside = end - first;
+	f->right = (width * lb - end * lb + 15) >> 4;
+	f->first = image + (ptrdiff_t)(col0 + first - p->pad_left) * ch + 16 * l->g0;
+	f->left_bytes = first * lb;
+	st->j.count = pixels / per; /* whole vectors: with two pixels a vector, one may be left */
+	l->n = n;
+	l->pixels = pixels;
+	l->o = output + (size_t)l->batch * p->out_h * p->out_w * ch + 16 * l->g0 + (size_t)x0 * ch;
+	l->top = 0;
+	l->filled = INT32_MIN;
+}
 
-				if (oy > 0)
-					for (top += p->stride_h; top >= fh;)
-						top -= fh;
-				for (int32_t y = from, slot = top + (from - y0) % fh; y < y0 + fh; y++, slot++) {
-					slot = slot >= fh ? slot - fh : slot;
-					fill_slot(f, y, p->in_h, ring + (size_t)slot * slot_bytes);
+/* Passes over groups of 16 lanes (group_pass at a time), each over the output rows, a span of the strips'
+ * width at a time: the strips of a ring slot hold their input row side by side, a call of the assembly takes
+ * every group of an output row. The loops keep their counters in the state (st->l), read back after each call:
+ * few values live across the calls, a small frame. */
+void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+			      const int8_t *constants, int8_t *strips, int8_t *output)
+{
+	struct dw_state *const st = (struct dw_state *)(void *)strips; /* the state, then the rings of strips */
+	struct dw_loop *const l = &st->l;
+
+	for (l->batch = 0; l->batch < p->batches; l->batch++) {
+		for (l->g0 = 0; l->g0 < dw_groups(p); l->g0 += p->group_pass) {
+			dw_pass_setup(p, constants, st);
+			for (l->x0 = 0; l->x0 < p->out_w; l->x0 += p->chunk * p->pixels_per_vector) {
+				dw_span_setup(p, input, output, st);
+				for (l->oy = 0, l->y0 = -p->pad_top; l->oy < p->out_h;
+				     l->oy++, l->y0 += p->stride_h, l->o += (size_t)p->out_w * p->channels) {
+					dw_fill_rows(p, st);
+					dw_row(p, st);
 				}
-				filled = y0 + fh - 1;
-				for (int32_t ky = 0, slot = top; ky < fh; ky++, slot = slot + 1 < fh ? slot + 1 : 0)
-					rows[ky] = ring + (size_t)slot * slot_bytes;
-			} else {
-				for (int32_t ky = 0; ky < fh; ky++) {
-					rows[ky] = ring + (size_t)ky * slot_bytes;
-					fill_slot(f, y0 + ky * p->dilation_h, p->in_h, rows[ky]);
-				}
-			}
-			if (!fast) {
-				dw_row_general(p, rows, j, n, pixels, g0, o);
-				continue;
-			}
-			j->row0 = rows[0];
-			j->row1 = rows[1];
-			j->row2 = rows[2];
-			j->out = o;
-			if (j->count > 0) { /* direct calls: the stack bound follows them */
-				if (per > 1)
-					dw_vectors_8(j);
-				else if (sw == 1)
-					dw_vectors_16(j);
-				else
-					dw_vectors_16_s2(j);
-				if (!full)
-					dw_clamp(j, o, j->count);
-			}
-			if (j->count < n) { /* two pixels a vector, one left: a single group */
-				const int32_t whole = j->count;
-
-				j->row0 = rows[0] + whole * j->step;
-				j->row1 = rows[1] + whole * j->step;
-				j->row2 = rows[2] + whole * j->step;
-				j->out = o + (size_t)whole * j->out_step;
-				j->count = 1;
-				j->lanes = vctp8q((uint32_t)(pixels % per * ch));
-				dw_vectors_8(j);
-				if (!full)
-					dw_clamp(j, j->out, 1);
-				j->count = whole;
-				j->lanes = f->last;
 			}
 		}
 	}
+}
 #else
-	(void)strips;
+/* Every output row of groups [g0, g0 + groups) lane by lane from the constants g. */
+static void dw_pass(const struct usmp_helium_depthwise_params *p, const int8_t *image, const int8_t *g, int32_t g0,
+		    int32_t groups, int8_t *out)
+{
+	const int32_t ch = p->channels, per = p->pixels_per_vector;
+	const int32_t gbytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
+
 	for (int32_t gi = 0; gi < groups; gi++) {
 		const int32_t offset = per > 1 ? 0 : 16 * (g0 + gi), left = per > 1 ? ch : ch - offset;
 		int8_t *o = out + offset;
@@ -518,19 +597,19 @@ HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void dw_pass(const
 				dw_lanes(p, image, oy * p->stride_h - p->pad_top, x * p->stride_w - p->pad_left, offset,
 					 g + gi * gbytes, left < 16 ? left : 16, o + (size_t)x * ch);
 	}
-#endif
 }
 
-/* One frame for the passes and their call (dw_pass inlined): the stack holds no more than one. */
-HELIUM_HOT_SETUP void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
-					       const int8_t *constants, int8_t *strips, int8_t *output)
+void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+			      const int8_t *constants, int8_t *strips, int8_t *output)
 {
-	const int32_t groups = p->pixels_per_vector > 1 ? 1 : (p->channels + 15) >> 4;
+	const int32_t groups = dw_groups(p);
 	const int32_t bytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
 	const size_t in_image = (size_t)p->in_h * p->in_w * p->channels, out_image = (size_t)p->out_h * p->out_w * p->channels;
 
+	(void)strips;
 	for (int32_t batch = 0; batch < p->batches; batch++, input += in_image, output += out_image)
 		for (int32_t g0 = 0; g0 < groups; g0 += p->group_pass)
 			dw_pass(p, input, constants + (size_t)g0 * bytes, g0,
-				groups - g0 < p->group_pass ? groups - g0 : p->group_pass, strips, output);
+				groups - g0 < p->group_pass ? groups - g0 : p->group_pass, output);
 }
+#endif

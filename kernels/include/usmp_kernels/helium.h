@@ -118,7 +118,7 @@ struct usmp_helium_depthwise_params {
 
 #define USMP_HELIUM_DW_MAX_FILTER_H 5
 #define USMP_HELIUM_DW_STRIP_BYTES(width, lane_bytes) ((((width) * (lane_bytes) + 15) & ~15) + 16)
-#define USMP_HELIUM_DW_STATE_BYTES 208
+#define USMP_HELIUM_DW_STATE_BYTES 256
 
 void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 			      const int8_t *constants, int8_t *strips, int8_t *output);
