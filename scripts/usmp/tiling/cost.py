@@ -40,6 +40,10 @@ IM2COL_KERNELS = ("usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_convolve_rows
 # instructions for 320,000 MACs whole, 0.92 a MAC in the matrix loop).
 DSP_WINDOW_ROW = 70.0
 DSP_WINDOW_KERNELS = ("usmp_dsp_conv_s8", "usmp_dsp_conv_wide_s8")
+# USMP's Helium matrix kernel builds its columns likewise (run_columns: per filter row and pixel), measured on the
+# M55 with micro_speech's 10x8 window whole: 43,775 instructions for 500 pixels (the matrix loop 0.18 a MAC).
+HELIUM_WINDOW_ROW = 8.75
+HELIUM_WINDOW_KERNELS = ("usmp_helium_conv_s8",)
 # the 16x8 kernel copies a window's int16 taps as they are: per filter row half the int8's, plus one per tap
 DSP_S16_WINDOW_KERNELS = ("usmp_dsp_conv_s16", "usmp_dsp_conv_s16_sum32", "usmp_dsp_conv_s16_sum64")
 LOOP = 1500  # per loop: its function's set-up, a reduction's start and finish, the tables' first reads
@@ -180,6 +184,8 @@ def row_work(shape: CallShape, extension: str | None) -> float:
         gather = IM2COL_ROW[extension] * shape.window_rows if shape.function in IM2COL_KERNELS else 0.0
         if shape.function in DSP_WINDOW_KERNELS and shape.window_rows > 1:
             gather = DSP_WINDOW_ROW * shape.window_rows
+        if shape.function in HELIUM_WINDOW_KERNELS and shape.window_rows > 1:
+            gather = HELIUM_WINDOW_ROW * shape.window_rows
         if shape.function in DSP_S16_WINDOW_KERNELS and shape.window_rows > 1:
             gather = DSP_WINDOW_ROW / 2 * shape.window_rows + shape.macs_per_pixel / max(shape.out_ch, 1)
         return shape.pixels_per_row * (shape.macs_per_pixel * per_mac(shape, extension) + gather)
@@ -203,8 +209,10 @@ def call_overhead(shape: CallShape, extension: str | None) -> float:
 # of the band kernel and of the whole-tensor one, by extension (whole: CMSIS-NN's where it takes the operator).
 BAND_REDUCE = {None: 6.0, "dsp": 4.8, "mve": 2.0}
 WHOLE_REDUCE = {None: 8.0, "dsp": 6.3, "mve": 1.6}
-BAND_FULLY_CONNECTED = {None: 5.0, "dsp": 3.0, "mve": 0.65}
-WHOLE_FULLY_CONNECTED = {None: 5.0, "dsp": 1.9, "mve": 0.48}
+# On Helium both run at about 0.2 a MAC (micro_speech's 4,000 x 4 layer on the M55: 3,067 instructions whole
+# through USMP's matrix kernel's lone-pixel loop, 2,725 as 5 band calls of usmp_band_fully_connected_s8, 3,625 as 25).
+BAND_FULLY_CONNECTED = {None: 5.0, "dsp": 3.0, "mve": 0.2}
+WHOLE_FULLY_CONNECTED = {None: 5.0, "dsp": 1.9, "mve": 0.2}
 
 
 def tail_change(elements: int, macs: int, extension: str | None, whole_selected: bool) -> float:
