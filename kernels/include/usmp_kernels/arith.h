@@ -17,6 +17,14 @@ static inline int32_t usmp_clamp(int32_t x, int32_t lo, int32_t hi)
 	return x < lo ? lo : (x > hi ? hi : x);
 }
 
+#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB == 1 && !defined(__ARM_ARCH_ISA_ARM)
+#define USMP_ARMV6M 1
+/* Armv6-M's rounding doubling high multiply (src/arith_armv6m.c): a leaf without a frame. */
+int32_t usmp_armv6m_high_mul(int32_t a, int32_t b);
+#else
+#define USMP_ARMV6M 0
+#endif
+
 /*
  * round(a * b / 2^31), saturating the single overflow case. TFLite adds 2^30 to a product >= 0 and 1 - 2^30 to
  * a negative one, then divides truncating towards zero: for a negative product that is the floor of
@@ -24,27 +32,12 @@ static inline int32_t usmp_clamp(int32_t x, int32_t lo, int32_t hi)
  */
 static inline int32_t usmp_sat_rounding_doubling_high_mul(int32_t a, int32_t b)
 {
+#if USMP_ARMV6M
+	return usmp_armv6m_high_mul(a, b); /* no 32x32->64 multiply: see its file */
+#else
 	if (a == INT32_MIN && b == INT32_MIN) {
 		return INT32_MAX;
 	}
-#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB == 1 && !defined(__ARM_ARCH_ISA_ARM)
-	{
-		/*
-		 * Armv6-M has no 32x32->64 multiply: a 64-bit product is a call to libgcc (__aeabi_lmul, a 28-byte
-		 * frame on the deepest path of a softmax). Four 16x16 products instead, in registers: with
-		 * a = ah 2^16 + al and b = bh 2^16 + bl (ah, bh signed, al, bl unsigned), ab = ah bh 2^32 +
-		 * (ah bl + al bh) 2^16 + al bl; no partial sum below overflows int32. The bits of al bl under
-		 * 2^16 cannot carry into the result: floor((ab + 2^30) / 2^31) = 2 (ah bh + w2) + floor((w1 + 2^14) / 2^15).
-		 */
-		const uint32_t al = (uint32_t)a & 0xffffu, bl = (uint32_t)b & 0xffffu;
-		const int32_t ah = a >> 16, bh = b >> 16;
-		const int32_t cross = (int32_t)((al * bl) >> 16) + ah * (int32_t)bl;
-		const int32_t w1 = (cross & 0xffff) + (int32_t)al * bh; /* ab's bits from 2^16 up, less w2 2^32 */
-		const int32_t w2 = cross >> 16;
-
-		return (int32_t)(2u * (uint32_t)(ah * bh + w2) + (uint32_t)((w1 + 0x4000) >> 15));
-	}
-#else
 	return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31); /* arithmetic shift: the floor */
 #endif
 }
