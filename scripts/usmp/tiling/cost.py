@@ -46,7 +46,9 @@ HELIUM_WINDOW_ROW = 8.75
 HELIUM_WINDOW_KERNELS = ("usmp_helium_conv_s8",)
 # the 16x8 kernel copies a window's int16 taps as they are: per filter row half the int8's, plus one per tap
 DSP_S16_WINDOW_KERNELS = ("usmp_dsp_conv_s16", "usmp_dsp_conv_s16_sum32", "usmp_dsp_conv_s16_sum64")
-LOOP = 1500  # per loop: its function's set-up, a reduction's start and finish, the tables' first reads
+# per loop: its function's set-up, a reduction's start and finish, the tables' first reads. On Helium a few hundred
+# (the M55's chains of micro_speech and DS-CNN: 250-300 beyond their bands' calls and steps)
+LOOP = {None: 1500, "dsp": 1500, "mve": 300}
 PLAN_PER_LINK = 100  # usmp_band_step's plan, per link and band
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
 PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params), per 32-bit word
@@ -78,12 +80,12 @@ KERNELS = {
     # USMP's Helium kernels (kernels/helium/), measured on the M55 with the benchmark models' layers (whole tensors:
     # benchmarks/helium_kernels.py --layers; bands: benchmarks/band_costs.py). The matrix kernel takes two pixels
     # at a time (a lone one costs about half as much again) and builds a band's first columns in each call; the
-    # depthwise kernel copies the filter's rows into its strips again in each call (the halo), and per group of
-    # channels and output row sets up a call of its assembly.
+    # depthwise kernel copies the filter's rows into its strips again in each call (the halo: fill_gathered, 0.6 an
+    # element) and sets up its passes and spans (320 a call): measured on DS-CNN's 3x3 layers (5 columns, 64
+    # channels) as bands of 4 and 8 rows, about 700 instructions a call beyond the same rows whole.
     ("usmp_helium_conv_s8", "mve"): KernelCost(call=50, granule=2, leftover=0.5, per_mac=0.2),
     ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.5, per_mac=0.17),
-    ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=100, per_mac=1.25, per_halo_element=0.3,
-                                                    per_halo_row=40),
+    ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=320, per_mac=1.25, per_halo_element=0.6),
     # Their 16x8 twins (kernels/helium/*_s16.c), measured on the M55 with the int16 twins' layers whole (usmp run
     # --profile): the matrix kernel 0.33 a MAC on DS-CNN's 1x1 layers (0.28-0.41 on MobileNetV1's deeper ones, 0.91
     # on its shallowest), a lone last pixel through the one-pixel loop (4 sums, one column load per 4 filter

@@ -235,7 +235,7 @@ class ChainSearch:
         region = self.region(positions)
         rows = region.band_rows(band, strategy)
         summary = rows.summary()
-        cost = LOOP + PLAN_PER_LINK * len(region.links) * rows.bands
+        cost = LOOP[self.extension] + PLAN_PER_LINK * len(region.links) * rows.bands
         band_bytes = 0
         for j, link in enumerate(region.links):
             whole = self.kernels.get(link.op.op_index)
