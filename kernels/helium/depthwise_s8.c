@@ -488,41 +488,43 @@ HELIUM_INLINE int32_t dw_groups(const struct usmp_helium_depthwise_params *p)
 }
 
 #if USMP_HELIUM_NATIVE
-/* A pass's set-up, for the loop's batch and first group (st->l): what stays the same over its rows, most of the
- * fill's and the job's fields (a depth-first band sets them once per band). Out of line and without calls: its
- * frame is gone when the rows run. */
+/* A pass's set-up, for the loop's batch and first group (st->l): the fill's and the job's fields that stay the
+ * same over its rows (a depth-first band sets them once per band); those that stay the same over the call too
+ * only at its first pass. Out of line and without calls: its frame is gone when the rows run. */
 HELIUM_HOT_SETUP __attribute__((noinline)) static void dw_pass_setup(const struct usmp_helium_depthwise_params *p,
 								   const int8_t *constants, struct dw_state *st)
 {
 	const int32_t ch = p->channels, per = p->pixels_per_vector, g0 = st->l.g0;
 	const int32_t groups = dw_groups(p) - g0 < p->group_pass ? dw_groups(p) - g0 : p->group_pass;
-	const int32_t gbytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
-	const int32_t lb = lane_bytes(p), sw = p->stride_w;
-	const int32_t bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb);
 	const int32_t rest = ch - 16 * (g0 + groups - 1); /* the last group's lanes */
 	struct strip_fill *const f = &st->f;
 	struct dw_job *const j = &st->j;
 
-	f->pixel = ch;
-	f->bytes = bytes;
+	if (g0 == 0 && st->l.batch == 0) { /* the call's first pass */
+		const int32_t lb = lane_bytes(p), sw = p->stride_w;
+
+		f->pixel = ch;
+		f->bytes = USMP_HELIUM_DW_STRIP_BYTES(p->strip_width, lb);
+		f->pad = -p->input_offset;
+		f->row = p->in_w * ch;
+		f->copy = lb == ch;
+		j->step = per > 1 ? 16 : sw * lb;
+		j->out_step = per > 1 ? 16 : ch;
+		j->zero_point = p->output_offset;
+		j->act_min = p->act_min;
+		j->act_max = p->act_max;
+		j->strip_bytes = f->bytes;
+		j->group_bytes = group_bytes(p->filter_h * p->filter_w, p->requant_general);
+		st->l.general = !(p->filter_h == 3 && p->filter_w == 3 && p->dilation_w == 1 && sw <= 2 &&
+				  !p->requant_general);
+		st->l.full = p->act_min == -128 && p->act_max == 127; /* else dw_vectors' outputs are clamped after */
+	}
 	f->groups = groups;
 	f->last = vctp8q((uint32_t)(per > 1 || rest > 16 ? 16 : rest));
-	f->pad = -p->input_offset;
-	f->vectors = groups * bytes >> 4;
-	f->row = p->in_w * ch;
-	f->copy = lb == ch;
-	j->step = per > 1 ? 16 : sw * lb;
-	j->group = constants + (size_t)g0 * gbytes;
-	j->out_step = per > 1 ? 16 : ch;
+	f->vectors = groups * f->bytes >> 4;
+	j->group = constants + (size_t)g0 * j->group_bytes;
 	j->groups = groups;
-	j->zero_point = p->output_offset;
-	j->act_min = p->act_min;
-	j->act_max = p->act_max;
 	j->lanes = f->last;
-	j->strip_bytes = bytes;
-	j->group_bytes = gbytes;
-	st->l.general = !(p->filter_h == 3 && p->filter_w == 3 && p->dilation_w == 1 && sw <= 2 && !p->requant_general);
-	st->l.full = p->act_min == -128 && p->act_max == 127; /* else dw_vectors' outputs are clamped after */
 }
 
 /* The strips' span of output pixels of a row from st->l.x0 (the scratch's width): where its strip columns lie
