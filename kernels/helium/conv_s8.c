@@ -457,6 +457,10 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 			gemm_narrow_general(n);
 		else /* the whole int8 range: a narrower one is general (select/helium.py) */
 			gemm_narrow_pairs(n);
+		columns = n->columns; /* read back rather than kept across the call: gemm's frame stays small */
+		stride = n->stride;
+		pixels = n->pixels;
+		out = n->output;
 	}
 	/* the job of the pairs' loop, and of gemm_lone (the narrow loop's job is done with) */
 	j->column0 = columns;
