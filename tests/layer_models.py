@@ -111,6 +111,24 @@ def write_model(path: Path, layers: list, layer_tensors=None) -> Path:
     return path
 
 
+def add_model(path: Path, cases: list[tuple]) -> Path:
+    """One ADD of two same-shape tensors per case (elements, scale1, scale2, output scale, fused activation),
+    each its own inputs and output, zero points drawn from the case's index."""
+    tensors, ops, inputs, outputs = [], [], [], []
+    for n, (size, s1, s2, so, activation) in enumerate(cases):
+        rng = np.random.default_rng(n)
+        zps = [int(z) for z in rng.integers(-100, 100, 3)]
+        tensors += [tb.T(f"a{n}", (1, size), scales=[s1], zero_points=[zps[0]]),
+                    tb.T(f"b{n}", (1, size), scales=[s2], zero_points=[zps[1]]),
+                    tb.T(f"y{n}", (1, size), scales=[so], zero_points=[zps[2]])]
+        ops.append(tb.Op(tflite.BuiltinOperator.ADD, [3 * n, 3 * n + 1], [3 * n + 2],
+                         options=tb.options("Add", FusedActivationFunction=activation)))
+        inputs += [3 * n, 3 * n + 1]
+        outputs.append(3 * n + 2)
+    path.write_bytes(tb.build([tb.Sub(tensors, ops, inputs, outputs)]))
+    return path
+
+
 def functions(compiled) -> list[str]:
     return [call.function for op in compiled.program.ops for call in op.calls]
 

@@ -10,7 +10,7 @@ import pytest
 import tflite
 
 import tflite_builder as tb
-from layer_models import RELU, RELU6, VALID, Layer, _layer_tensors, check, functions, write_model
+from layer_models import RELU, RELU6, VALID, Layer, _layer_tensors, add_model, check, functions, write_model
 from random_chains import longest_regions_tiler, random_chain
 from reference import all_models
 from usmp import compiler
@@ -129,23 +129,6 @@ def test_left_shifts_take_the_general_requantization(kind, tmp_path):
         check(model, compiled, lambda c, x: run_on_target(c, x, "cortex-m55").outputs)
 
 
-def _add_model(path: Path, cases: list[tuple]) -> Path:
-    """One ADD of two same-shape tensors per case (elements, scale1, scale2, output scale, fused activation)."""
-    tensors, ops, inputs, outputs = [], [], [], []
-    for n, (size, s1, s2, so, activation) in enumerate(cases):
-        rng = np.random.default_rng(n)
-        zps = [int(z) for z in rng.integers(-100, 100, 3)]
-        tensors += [tb.T(f"a{n}", (1, size), scales=[s1], zero_points=[zps[0]]),
-                    tb.T(f"b{n}", (1, size), scales=[s2], zero_points=[zps[1]]),
-                    tb.T(f"y{n}", (1, size), scales=[so], zero_points=[zps[2]])]
-        ops.append(tb.Op(tflite.BuiltinOperator.ADD, [3 * n, 3 * n + 1], [3 * n + 2],
-                         options=tb.options("Add", FusedActivationFunction=activation)))
-        inputs += [3 * n, 3 * n + 1]
-        outputs.append(3 * n + 2)
-    path.write_bytes(tb.build([tb.Sub(tensors, ops, inputs, outputs)]))
-    return path
-
-
 ADD_CASES = [
     (37, 0.02, 0.05, 0.06, 0),    # input2 has the larger scale: a shift for it; a tail of one element
     (64, 0.05, 0.02, 0.04, 1),    # input1 has it: the inputs swapped; RELU
@@ -157,7 +140,7 @@ ADD_CASES = [
 def test_add(tmp_path):
     """ADD on the emulated Cortex-M55 and as the plain C twin: each input's rescaling (a plain halving for the
     larger scale, swapped inputs, left shifts) and tails off the four lanes, bit-exact."""
-    model = _add_model(tmp_path / "add.tflite", ADD_CASES)
+    model = add_model(tmp_path / "add.tflite", ADD_CASES)
     compiled = compile_model(model, HELIUM)
     assert functions(compiled) == ["usmp_helium_add_s8"] * len(ADD_CASES)
     check(model, compiled, lambda c, x: run_host(c, x, sanitize=True))

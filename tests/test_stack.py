@@ -145,3 +145,21 @@ def test_the_header_and_plan_state_the_bound(tmp_path, capsys):
     assert stack["bytes"] == stated and stack["ram_bytes"] == stack["pools_bytes"] + stated
     assert stack["pools_bytes"] == sum(p.size for p in compiled.layout.writable_pools)
     assert max(stack["operators"]) == stated
+
+
+def test_the_selection_knows_cmsis_nn_frames_as_built(tmp_path):
+    """select/cmsis_nn_frames.py holds what benchmarks/cmsis_nn_frames.py measures with this toolchain and
+    CMSIS-NN: the stack each int8 glue call takes on the DSP cores, which the selection weighs."""
+    import sys
+
+    from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
+    from usmp.select.cmsis_nn_frames import DSP
+
+    root = cmsis_nn_dir()
+    if root is None or shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip(CMSIS_NN_MISSING if root is None else "arm-none-eabi-gcc not installed")
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    from cmsis_nn_frames import measure
+
+    measured = {name: depth for name, (depth, _) in measure(Path(root), "cortex-m4", tmp_path).items()}
+    assert measured == DSP

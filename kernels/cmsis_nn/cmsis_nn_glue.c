@@ -288,27 +288,41 @@ void usmp_cmsis_nn_fully_connected_per_channel_s8(const struct usmp_cmsis_nn_fc_
 						 &p->bias, bias, &p->output, output);
 }
 
-void usmp_cmsis_nn_avgpool_s8(const struct usmp_cmsis_nn_pool_params *p, const int8_t *input, int32_t *buffer,
-			      int8_t *output)
-{
-	const cmsis_nn_context ctx = { buffer, p->buffer_size };
+#if defined(__GNUC__) && !defined(__clang__)
+/* -Os keeps two registers more than the call needs here: 8 bytes on every path through the glue */
+#define GLUE_FRAME __attribute__((optimize("O2")))
+#else
+#define GLUE_FRAME
+#endif
 
-	(void)arm_avgpool_s8(&ctx, &p->pool, &p->input, input, &p->filter, &p->output, output);
+/* A context without scratch, in flash: the calls taking it keep no context in their frame. */
+static const cmsis_nn_context NO_SCRATCH = { NULL, 0 };
+
+/* The pooling's context follows its sums in the planned scratch (USMP_CMSIS_NN_POOL_CONTEXT_BYTES more than
+ * buffer_size, select/cmsis_nn.py), not in the glue's frame: the path down to CMSIS-NN's frame is the shorter. */
+GLUE_FRAME void usmp_cmsis_nn_avgpool_s8(const struct usmp_cmsis_nn_pool_params *p, const int8_t *input,
+					 int32_t *buffer, int8_t *output)
+{
+#if UINTPTR_MAX <= 0xFFFFFFFFu
+	cmsis_nn_context *const ctx = (cmsis_nn_context *)(void *)((int8_t *)buffer + p->buffer_size);
+#else
+	cmsis_nn_context on_stack, *const ctx = &on_stack; /* a 64-bit build's context is larger than planned */
+#endif
+
+	ctx->buf = buffer;
+	ctx->size = p->buffer_size;
+	(void)arm_avgpool_s8(ctx, &p->pool, &p->input, input, &p->filter, &p->output, output);
 }
 
 void usmp_cmsis_nn_avgpool_s8_unbuffered(const struct usmp_cmsis_nn_pool_params *p, const int8_t *input,
 					 int8_t *output)
 {
-	const cmsis_nn_context ctx = { NULL, 0 };
-
-	(void)arm_avgpool_s8(&ctx, &p->pool, &p->input, input, &p->filter, &p->output, output);
+	(void)arm_avgpool_s8(&NO_SCRATCH, &p->pool, &p->input, input, &p->filter, &p->output, output);
 }
 
 void usmp_cmsis_nn_max_pool_s8(const struct usmp_cmsis_nn_pool_params *p, const int8_t *input, int8_t *output)
 {
-	const cmsis_nn_context ctx = { NULL, 0 };
-
-	(void)arm_max_pool_s8(&ctx, &p->pool, &p->input, input, &p->filter, &p->output, output);
+	(void)arm_max_pool_s8(&NO_SCRATCH, &p->pool, &p->input, input, &p->filter, &p->output, output);
 }
 
 void usmp_cmsis_nn_softmax_s8(const struct usmp_cmsis_nn_softmax_params *p, const int8_t *input, int8_t *output)

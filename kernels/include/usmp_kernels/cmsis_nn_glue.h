@@ -99,7 +99,9 @@ struct usmp_cmsis_nn_pool_params {
 	int32_t buffer_size;
 };
 
-/* AVERAGE_POOL_2D with its int32 per-channel scratch, or without one where CMSIS-NN needs none. */
+/* AVERAGE_POOL_2D with its int32 per-channel scratch (buffer_size bytes, then the call's CMSIS-NN context:
+ * USMP_CMSIS_NN_POOL_CONTEXT_BYTES), or without one where CMSIS-NN needs none. */
+#define USMP_CMSIS_NN_POOL_CONTEXT_BYTES 8
 void usmp_cmsis_nn_avgpool_s8(const struct usmp_cmsis_nn_pool_params *p, const int8_t *input, int32_t *buffer,
 			      int8_t *output);
 void usmp_cmsis_nn_avgpool_s8_unbuffered(const struct usmp_cmsis_nn_pool_params *p, const int8_t *input,

@@ -154,4 +154,32 @@ void usmp_dsp_depthwise_wide_s8(const struct usmp_dsp_depthwise_params *p, const
 void usmp_dsp_depthwise_s16(const struct usmp_dsp_depthwise_params *p, const int16_t *input, const uint32_t *filter,
 			    const struct usmp_dsp_channel_requant *requant, int16_t *rows, int16_t *output);
 
+/*
+ * ADD of two int8 tensors of one shape (no broadcasting), TFLite's arithmetic; the output may be an input.
+ * Input i is rescaled from (x + its offset) << 20 as the matrix kernels requantize (multiplier, rounding
+ * 2^(e-1), shift e >= 1; offset_i is the input's offset << 21), or, where that rescaling is an exact halving,
+ * shifted (offset_i is the offset << 20): `halved` says which, bit 0 input1, bit 1 input2.
+ * The sum is requantized with round = 2^(e-1) + output_offset * 2^e and clamped to [act_min, act_max].
+ */
+struct usmp_dsp_add_params {
+	int32_t size; /* elements */
+	int32_t halved;
+	int32_t offset1;
+	int32_t multiplier1;
+	int32_t round1;
+	int32_t shift1;
+	int32_t offset2;
+	int32_t multiplier2;
+	int32_t round2;
+	int32_t shift2;
+	int32_t multiplier;
+	int32_t round;
+	int32_t shift;
+	int32_t act_min;
+	int32_t act_max;
+};
+
+void usmp_dsp_add_s8(const struct usmp_dsp_add_params *p, const int8_t *input1, const int8_t *input2,
+		     int8_t *output);
+
 #endif /* USMP_KERNELS_DSP_H */

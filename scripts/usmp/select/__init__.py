@@ -17,9 +17,10 @@ For every portable call (an operator's one call, and every link of a
 depth-first loop, which runs its kernel a band at a time: an offer whose
 kernel cannot run a band is dropped there) select_kernels asks each family
 that applies (the core, --kernels, CMSIS-NN found) and takes the cheapest
-offer; a family's `settle` then decides for the whole program among the calls
-it won (USMP's DSP kernels widen filters within a budget on their constants:
---optimize). Everything no family takes stays portable: program.portable_steps
+offer among those within the kernels' stack budget (KERNEL_STACK_BUDGET: an
+offer may say how many bytes of stack it takes); a family's `settle` then
+decides for the whole program among the calls it won (USMP's DSP kernels
+widen filters within a budget on their constants: --optimize). Everything no family takes stays portable: program.portable_steps
 names each such operator and why, from the families' tables and reasons
 (fallbacks.py), for the compile notice, `usmp check --cpu`, the plan and the
 report page (never silently slow).
@@ -45,6 +46,10 @@ from usmp.select.fallbacks import portable_steps
 from usmp.select.family import Call, Family, NewBuffer, Offer, Rewrite, Site, portable_calls
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.loop import BandLoop
+
+# The stack a kernel call may take below run(): one inference within 256 B (issue 33) beside run()'s own
+# frame (48-56 B on the DSP cores' models). An offer known to take more (Offer.stack) wins only where none fits.
+KERNEL_STACK_BUDGET = 200
 
 # Every kernel family, in the order that breaks a tie between equal offers.
 FAMILIES: tuple[Family, ...] = (dsp_family.FAMILY, helium.FAMILY, cmsis_nn_family.FAMILY, fpu.FPU_FAMILY,
@@ -90,11 +95,16 @@ def choose(program: Program, families: list[Family], extension: str | None) -> S
                 offer = f"{offer.rewrite.function} cannot run a band of a depth-first loop"
             if not isinstance(offer, Offer):
                 selection.declined.setdefault(site, []).append((family, offer))
-            elif site not in selection.chosen or offer.cost < selection.chosen[site].offer.cost:
+            elif site not in selection.chosen or _rank(offer) < _rank(selection.chosen[site].offer):
                 selection.chosen[site] = Choice(family, call, offer)
     order = sorted(selection.chosen, key=lambda s: (s.position, -1 if s.link is None else s.link, s.call or 0))
     selection.chosen = {site: selection.chosen[site] for site in order}
     return selection
+
+
+def _rank(offer: Offer) -> tuple[bool, float]:
+    """Offers within the kernels' stack budget first (one not known to exceed it is within), then the cheapest."""
+    return offer.stack is not None and offer.stack > KERNEL_STACK_BUDGET, offer.cost
 
 
 def _settled(selection: Selection, program: Program, optimize: str) -> dict[Site, tuple[Choice, Rewrite]]:

@@ -25,6 +25,7 @@ from usmp.select.family import Call, NewBuffer, Rewrite, Site, portable_calls  #
 
 FAST = ("dsp", "mve")  # the extensions whose CMSIS-NN paths beat the portable kernels
 UINT16_MAX = 0xFFFF  # CMSIS-NN keeps several sizes in uint16_t locals
+POOL_CONTEXT_BYTES = 8  # cmsis_nn_glue.h: USMP_CMSIS_NN_POOL_CONTEXT_BYTES (a cmsis_nn_context for 4-byte pointers)
 # what usmp_cmsis_nn_convolve_rows_s8 calls (the int8 -> int16 column copy of the DSP and the plain C build)
 ROWS_FUNCTIONS = ("arm_nn_mat_mult_kernel_s8_s16", "arm_s8_to_s16_unordered_with_offset", "arm_q7_to_q15_with_offset")
 
@@ -179,8 +180,9 @@ def _pool(c: Call, average: bool, suffix: str = "s8") -> Rewrite | str | None:
         scratch = sizes.avgpool_s8(c.extension, p["channels"])  # arm_avgpool_s16 sizes it alike
         params["buffer_size"] = scratch
         glue = f"usmp_cmsis_nn_avgpool_{suffix}" + ("" if scratch else "_unbuffered")
-        if scratch:
-            args.append(("buffer", NewBuffer("cmsis_buffer", "int32_t", scratch), True))
+        if scratch:  # the int8 glue keeps the call's context after the sums (cmsis_nn_glue.h)
+            context = POOL_CONTEXT_BYTES if suffix == "s8" else 0
+            args.append(("buffer", NewBuffer("cmsis_buffer", "int32_t", scratch + context), True))
     args.append(("output", c.buffers["output"], True))
     return Rewrite(glue, "usmp_cmsis_nn_pool_params", params, args, (function,))
 

@@ -1,8 +1,9 @@
 """The CMSIS-NN family: CMSIS-NN's kernels through USMP's glue (kernels/cmsis_nn/), on DSP and Helium cores.
 
 Its handlers are the rewrites of cmsis_nn.py (int8) and cmsis_nn_s16.py
-(16x8), each offered with the instructions it is estimated to take: the
-selector weighs them against the other families' offers for the same call.
+(16x8), each offered with the instructions it is estimated to take and the
+stack it takes where measured (cmsis_nn_frames.py): the selector weighs them
+against the other families' offers for the same call.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Callable
 from usmp.paths import KERNELS_DIR
 from usmp.report.macs import operator_macs
 from usmp.select.cmsis_nn import FAST, REWRITES
+from usmp.select.cmsis_nn_frames import stack_of
 from usmp.select.cmsis_nn_s16 import S16_REWRITES
 from usmp.select.family import Call, Entry, Family, Offer, Rewrite
 from usmp.select.helium import layer_cost
@@ -30,6 +32,8 @@ PER_MAC_S16 = {"dsp": {"conv": 2.2, "depthwise": 12.0, "fc": 2.5}, "mve": {"conv
 PER_OUTPUT = {"dsp": {"conv": 30.0, "fc": 57.0, "other": 6.0}, "mve": {"conv": 27.5, "fc": 10.0, "other": 2.0}}
 IM2COL_ROW = {"dsp": 20.0, "mve": 146.0}
 CALL = {"fc": 160}  # instructions of a call's own set-up (300 where not listed)
+# per output element of single calls, measured on the Cortex-M4 (4,096 elements, both inputs rescaled)
+PER_ELEMENT = {"dsp": {"usmp_cmsis_nn_elementwise_add_s8": 81.0}}
 
 
 def estimate(c: Call, rewrite: Rewrite) -> float:
@@ -45,7 +49,8 @@ def estimate(c: Call, rewrite: Rewrite) -> float:
     if op.opcode == "DEPTHWISE_CONV_2D" and rewrite.params_type == "usmp_cmsis_nn_conv_params":
         kind = "conv"  # one input channel: as a convolution
     if kind is None:
-        return CALL.get("other", 300) + PER_OUTPUT[c.extension]["other"] * outputs
+        per_output = PER_ELEMENT.get(c.extension, {}).get(rewrite.function, PER_OUTPUT[c.extension]["other"])
+        return CALL.get("other", 300) + per_output * outputs
     per_mac = (PER_MAC_S16 if c.call.function.endswith("_s16") else PER_MAC)[c.extension][kind]
     cost = CALL.get(kind, 300) + per_mac * macs + PER_OUTPUT[c.extension].get(kind, 0.0) * outputs
     if rewrite.function in IM2COL_KERNELS:
@@ -61,7 +66,9 @@ IM2COL_KERNELS = ("usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_convolve_rows
 def _offering(rewrite: Callable[[Call], Rewrite | None]):
     def handler(c: Call) -> Offer | str | None:
         chosen = rewrite(c)
-        return Offer(chosen, estimate(c, chosen)) if isinstance(chosen, Rewrite) else chosen
+        if not isinstance(chosen, Rewrite):
+            return chosen
+        return Offer(chosen, estimate(c, chosen), stack=stack_of(c.extension, chosen.function))
     return handler
 
 

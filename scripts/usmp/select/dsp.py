@@ -24,6 +24,7 @@ import numpy as np
 
 from usmp.lower.program import Program
 from usmp.paths import KERNELS_DIR
+from usmp.select.cmsis_nn import same_shape_size
 from usmp.select.family import Call, Entry, NewBuffer, Offer, Rewrite, Site
 
 DSP_SOURCES = (KERNELS_DIR / "dsp" / "conv.c", KERNELS_DIR / "dsp" / "depthwise.c")  # built only where called
@@ -340,6 +341,54 @@ def channel_requant(bias: np.ndarray, multiplier: np.ndarray, shift: np.ndarray,
     return None if fields is None else _int32s(fields)
 
 
+ADD_SOURCE = KERNELS_DIR / "dsp" / "add.c"
+# measured on the Cortex-M4 (4,096 elements): 18 an element with one input halved (TFLite's usual case: the
+# larger input scale), 12 with both, about 6 more per input rescaled in full; 2 more to clamp a narrower activation
+ADD_CALL = 150
+ADD_PER_ELEMENT = 12.0
+ADD_PER_RESCALED_INPUT = 6.0
+ADD_CLAMP = 2.0
+HALF = (1 << 30, 0)  # an exact halving's multiplier and shift: the larger of the two input scales
+
+
+def add_candidate(c: Call) -> Candidate | str | None:
+    """ADD of two int8 tensors of one shape as usmp_dsp_add_s8 (usmp_kernels/dsp.h), where its rescalings are
+    exact: TFLite's left shift of 20, each input's shift negative or its rescaling a halving, the output's shift
+    negative and its rounding with the offset within int32."""
+    p = c.p
+    size = same_shape_size(p)
+    if size is None:
+        return "USMP's DSP add takes two inputs of one shape"
+    if p["left_shift"] != 20:
+        return None
+    fields, largest, halved = {}, 0, 0
+    for n in (1, 2):
+        offset, multiplier, shift = p[f"input{n}_offset"], p[f"input{n}_multiplier"], p[f"input{n}_shift"]
+        if (multiplier, shift) == HALF:
+            fields.update({f"offset{n}": offset << 20, f"multiplier{n}": multiplier, f"round{n}": 0, f"shift{n}": 0})
+            largest += 255 << 19
+            halved |= n
+            continue
+        if not -31 <= shift <= -1 or multiplier <= 0:
+            return None
+        fields.update({f"offset{n}": offset << 21, f"multiplier{n}": multiplier, f"round{n}": 1 << (-shift - 1),
+                       f"shift{n}": -shift})
+        largest += ((255 << 21) * multiplier >> 32) + 1 >> -shift
+    e = -p["output_shift"]
+    if not 1 <= e <= 31:
+        return None
+    round_ = (1 << (e - 1)) + p["output_offset"] * (1 << e)
+    if abs(round_) + (2 * largest * p["output_multiplier"] >> 32) + 2 >= INT32_LIMIT:
+        return None
+    params = dict(size=size, halved=halved, **fields, multiplier=p["output_multiplier"], round=round_, shift=e,
+                  act_min=p["act_min"], act_max=p["act_max"])
+    args = [(name, c.buffers[name], name == "output") for name in ("input1", "input2", "output")]
+    rewrite = Rewrite("usmp_dsp_add_s8", "usmp_dsp_add_params", params, args, (), (ADD_SOURCE,))
+    per_element = (ADD_PER_ELEMENT + ADD_PER_RESCALED_INPUT * (2 - bin(halved).count("1"))
+                   + (ADD_CLAMP if p["act_min"] > -128 or p["act_max"] < 127 else 0.0))
+    return Candidate(rewrite, ADD_CALL + per_element * size, 0, 0, lambda wide=False: rewrite, widens=False)
+
+
 # portable kernel -> (its parameter names in order, candidate finder)
 CANDIDATES = {
     "usmp_conv_s8": Entry(("input", "filter", "bias", "folded_bias", "multiplier", "shift", "output"), conv_candidate),
@@ -347,4 +396,5 @@ CANDIDATES = {
                                     depthwise_candidate),
     "usmp_fully_connected_s8": Entry(("input", "weights", "bias", "multiplier", "shift", "output"),
                                      fully_connected_candidate),
+    "usmp_add_s8": Entry(("input1", "input2", "output"), add_candidate),
 }

@@ -41,11 +41,13 @@ class Rewrite:
 
 @dataclass
 class Offer:
-    """A family's replacement for one portable call and its estimated instructions on the core (the
-    selector takes the cheapest offer; an offer is only made where it beats the portable kernel)."""
+    """A family's replacement for one portable call, its estimated instructions on the core and, where known,
+    its stack (the selector takes the cheapest offer within the kernels' stack budget; an offer is only made
+    where it beats the portable kernel)."""
 
     rewrite: Rewrite
     cost: float
+    stack: int | None = field(default=None, kw_only=True)  # bytes below its caller, where measured (cmsis_nn_frames)
 
 
 @dataclass
