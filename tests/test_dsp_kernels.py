@@ -146,7 +146,7 @@ def test_bands_on_the_host(seed, optimize, tmp_path, monkeypatch):
 def test_bands_on_dsp_cores(target, tmp_path, monkeypatch):
     from usmp.runner.baremetal import run_on_target
 
-    for seed, optimize in ((4, "size"), (5, "speed")):
+    for seed, optimize in ((4, "size"), (5, "speed"), (23, "size")):  # 23 ends in a fully connected layer
         check_chain(tmp_path, seed, target, optimize, lambda c, x: run_on_target(c, x, target).outputs, monkeypatch)
 
 
