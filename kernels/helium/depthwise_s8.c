@@ -203,7 +203,7 @@ struct strip_fill {
 
 /* Input row src (NULL: the zero point, a row outside the input) into the strips of a ring slot, group by group:
  * the zero point left of the input, its pixels' 16 channels of the group gathered one a vector (the last group's
- * lanes past the channels zero), the zero point right of it. */
+ * lanes past the channels zero, under a predicate; a whole group's without one), the zero point right of it. */
 __attribute__((naked, noinline)) static void fill_gathered(const struct strip_fill *f, const int8_t *src, int8_t *slot)
 {
 	(void)f;
@@ -220,19 +220,27 @@ __attribute__((naked, noinline)) static void fill_gathered(const struct strip_fi
 		       "	wls	lr, r6, 2f\n"
 		       "3:	vstrb.8	q1, [r5], #16\n"
 		       "	le	lr, 3b\n"
-		       "2:	movw	r7, #65535\n"
-		       "	cmp	r4, #1\n"
-		       "	it	eq\n"
-		       "	ldreq	r7, [r0, #24]\n"
-		       "	vmsr	p0, r7\n"
-		       "	mov	r7, r1\n"
+		       "2:	mov	r7, r1\n"
 		       "	ldr	r6, [r0, #8]\n"
+		       "	cmp	r4, #1\n"
+		       "	bne	11f\n"
+		       "	ldr	lr, [r0, #24]\n"
+		       "	vmsr	p0, lr\n"
+		       "	add	lr, lr, #1\n"
+		       "	cmp	lr, #65536\n"
+		       "	beq	11f\n"
 		       "	wls	lr, r6, 5f\n"
 		       "4:	vpst\n"
 		       "	vldrbt.8	q0, [r7]\n"
 		       "	add	r7, r7, r12\n"
 		       "	vstrb.8	q0, [r5], #16\n"
 		       "	le	lr, 4b\n"
+		       "	b	5f\n"
+		       "11:	wls	lr, r6, 5f\n"
+		       "12:	vldrb.8	q0, [r7]\n"
+		       "	add	r7, r7, r12\n"
+		       "	vstrb.8	q0, [r5], #16\n"
+		       "	le	lr, 12b\n"
 		       "5:	ldr	r6, [r0, #12]\n"
 		       "	wls	lr, r6, 6f\n"
 		       "7:	vstrb.8	q1, [r5], #16\n"
