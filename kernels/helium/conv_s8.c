@@ -755,9 +755,7 @@ HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void row_columns(c
 				copy_runs(column, stride, row + (size_t)y * in_row, sw * p->in_ch, end - first, row_bytes);
 		}
 	}
-	for (int32_t x = xa; x < first; x++)
-		window_column(p, image, oy, x, columns + (x - xa) * stride);
-	for (int32_t x = end; x < xb; x++)
+	for (int32_t x = xa == first ? end : xa; x < xb; x = x + 1 == first ? end : x + 1) /* the windows cut */
 		window_column(p, image, oy, x, columns + (x - xa) * stride);
 }
 
