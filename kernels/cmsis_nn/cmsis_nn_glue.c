@@ -325,9 +325,15 @@ void usmp_cmsis_nn_max_pool_s8(const struct usmp_cmsis_nn_pool_params *p, const 
 	(void)arm_max_pool_s8(&NO_SCRATCH, &p->pool, &p->input, input, &p->filter, &p->output, output);
 }
 
+/* Outside Helium, arm_softmax_s8 is a call of CMSIS-NN's common softmax: the glue makes it (a frame less). */
 void usmp_cmsis_nn_softmax_s8(const struct usmp_cmsis_nn_softmax_params *p, const int8_t *input, int8_t *output)
 {
+#if defined(ARM_MATH_MVEI)
 	arm_softmax_s8(input, p->rows, p->depth, p->input_multiplier, p->input_left_shift, p->diff_min, output);
+#else
+	arm_nn_softmax_common_s8(input, p->rows, p->depth, p->input_multiplier, p->input_left_shift, p->diff_min,
+				 false, output);
+#endif
 }
 
 void usmp_cmsis_nn_elementwise_add_s8(const struct usmp_cmsis_nn_add_params *p, const int8_t *input1,

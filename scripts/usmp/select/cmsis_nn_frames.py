@@ -23,7 +23,7 @@ DSP = {
     "usmp_cmsis_nn_avgpool_s8": 200,  # 24 -> arm_avgpool_s8 176
     "usmp_cmsis_nn_avgpool_s8_unbuffered": 200,  # 24 -> arm_avgpool_s8 176
     "usmp_cmsis_nn_max_pool_s8": 224,  # 24 -> arm_max_pool_s8 200
-    "usmp_cmsis_nn_softmax_s8": 200,  # 24 -> arm_softmax_s8 24 -> arm_nn_softmax_common_s8 152
+    "usmp_cmsis_nn_softmax_s8": 176,  # 24 -> arm_nn_softmax_common_s8 152 (arm_softmax_s8 is only its call)
     "usmp_cmsis_nn_elementwise_add_s8": 240,  # 56 -> arm_elementwise_add_s8 184
     "usmp_cmsis_nn_elementwise_mul_s8": 152,  # 40 -> arm_elementwise_mul_s8 112
 }
