@@ -122,7 +122,7 @@ static void cursor_start(struct cursor *c, const int8_t *input, int8_t *rows, in
 	c->n = 0;
 }
 
-/* The next output row's taps (a copy of its input rows where it is padded); 0 past the last. */
+/* The next output row's taps (where it is padded, in the cursor's rows, which next_group fills); 0 past the last. */
 __attribute__((noinline)) static int next_row(const struct usmp_scalar_conv_params *p, struct cursor *c)
 {
 	const int32_t in_ch = p->in_ch;
@@ -146,8 +146,7 @@ __attribute__((noinline)) static int next_row(const struct usmp_scalar_conv_para
 			return 0;
 	}
 	if (usmp_scalar_row_padded(p, c->oy)) {
-		usmp_scalar_padded_rows(p, c->image, c->oy, c->rows);
-		c->t.x = c->rows;
+		c->t.x = c->rows; /* next_group copies them there */
 		c->t.skip = usmp_scalar_row_span(p) * in_ch - p->filter_w * in_ch;
 	} else {
 		c->t.x = c->image + (c->oy * p->stride_h - p->pad_top) * p->in_w * in_ch;
@@ -166,8 +165,12 @@ SCALAR_INLINE int32_t next_group(const struct usmp_scalar_conv_params *p, struct
 	c->out += c->n * p->out_ch;
 	c->t.x += c->n * c->t.step;
 	c->ox += c->n;
-	if (c->ox >= c->width && !next_row(p, c))
-		return 0;
+	if (c->ox >= c->width) {
+		if (!next_row(p, c))
+			return 0;
+		if (c->t.x == c->rows) /* padded: copied from the kernel's frame, not under next_row's too */
+			usmp_scalar_padded_rows(p, c->image, c->oy, c->rows);
+	}
 	c->n = c->width - c->ox < group ? c->width - c->ox : group;
 	return c->n;
 }

@@ -1,8 +1,15 @@
 /* What the window kernels of this directory share: an output row's input rows, padded where they must be. */
+#include "usmp_kernels/armv6m.h"
 #include "usmp_kernels/scalar.h"
 
 #include "scalar_ops.h"
 #include "scalar_rows.h"
+
+#if USMP_ARMV6M
+/* the frameless copy (padded_rows is on the deepest path of a convolution on the Cortex-M0) */
+#define copy_row usmp_armv6m_copy
+#else
+#define copy_row usmp_scalar_copy
 
 /* n bytes from src to dst (a word at a time where both are aligned). */
 void usmp_scalar_copy(int8_t *dst, const int8_t *src, int32_t n)
@@ -26,6 +33,7 @@ void usmp_scalar_copy(int8_t *dst, const int8_t *src, int32_t n)
 	for (; n > 0; n--)
 		*dst++ = *src++;
 }
+#endif
 
 SCALAR_NO_LIBCALL void usmp_scalar_fill(int8_t *dst, int8_t value, int32_t n)
 {
@@ -55,7 +63,7 @@ void usmp_scalar_padded_rows(const struct usmp_scalar_conv_params *p, const int8
 			continue;
 		}
 		usmp_scalar_fill(dst, (int8_t)p->zero_point, left);
-		usmp_scalar_copy(dst + left, image + iy * p->in_w * p->in_ch, width);
+		copy_row(dst + left, image + iy * p->in_w * p->in_ch, width);
 		usmp_scalar_fill(dst + left + width, (int8_t)p->zero_point, row - left - width);
 	}
 }

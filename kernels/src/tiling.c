@@ -48,7 +48,14 @@ ROW_MATH int32_t rows_ready(const struct usmp_band_edge *e, int32_t produced, in
 	if (produced >= e->rows) {
 		return limit; /* every input row is there: the bottom padding too */
 	}
-	return reach < 0 ? 0 : reach / e->stride;
+	if (reach < 0) {
+		return 0;
+	}
+#if USMP_ARMV6M
+	return (int32_t)usmp_armv6m_divide((uint32_t)reach, (uint32_t)e->stride); /* no frame under the step */
+#else
+	return reach / e->stride;
+#endif
 }
 
 /* recompute: the rows band `band` of the last link reads, link by link back to the first */
@@ -137,6 +144,13 @@ static void copy_words(uint32_t *out, const uint32_t *in, int32_t words)
 }
 
 /* Rows [from, from + count) of a band buffer to its top: word by word where the rows are word aligned. */
+#if USMP_ARMV6M
+/* the frameless copy: on the Cortex-M0 the step's call chain is the band loop's deepest path */
+ROW_MATH void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_bytes)
+{
+	usmp_armv6m_copy(buffer, buffer + from * row_bytes, count * row_bytes);
+}
+#else
 OUT_OF_LINE static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, int32_t row_bytes)
 {
 	const int32_t bytes = count * row_bytes;
@@ -151,6 +165,7 @@ OUT_OF_LINE static void keep_rows(uint8_t *buffer, int32_t from, int32_t count, 
 		buffer[i] = in[i];
 	}
 }
+#endif
 
 void usmp_band_params(void *params, const void *whole, int32_t bytes)
 {

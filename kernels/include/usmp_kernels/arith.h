@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "usmp_kernels/armv6m.h"
+
 #define USMP_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define USMP_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -16,14 +18,6 @@ static inline int32_t usmp_clamp(int32_t x, int32_t lo, int32_t hi)
 {
 	return x < lo ? lo : (x > hi ? hi : x);
 }
-
-#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB == 1 && !defined(__ARM_ARCH_ISA_ARM)
-#define USMP_ARMV6M 1
-/* Armv6-M's rounding doubling high multiply (src/arith_armv6m.c): a leaf without a frame. */
-int32_t usmp_armv6m_high_mul(int32_t a, int32_t b);
-#else
-#define USMP_ARMV6M 0
-#endif
 
 /*
  * round(a * b / 2^31), saturating the single overflow case. TFLite adds 2^30 to a product >= 0 and 1 - 2^30 to
@@ -33,7 +27,7 @@ int32_t usmp_armv6m_high_mul(int32_t a, int32_t b);
 static inline int32_t usmp_sat_rounding_doubling_high_mul(int32_t a, int32_t b)
 {
 #if USMP_ARMV6M
-	return usmp_armv6m_high_mul(a, b); /* no 32x32->64 multiply: see its file */
+	return usmp_armv6m_high_mul(a, b); /* no 32x32->64 multiply: usmp_kernels/armv6m.h */
 #else
 	if (a == INT32_MIN && b == INT32_MIN) {
 		return INT32_MAX;

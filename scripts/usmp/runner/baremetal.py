@@ -184,7 +184,6 @@ def build_image(compiled: Compiled, target: Target) -> Build:
         progress.stage(f"cross-compiling the kernel library for {target.name}")
         _in_staging(library_dir, lambda staging: _build_library(target, library_units, staging))
     library_objects = sorted(str(p) for p in (library_dir / "harness").glob("*.o"))
-    library_objects.append(str(library_dir / "kernels" / "libusmp_kernels.a"))
     object_dirs = [library_dir]
     external_units = _external_units(compiled)
     if external_units:  # built once per target and set of sources, like the kernel library
@@ -194,6 +193,8 @@ def build_image(compiled: Compiled, target: Target) -> Build:
             _in_staging(external_dir, lambda staging: _compile(target, external_units, staging, staging))
         library_objects += sorted(str(p) for p in external_dir.rglob("*.o"))
         object_dirs.append(external_dir)
+    # after the objects that call into it (a family's kernels call the library's leaves): ld searches it once
+    library_objects.append(str(library_dir / "kernels" / "libusmp_kernels.a"))
     model_units = _model_units(compiled)
     headers = {n: text for n, text in compiled.files.items() if n.endswith(".h")}
     script = linker_script(target)
