@@ -125,7 +125,7 @@ def test_jobs_are_planned_as_the_kernels_define_them():
     import re
 
     from usmp.paths import KERNELS_DIR
-    from usmp.select import dsp, helium
+    from usmp.select import dsp, helium, helium_s16
 
     def define(path: str, name: str) -> int:
         return int(re.search(rf"#define {name} (\d+)", (KERNELS_DIR / path).read_text()).group(1))
@@ -137,6 +137,8 @@ def test_jobs_are_planned_as_the_kernels_define_them():
     assert dsp.CONV_JOB_BYTES == define("dsp/conv.c", "CONV_JOB_BYTES")
     assert (helium.MATRIX_STATE_BYTES, helium.DW_STATE_BYTES) == \
         tuple(define("include/usmp_kernels/helium.h", f"USMP_HELIUM_{n}_STATE_BYTES") for n in ("MATRIX", "DW"))
+    assert helium_s16.CONV_S16_STATE_BYTES == define("include/usmp_kernels/helium.h",
+                                                     "USMP_HELIUM_CONV_S16_STATE_BYTES")
 
 
 def test_other_cores_keep_their_kernels(tmp_path):

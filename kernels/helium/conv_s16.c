@@ -142,25 +142,28 @@ HELIUM_HOT static struct taps window_cut(const struct usmp_helium_conv_s16_param
 }
 
 #if USMP_HELIUM_NATIVE
-/* What the pair loop reads (the assembly below loads it whole, in this order). */
+/* What the pair loop reads, in the call's state at the start of its scratch (the assembly reads the fields at
+ * these offsets and moves the pixels' taps and outputs on in place): the block's sums pass through `sums`. */
 struct pair_job {
-	const int16_t *x0;    /* 0: the first pixel's taps */
-	const int16_t *x1;    /* 4: the second's */
-	int32_t rows;         /* 8: runs of taps */
-	int32_t chunks;       /* 12: vectors of 8 taps a run */
-	int32_t skip;         /* 16: bytes from a run's end to the next run */
-	int16_t *out0;        /* 20: the first pixel's outputs */
-	int16_t *out1;        /* 24 */
-	const int8_t *blocks; /* 28: the first block */
-	const int8_t *end;    /* 32: the end of the full blocks */
-	int32_t pairs;        /* 36: pixel pairs, each `pair_step` bytes of taps after the one before */
-	int32_t pair_step;    /* 40 */
-	int32_t out_skip;     /* 44: bytes from a pair's last outputs to the next pair's first */
-	int32_t act_min;      /* 48 */
-	int32_t act_max;      /* 52 */
-	int32_t before;       /* 56: bytes of a block's filter before the first run's (rows cut at the top) */
-	int32_t after;        /* 60: after the last run's (rows cut at the bottom) */
+	int32_t sums[8];      /* 0: pixel 0's four channels, then pixel 1's */
+	const int16_t *x0;    /* 32: the first pixel's taps */
+	const int16_t *x1;    /* 36: the second's */
+	int32_t rows;         /* 40: runs of taps */
+	int32_t chunks;       /* 44: vectors of 8 taps a run */
+	int32_t skip;         /* 48: bytes from a run's end to the next run */
+	int16_t *out0;        /* 52: the first pixel's outputs */
+	int16_t *out1;        /* 56 */
+	const int8_t *blocks; /* 60: the first block */
+	const int8_t *end;    /* 64: the end of the full blocks */
+	int32_t pairs;        /* 68: pixel pairs, each `pair_step` bytes of taps after the one before */
+	int32_t pair_step;    /* 72 */
+	int32_t out_skip;     /* 76: bytes from a pair's last outputs to the next pair's first */
+	int32_t act_min;      /* 80 */
+	int32_t act_max;      /* 84 */
+	int32_t before;       /* 88: bytes of a block's filter before the first run's (rows cut at the top) */
+	int32_t after;        /* 92: after the last run's (rows cut at the bottom) */
 };
+typedef char pair_job_fits[sizeof(struct pair_job) <= USMP_HELIUM_CONV_S16_STATE_BYTES ? 1 : -1];
 
 /* One vector of 8 taps of both pixels (r1, r3) against the block's four filters (r5): 8 VMLADAVA. */
 #define PAIR_CHUNK                             \
@@ -182,42 +185,40 @@ struct pair_job {
 /*
  * Pairs of pixels against every full block of 4 output channels, in assembly (GCC keeps neither eight
  * accumulators, which VMLADAVA wants in even registers, lr among them, nor the loop state in registers). The job
- * is copied to the stack; per block the sums start from its biases (channels 0-3 of pixel 0 in r0, r2, r4, r6, of
- * pixel 1 in r8, r10, r12, lr), each run of taps meets the filter, then the sums become two vectors through the
- * stack (one STM, two loads), rescaled by the fields after the filter, clamped (act_min in q3, act_max loaded
- * into q2 after the shifts: no callee-saved vector register) and stored, four halfwords a pixel; then the next
- * pair. The frame: the job at sp, the sums at sp + 64.
+ * stays in the call's state (r9 between blocks); per block the sums start from its biases (channels 0-3 of pixel
+ * 0 in r0, r2, r4, r6, of pixel 1 in r8, r10, r12, lr), each run of taps meets the filter, then the sums become
+ * two vectors through the job's `sums` (one STM, two loads), rescaled by the fields after the filter, clamped
+ * (act_min in q3, act_max loaded into q2 after the shifts: no callee-saved vector register) and stored, four
+ * halfwords a pixel; then the next pair. The frame: the job's address at sp, the chunks a run at sp + 4.
  */
 #define PAIR_BLOCKS(name, ROWS, BEFORE, AFTER)                                                      \
-	__attribute__((naked, noinline)) static void name(const struct pair_job *job) \
+	__attribute__((naked, noinline)) static void name(struct pair_job *job) \
 	{                                                                             \
 		(void)job;                                                            \
 		__asm volatile("	push	{r4-r11, lr}\n" \
-		       "	sub	sp, sp, #96\n" \
-		       "	ldm	r0!, {r1, r2, r3, r4, r5, r6, r7}\n" \
-		       "	stm	sp, {r1, r2, r3, r4, r5, r6, r7}\n" \
-		       "	ldm	r0!, {r1, r2, r3, r4, r5, r6, r7}\n" \
-		       "	add	r8, sp, #28\n" \
-		       "	stm	r8, {r1, r2, r3, r4, r5, r6, r7}\n" \
-		       "	ldrd	r8, r9, [r0]\n" \
-		       "	strd	r8, r9, [sp, #56]\n" \
+		       "	sub	sp, sp, #8\n" \
+		       "	str	r0, [sp]\n" \
+		       "	ldr	r7, [r0, #44]\n" \
+		       "	str	r7, [sp, #4]\n" \
+		       "	ldr	r6, [r0, #80]\n" \
 		       "	vdup.32	q3, r6\n" \
-		       "	mov	r5, r1\n" \
-		       "	ldr	r11, [sp, #16]\n" \
+		       "	ldr	r5, [r0, #60]\n" \
+		       "	ldr	r11, [r0, #48]\n" \
+		       "	mov	r9, r0\n" \
 		       "1:	ldm	r5!, {r0, r2, r4, r6}\n" \
 		       "	mov	r8, r0\n" \
 		       "	mov	r10, r2\n" \
 		       "	mov	r12, r4\n" \
 		       "	mov	lr, r6\n" \
 		       BEFORE \
-		       "	ldrd	r1, r3, [sp]\n" \
-		       "	ldr	r9, [sp, #8]\n" \
+		       "	ldrd	r1, r3, [r9, #32]\n" \
+		       "	ldr	r9, [r9, #40]\n" \
 		       ROWS \
+		       "	ldr	r9, [sp]\n" \
 		       AFTER \
-		       "	add	r1, sp, #64\n" \
-		       "	stm	r1, {r0, r2, r4, r6, r8, r10, r12, lr}\n" \
-		       "	vldrw.u32	q0, [r1]\n" \
-		       "	vldrw.u32	q1, [r1, #16]\n" \
+		       "	stm	r9, {r0, r2, r4, r6, r8, r10, r12, lr}\n" \
+		       "	vldrw.u32	q0, [r9]\n" \
+		       "	vldrw.u32	q1, [r9, #16]\n" \
 		       "	vldrw.u32	q2, [r5], #16\n" \
 		       "	vmulh.s32	q0, q0, q2\n" \
 		       "	vmulh.s32	q1, q1, q2\n" \
@@ -227,42 +228,42 @@ struct pair_job {
 		       "	vldrw.u32	q2, [r5], #16\n" \
 		       "	vshl.s32	q0, q0, q2\n" \
 		       "	vshl.s32	q1, q1, q2\n" \
-		       "	ldr	r7, [sp, #52]\n" \
+		       "	ldr	r7, [r9, #84]\n" \
 		       "	vdup.32	q2, r7\n" \
 		       "	vmax.s32	q0, q0, q3\n" \
 		       "	vmax.s32	q1, q1, q3\n" \
 		       "	vmin.s32	q0, q0, q2\n" \
 		       "	vmin.s32	q1, q1, q2\n" \
-		       "	ldrd	r1, r3, [sp, #20]\n" \
+		       "	ldrd	r1, r3, [r9, #52]\n" \
 		       "	vstrh.32	q0, [r1], #8\n" \
 		       "	vstrh.32	q1, [r3], #8\n" \
-		       "	strd	r1, r3, [sp, #20]\n" \
-		       "	ldr	r7, [sp, #32]\n" \
+		       "	strd	r1, r3, [r9, #52]\n" \
+		       "	ldr	r7, [r9, #64]\n" \
 		       "	cmp	r5, r7\n" \
 		       "	bne	1b\n" \
-		       "	ldr	r7, [sp, #36]\n" \
+		       "	ldr	r7, [r9, #68]\n" \
 		       "	subs	r7, r7, #1\n" \
 		       "	beq	4f\n" \
-		       "	str	r7, [sp, #36]\n" \
-		       "	ldrd	r1, r3, [sp]\n" \
-		       "	ldr	r7, [sp, #40]\n" \
+		       "	str	r7, [r9, #68]\n" \
+		       "	ldrd	r1, r3, [r9, #32]\n" \
+		       "	ldr	r7, [r9, #72]\n" \
 		       "	add	r1, r1, r7\n" \
 		       "	add	r3, r3, r7\n" \
-		       "	strd	r1, r3, [sp]\n" \
-		       "	ldrd	r1, r3, [sp, #20]\n" \
-		       "	ldr	r7, [sp, #44]\n" \
+		       "	strd	r1, r3, [r9, #32]\n" \
+		       "	ldrd	r1, r3, [r9, #52]\n" \
+		       "	ldr	r7, [r9, #76]\n" \
 		       "	add	r1, r1, r7\n" \
 		       "	add	r3, r3, r7\n" \
-		       "	strd	r1, r3, [sp, #20]\n" \
-		       "	ldr	r5, [sp, #28]\n" \
+		       "	strd	r1, r3, [r9, #52]\n" \
+		       "	ldr	r5, [r9, #60]\n" \
 		       "	b	1b\n" \
-		       "4:	add	sp, sp, #96\n" \
+		       "4:	add	sp, sp, #8\n" \
 		       "	pop	{r4-r11, pc}\n"); \
 }
 
 /* Each run of taps: its vectors in a loop */
 #define PAIR_ROWS                                  \
-	"2:	ldr	r7, [sp, #12]\n"              \
+	"2:	ldr	r7, [sp, #4]\n"              \
 	"3:" PAIR_CHUNK                            \
 	"	subs	r7, r7, #1\n"                 \
 	"	bne	3b\n"                         \
@@ -278,8 +279,8 @@ struct pair_job {
 	"	subs	r9, r9, #1\n"                 \
 	"	bne	2b\n"
 /* Windows the input's top or bottom cuts, read in place: the filter rows before and after theirs skipped */
-#define CUT_BEFORE "	ldr	r1, [sp, #56]\n	add	r5, r5, r1\n"
-#define CUT_AFTER "	ldr	r1, [sp, #60]\n	add	r5, r5, r1\n"
+#define CUT_BEFORE "	ldr	r1, [r9, #88]\n	add	r5, r5, r1\n"
+#define CUT_AFTER "	ldr	r1, [r9, #92]\n	add	r5, r5, r1\n"
 PAIR_BLOCKS(pair_blocks, PAIR_ROWS, "", "")
 PAIR_BLOCKS(pair_blocks_1, PAIR_ROWS_1, "", "")
 PAIR_BLOCKS(pair_blocks_cut, PAIR_ROWS, CUT_BEFORE, CUT_AFTER)
@@ -375,47 +376,49 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 #endif
 }
 
-/* Two windows' taps (of the same form) against every block. */
+struct pair_job;
+
 /* Two windows' taps (of the same form) against every block; with `pairs` > 1 (whole blocks only), as many pairs
  * of windows read in place along an output row, each two strides after the one before. */
-static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t0, struct taps t1,
-			      const int8_t *blocks, int16_t *out0, int16_t *out1, int32_t pairs)
+__attribute__((noinline)) static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t0, struct taps t1,
+			      const int8_t *blocks, int16_t *out0, int16_t *out1, int32_t pairs, struct pair_job *job)
 {
 	int32_t first = 0;
 
 #if USMP_HELIUM_NATIVE
 	const int32_t chunks = t0.step ? t0.run / LANES : p->chunks, run_bytes = 4 * t0.run;
-	const struct pair_job job = { t0.x,
-				      t1.x,
-				      t0.rows,
-				      chunks,
-				      2 * (t0.step - LANES * chunks),
-				      out0,
-				      out1,
-				      blocks,
-				      blocks + p->out_ch / 4 * block_bytes(p->chunks),
-				      pairs,
-				      4 * p->stride_w * p->in_ch,
-				      2 * p->out_ch,
-				      p->act_min,
-				      p->act_max,
-				      run_bytes * t0.first,
-				      t0.step ? run_bytes * (p->filter_h - t0.first - t0.rows) : 0 };
 
+	job->x0 = t0.x;
+	job->x1 = t1.x;
+	job->rows = t0.rows;
+	job->chunks = chunks;
+	job->skip = 2 * (t0.step - LANES * chunks);
+	job->out0 = out0;
+	job->out1 = out1;
+	job->blocks = blocks;
+	job->end = blocks + p->out_ch / 4 * block_bytes(p->chunks);
+	job->pairs = pairs;
+	job->pair_step = 4 * p->stride_w * p->in_ch;
+	job->out_skip = 2 * p->out_ch;
+	job->act_min = p->act_min;
+	job->act_max = p->act_max;
+	job->before = run_bytes * t0.first;
+	job->after = t0.step ? run_bytes * (p->filter_h - t0.first - t0.rows) : 0;
 	first = p->out_ch / 4 * 4;
 	/* direct calls only: the stack bound follows no call through a register */
-	if (first && (job.before || job.after) && job.chunks == 1)
-		pair_blocks_1_cut(&job);
-	else if (first && (job.before || job.after))
-		pair_blocks_cut(&job);
-	else if (first && job.chunks == 1)
-		pair_blocks_1(&job);
+	if (first && (job->before || job->after) && chunks == 1)
+		pair_blocks_1_cut(job);
+	else if (first && (job->before || job->after))
+		pair_blocks_cut(job);
+	else if (first && chunks == 1)
+		pair_blocks_1(job);
 	else if (first)
-		pair_blocks(&job);
+		pair_blocks(job);
 	if (first == p->out_ch)
 		return;
 #endif
 	(void)pairs;
+	(void)job;
 	taps_times_blocks(p, t0, blocks, first, out0);
 	taps_times_blocks(p, t1, blocks, first, out1);
 }
@@ -424,24 +427,40 @@ static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struc
 /* A 1x1 window, stride 1, no padding, over whole vectors of channels into whole blocks: the input's pixels are
  * the columns, one after the other, every pair through one call of the assembly. */
 static int32_t direct_pairs(const struct usmp_helium_conv_s16_params *p, const int16_t *image, const int8_t *blocks,
-			    int16_t *output)
+			    int16_t *output, struct pair_job *job)
 {
 	const int32_t pairs = p->out_h * p->out_w / 2, in_ch = p->in_ch, out_ch = p->out_ch;
-	const struct pair_job job = { image, image + in_ch, 1, in_ch / LANES, 0, output, output + out_ch, blocks,
-				      blocks + out_ch / 4 * block_bytes(p->chunks), pairs, 4 * in_ch, 2 * out_ch,
-				      p->act_min, p->act_max, 0, 0 };
 
-	if (pairs && job.chunks == 1)
-		pair_blocks_1(&job);
+	job->x0 = image;
+	job->x1 = image + in_ch;
+	job->rows = 1;
+	job->chunks = in_ch / LANES;
+	job->skip = 0;
+	job->out0 = output;
+	job->out1 = output + out_ch;
+	job->blocks = blocks;
+	job->end = blocks + out_ch / 4 * block_bytes(p->chunks);
+	job->pairs = pairs;
+	job->pair_step = 4 * in_ch;
+	job->out_skip = 2 * out_ch;
+	job->act_min = p->act_min;
+	job->act_max = p->act_max;
+	job->before = 0;
+	job->after = 0;
+	if (pairs && in_ch == LANES)
+		pair_blocks_1(job);
 	else if (pairs)
-		pair_blocks(&job);
+		pair_blocks(job);
 	return 2 * pairs;
 }
 #endif
 
 HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
-				     const int8_t *blocks, int16_t *columns, int16_t *output)
+				     const int8_t *blocks, int16_t *scratch, int16_t *output)
 {
+	/* the call's state (the pair loop's job) at the start of the scratch, the columns after it */
+	int16_t *const columns = scratch + USMP_HELIUM_CONV_S16_STATE_BYTES / 2;
+	struct pair_job *const job = (struct pair_job *)(void *)scratch;
 	const int32_t pixels = p->out_h * p->out_w, column = LANES * p->chunks;
 	/* the last output column whose window lies inside the input's width (when any does) */
 	const int32_t last = (p->in_w - 1 - (p->filter_w - 1) * p->dilation_w + p->pad_left) / p->stride_w;
@@ -461,7 +480,7 @@ HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_par
 		}
 #if USMP_HELIUM_NATIVE
 		if (direct) {
-			px = direct_pairs(p, image, blocks, output);
+			px = direct_pairs(p, image, blocks, output, job);
 			output += px * p->out_ch;
 			oy = px / p->out_w;
 			ox = px % p->out_w;
@@ -485,7 +504,7 @@ HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_par
 				while (ox1 + 2 * pairs <= last && ox1 + 2 * pairs < p->out_w)
 					pairs++;
 			}
-			pair_times_blocks(p, t0, t1, blocks, output, output + p->out_ch, pairs);
+			pair_times_blocks(p, t0, t1, blocks, output, output + p->out_ch, pairs, job);
 			if (pairs > 1) {
 				px += 2 * (pairs - 1);
 				output += 2 * (pairs - 1) * p->out_ch;
@@ -582,8 +601,9 @@ HELIUM_HOT static void taps_times_channels64(const struct usmp_helium_conv_s16_p
 }
 
 HELIUM_HOT_SETUP void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
-					   const int8_t *blocks, int16_t *columns, int16_t *output)
+					   const int8_t *blocks, int16_t *scratch, int16_t *output)
 {
+	int16_t *const columns = scratch + USMP_HELIUM_CONV_S16_STATE_BYTES / 2; /* as usmp_helium_conv_s16's */
 	int32_t b, oy, ox;
 
 	for (b = 0; b < p->batches; b++) {

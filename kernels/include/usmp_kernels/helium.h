@@ -175,8 +175,9 @@ void usmp_helium_mean_s8(const struct usmp_helium_mean_params *p, const int8_t *
  * batches image) as a matrix product, each output pixel's window (depth int16 taps in the filter's (ky, kx, c)
  * order) against blocks of 4 output channels. `blocks` holds per block the 4 biases, the filter as chunks x 4
  * channels x 8 bytes (zero padded), then the 4 multipliers (<< 16), the 4 roundings and the 4 negated shifts
- * (int32 each). `columns` is scratch for two windows' columns (2 x chunks * 8 int16), none where every window
- * is one input pixel of 8k channels (a 1x1 window, no padding).
+ * (int32 each). `columns` is scratch: the kernel's state during a call (USMP_HELIUM_CONV_S16_STATE_BYTES: its
+ * pair loop's job), which the plan holds rather than the stack, then two windows' columns (2 x chunks * 8 int16),
+ * none where every window is one input pixel of 8k channels (a 1x1 window, no padding).
  */
 struct usmp_helium_conv_s16_params {
 	int32_t batches;
@@ -199,6 +200,8 @@ struct usmp_helium_conv_s16_params {
 	int32_t act_min;
 	int32_t act_max;
 };
+
+#define USMP_HELIUM_CONV_S16_STATE_BYTES 96
 
 void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input, const int8_t *blocks,
 			  int16_t *columns, int16_t *output);

@@ -33,6 +33,8 @@ MATRIX_COST = dict(per_mac=0.27, per_output=4.5, per_pixel=8.7, per_copied_tap=7
 DEPTHWISE_COST = dict(per_mac=1.51, per_output=2.7, per_pixel=0.0)
 SUM64_COST = dict(per_mac=1.0, per_output=30.0, per_pixel=100.0, per_copied_tap=7.1)
 BEYOND_32_BITS = "its sums or rescale need more than 32 bits"
+# USMP_HELIUM_CONV_S16_STATE_BYTES: the matrix kernels' state during a call (the pair loop's job), in their scratch
+CONV_S16_STATE_BYTES = 96
 
 
 def _values(c: Call, name: str, dtype, channels: int) -> np.ndarray:
@@ -105,7 +107,8 @@ def _matrix(c: Call, weights: np.ndarray, geometry: dict, output_offset: int) ->
               and geometry["in_ch"] % LANES == 0)
     args = [("input", c.buffers["input"], False),
             ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False),
-            ("columns", NewBuffer("helium_columns", "int16_t", 0 if direct else 2 * 2 * LANES * chunks), True),
+            ("columns", NewBuffer("helium_columns", "int16_t",
+                                  CONV_S16_STATE_BYTES + (0 if direct else 2 * 2 * LANES * chunks)), True),
             ("output", c.buffers["output"], True)]
     rewrite = Rewrite(function, "usmp_helium_conv_s16_params", params, args, sources=CONV_SOURCES)
     pixels = geometry["batches"] * geometry["out_h"] * geometry["out_w"]
