@@ -64,12 +64,14 @@ struct taps {
  * (zeros for the padding), tap by tap when dilated along the width. The column's taps past the depth up to whole
  * vectors stay the zeros usmp_helium_conv_s16 put there.
  */
-__attribute__((noinline)) HELIUM_HOT static struct taps window_cut(const struct usmp_helium_conv_s16_params *p,
-								     const int16_t *image, int32_t iy0, int32_t ix0,
-								     int16_t *column);
+__attribute__((noinline)) HELIUM_HOT static void window_cut(const struct usmp_helium_conv_s16_params *p,
+							     const int16_t *image, int32_t iy0, int32_t ix0,
+							     int16_t *column, struct taps *t);
 
-HELIUM_INLINE struct taps window(const struct usmp_helium_conv_s16_params *p, const int16_t *image, int32_t oy,
-				 int32_t ox, int16_t *column, int fill)
+/* into *t (the call's state): out of line, so that the loops calling it keep few values on the stack; a window
+ * that needs cutting goes on to window_cut (a tail call) */
+__attribute__((noinline)) static void window(const struct usmp_helium_conv_s16_params *p, const int16_t *image,
+					     int32_t oy, int32_t ox, int16_t *column, int fill, struct taps *t)
 {
 	const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
 	const int32_t in_ch = p->in_ch, row_taps = p->filter_w * in_ch;
@@ -78,22 +80,23 @@ HELIUM_INLINE struct taps window(const struct usmp_helium_conv_s16_params *p, co
 	int32_t ky, ky0 = 0, ky1 = p->filter_h;
 
 	if (ix0 < 0 || ix0 + (p->filter_w - 1) * p->dilation_w >= p->in_w || (p->filter_w > 1 && p->dilation_w != 1))
-		return window_cut(p, image, iy0, ix0, column);
+		return window_cut(p, image, iy0, ix0, column, t);
 	if (iy0 < 0 || iy0 + (p->filter_h - 1) * p->dilation_h >= p->in_h) { /* cut at the top or bottom */
 		if (fill || row_taps % LANES)
-			return window_cut(p, image, iy0, ix0, column);
+			return window_cut(p, image, iy0, ix0, column, t);
 		while (ky0 < ky1 && iy0 + ky0 * p->dilation_h < 0)
 			ky0++;
 		while (ky1 > ky0 && iy0 + (ky1 - 1) * p->dilation_h >= p->in_h)
 			ky1--;
 		if (ky0 == ky1)
-			return window_cut(p, image, iy0, ix0, column);
+			return window_cut(p, image, iy0, ix0, column, t);
 	}
 	if (!fill && row_taps % LANES == 0) { /* rows of whole vectors: the rows inside, in place */
 		const struct taps inside = { image + ((iy0 + ky0 * p->dilation_h) * p->in_w + ix0) * in_ch, ky1 - ky0,
 					     p->dilation_h * p->in_w * in_ch, ky0, row_taps };
 
-		return inside;
+		*t = inside;
+		return;
 	}
 	{ /* inside: a copy a filter row */
 		const int16_t *src = image + (iy0 * p->in_w + ix0) * in_ch;
@@ -101,12 +104,12 @@ HELIUM_INLINE struct taps window(const struct usmp_helium_conv_s16_params *p, co
 		for (ky = 0; ky < p->filter_h; ky++, at += row_taps, src += p->dilation_h * p->in_w * in_ch)
 			fill_taps(at, src, row_taps);
 	}
-	return filled;
+	*t = filled;
 }
 
 /* A window the input's borders cut, or dilated along the width: into `column`. */
-HELIUM_HOT static struct taps window_cut(const struct usmp_helium_conv_s16_params *p, const int16_t *image,
-					 int32_t iy0, int32_t ix0, int16_t *column)
+HELIUM_HOT static void window_cut(const struct usmp_helium_conv_s16_params *p, const int16_t *image, int32_t iy0,
+				  int32_t ix0, int16_t *column, struct taps *t)
 {
 	const int32_t in_ch = p->in_ch, row_taps = p->filter_w * in_ch;
 	const struct taps filled = { column, 1, 0, 0, p->depth };
@@ -138,7 +141,7 @@ HELIUM_HOT static struct taps window_cut(const struct usmp_helium_conv_s16_param
 			fill_taps(at + kx * in_ch, inside ? image + (iy * p->in_w + ix) * in_ch : 0, in_ch);
 		}
 	}
-	return filled;
+	*t = filled;
 }
 
 #if USMP_HELIUM_NATIVE
@@ -163,7 +166,6 @@ struct pair_job {
 	int32_t before;       /* 88: bytes of a block's filter before the first run's (rows cut at the top) */
 	int32_t after;        /* 92: after the last run's (rows cut at the bottom) */
 };
-typedef char pair_job_fits[sizeof(struct pair_job) <= USMP_HELIUM_CONV_S16_STATE_BYTES ? 1 : -1];
 
 /* One vector of 8 taps of both pixels (r1, r3) against the block's four filters (r5): 8 VMLADAVA. */
 #define PAIR_CHUNK                             \
@@ -288,16 +290,17 @@ PAIR_BLOCKS(pair_blocks_1_cut, PAIR_ROWS_1, CUT_BEFORE, CUT_AFTER)
 #endif
 
 /* One window's taps against the blocks of 4 output channels from channel `first`: out_ch - first outputs. */
-HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t,
+HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_params *p, const struct taps *window_taps,
 					 const int8_t *blocks, int32_t first, int16_t *out)
 {
+	const struct taps t = *window_taps;
 	const int32_t row_taps = t.run, bytes = block_bytes(p->chunks);
 	const int32_t full = row_taps / LANES, tail = row_taps % LANES; /* a tail only where there is one row */
 	int32_t o;
 
 	blocks += first / 4 * bytes;
 #if USMP_HELIUM_NATIVE
-	const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+	const int32_t act_min = p->act_min, act_max = p->act_max;
 	const mve_pred16_t tail_lanes = vctp16q((uint32_t)tail);
 
 	for (o = first; o < p->out_ch; o += 4, blocks += bytes) {
@@ -347,7 +350,13 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 		k = (const int32_t *)(blocks + bytes - 4 * RESCALE);
 		s = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
 		s = vshlq_s32(vaddq_s32(vmulhq_s32(s, vldrwq_s32(k)), vldrwq_s32(k + 4)), vldrwq_s32(k + 8));
-		s = vminq_s32(vmaxq_s32(s, lo), hi);
+		{ /* the clamp's vectors made each block (volatile: not hoisted), no callee-saved vector register */
+			int32x4_t lo, hi;
+
+			__asm volatile("vdup.32	%q0, %1" : "=w"(lo) : "r"(act_min));
+			__asm volatile("vdup.32	%q0, %1" : "=w"(hi) : "r"(act_max));
+			s = vminq_s32(vmaxq_s32(s, lo), hi);
+		}
 		vstrhq_p_s32(out + o, s, vctp32q((uint32_t)(p->out_ch - o)));
 	}
 #else
@@ -376,20 +385,39 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 #endif
 }
 
-struct pair_job;
+/* What a call keeps during its loops, at the start of its scratch rather than on the stack: the pair loop's job
+ * (first: its sums at the scratch's start) and the two windows' taps. */
+struct conv_s16_state {
+#if USMP_HELIUM_NATIVE
+	struct pair_job job;
+#endif
+	struct taps t[2];
+};
+
+/* On the core (4-byte pointers, the plan's alignment) in the scratch; a host's twin keeps it on its stack, whose
+ * pointers may need more alignment than the plan gives. */
+#if USMP_HELIUM_NATIVE
+typedef char conv_s16_state_fits[sizeof(struct conv_s16_state) <= USMP_HELIUM_CONV_S16_STATE_BYTES ? 1 : -1];
+#define conv_s16_state_in(scratch) ((struct conv_s16_state *)(void *)(scratch))
+#else
+#define conv_s16_state_in(scratch) ((void)(scratch), &(struct conv_s16_state){ { { 0, 0, 0, 0, 0 } } })
+#endif
 
 /* Two windows' taps (of the same form) against every block; with `pairs` > 1 (whole blocks only), as many pairs
  * of windows read in place along an output row, each two strides after the one before. */
-__attribute__((noinline)) static void pair_times_blocks(const struct usmp_helium_conv_s16_params *p, struct taps t0, struct taps t1,
-			      const int8_t *blocks, int16_t *out0, int16_t *out1, int32_t pairs, struct pair_job *job)
+__attribute__((noinline)) static int32_t pair_times_blocks(const struct usmp_helium_conv_s16_params *p,
+							 struct conv_s16_state *st, const int8_t *blocks,
+							 int16_t *out0, int16_t *out1, int32_t pairs)
 {
 	int32_t first = 0;
 
 #if USMP_HELIUM_NATIVE
+	const struct taps t0 = st->t[0];
+	struct pair_job *const job = &st->job;
 	const int32_t chunks = t0.step ? t0.run / LANES : p->chunks, run_bytes = 4 * t0.run;
 
 	job->x0 = t0.x;
-	job->x1 = t1.x;
+	job->x1 = st->t[1].x;
 	job->rows = t0.rows;
 	job->chunks = chunks;
 	job->skip = 2 * (t0.step - LANES * chunks);
@@ -414,13 +442,15 @@ __attribute__((noinline)) static void pair_times_blocks(const struct usmp_helium
 		pair_blocks_1(job);
 	else if (first)
 		pair_blocks(job);
-	if (first == p->out_ch)
-		return;
-#endif
+#else
+	(void)p;
+	(void)st;
+	(void)blocks;
+	(void)out0;
+	(void)out1;
 	(void)pairs;
-	(void)job;
-	taps_times_blocks(p, t0, blocks, first, out0);
-	taps_times_blocks(p, t1, blocks, first, out1);
+#endif
+	return first;
 }
 
 #if USMP_HELIUM_NATIVE
@@ -458,16 +488,17 @@ static int32_t direct_pairs(const struct usmp_helium_conv_s16_params *p, const i
 HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
 				     const int8_t *blocks, int16_t *scratch, int16_t *output)
 {
-	/* the call's state (the pair loop's job) at the start of the scratch, the columns after it */
+	/* the call's state at the start of the scratch, the columns after it */
+	struct conv_s16_state *const st = conv_s16_state_in(scratch);
 	int16_t *const columns = scratch + USMP_HELIUM_CONV_S16_STATE_BYTES / 2;
-	struct pair_job *const job = (struct pair_job *)(void *)scratch;
+	const struct taps *const t0 = &st->t[0], *const t1 = &st->t[1];
 	const int32_t pixels = p->out_h * p->out_w, column = LANES * p->chunks;
 	/* the last output column whose window lies inside the input's width (when any does) */
 	const int32_t last = (p->in_w - 1 - (p->filter_w - 1) * p->dilation_w + p->pad_left) / p->stride_w;
 	const int direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
 			   p->pad_top == 0 && p->pad_left == 0 && p->in_w == p->out_w && p->in_ch % LANES == 0 &&
 			   p->out_ch % 4 == 0 && p->in_h >= p->out_h;
-	int32_t b, px;
+	int32_t b, px, first;
 
 	for (b = 0; b < p->batches; b++) {
 		const int16_t *image = input + b * p->in_h * p->in_w * p->in_ch;
@@ -480,7 +511,7 @@ HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_par
 		}
 #if USMP_HELIUM_NATIVE
 		if (direct) {
-			px = direct_pairs(p, image, blocks, output, job);
+			px = direct_pairs(p, image, blocks, output, &st->job);
 			output += px * p->out_ch;
 			oy = px / p->out_w;
 			ox = px % p->out_w;
@@ -491,20 +522,23 @@ HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_par
 		for (; px + 1 < pixels; px += 2, output += 2 * p->out_ch) {
 			const int32_t oy1 = ox + 1 == p->out_w ? oy + 1 : oy;
 			int32_t ox1 = ox + 1 == p->out_w ? 0 : ox + 1;
-			struct taps t0 = window(p, image, oy, ox, columns, 0);
-			struct taps t1 = window(p, image, oy1, ox1, columns + column, 0);
-
 			int32_t pairs = 1;
 
-			if (t0.rows != t1.rows || t0.first != t1.first || !t0.step != !t1.step) { /* both as columns */
-				t0 = window(p, image, oy, ox, columns, 1);
-				t1 = window(p, image, oy1, ox1, columns + column, 1);
-			} else if (USMP_HELIUM_NATIVE && t0.step && oy1 == oy && p->out_ch % 4 == 0) {
+			window(p, image, oy, ox, columns, 0, &st->t[0]);
+			window(p, image, oy1, ox1, columns + column, 0, &st->t[1]);
+			if (t0->rows != t1->rows || t0->first != t1->first || !t0->step != !t1->step) { /* both as columns */
+				window(p, image, oy, ox, columns, 1, &st->t[0]);
+				window(p, image, oy1, ox1, columns + column, 1, &st->t[1]);
+			} else if (USMP_HELIUM_NATIVE && t0->step && oy1 == oy && p->out_ch % 4 == 0) {
 				/* the pairs after along the row read in place too: one call */
 				while (ox1 + 2 * pairs <= last && ox1 + 2 * pairs < p->out_w)
 					pairs++;
 			}
-			pair_times_blocks(p, t0, t1, blocks, output, output + p->out_ch, pairs, job);
+			first = pair_times_blocks(p, st, blocks, output, output + p->out_ch, pairs);
+			if (first < p->out_ch) { /* the channels of a last partial block, one window at a time */
+				taps_times_blocks(p, t0, blocks, first, output);
+				taps_times_blocks(p, t1, blocks, first, output + p->out_ch);
+			}
 			if (pairs > 1) {
 				px += 2 * (pairs - 1);
 				output += 2 * (pairs - 1) * p->out_ch;
@@ -514,7 +548,8 @@ HELIUM_HOT_SETUP void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_par
 			ox = ox1 + 1 == p->out_w ? 0 : ox1 + 1;
 		}
 		if (px < pixels) {
-			taps_times_blocks(p, window(p, image, oy, ox, columns, 0), blocks, 0, output);
+			window(p, image, oy, ox, columns, 0, &st->t[0]);
+			taps_times_blocks(p, t0, blocks, 0, output);
 			output += p->out_ch;
 		}
 	}
@@ -540,9 +575,10 @@ static int16_t rescale64(const struct usmp_helium_conv_s16_params *p, const int3
 
 /* One window's taps against every output channel, two channels at a time (the second of a lone last channel
  * sums its first's filter again, unused). */
-HELIUM_HOT static void taps_times_channels64(const struct usmp_helium_conv_s16_params *p, struct taps t,
-					     const int8_t *blocks, int16_t *out)
+HELIUM_HOT static void taps_times_channels64(const struct usmp_helium_conv_s16_params *p,
+					     const struct taps *window_taps, const int8_t *blocks, int16_t *out)
 {
+	const struct taps t = *window_taps;
 	const int32_t row_taps = t.run, bytes = 4 * SUM64_FIELDS + LANES * p->chunks;
 	int32_t o, r;
 
@@ -603,7 +639,8 @@ HELIUM_HOT static void taps_times_channels64(const struct usmp_helium_conv_s16_p
 HELIUM_HOT_SETUP void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s16_params *p, const int16_t *input,
 					   const int8_t *blocks, int16_t *scratch, int16_t *output)
 {
-	int16_t *const columns = scratch + USMP_HELIUM_CONV_S16_STATE_BYTES / 2; /* as usmp_helium_conv_s16's */
+	struct conv_s16_state *const st = conv_s16_state_in(scratch); /* as usmp_helium_conv_s16's */
+	int16_t *const columns = scratch + USMP_HELIUM_CONV_S16_STATE_BYTES / 2;
 	int32_t b, oy, ox;
 
 	for (b = 0; b < p->batches; b++) {
@@ -611,6 +648,9 @@ HELIUM_HOT_SETUP void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s
 
 		for (oy = 0; oy < p->out_h; oy++)
 			for (ox = 0; ox < p->out_w; ox++, output += p->out_ch)
-				taps_times_channels64(p, window(p, image, oy, ox, columns, 0), blocks, output);
+			{
+				window(p, image, oy, ox, columns, 0, &st->t[0]);
+				taps_times_channels64(p, &st->t[0], blocks, output);
+			}
 	}
 }

@@ -201,7 +201,7 @@ struct usmp_helium_conv_s16_params {
 	int32_t act_max;
 };
 
-#define USMP_HELIUM_CONV_S16_STATE_BYTES 96
+#define USMP_HELIUM_CONV_S16_STATE_BYTES 136
 
 void usmp_helium_conv_s16(const struct usmp_helium_conv_s16_params *p, const int16_t *input, const int8_t *blocks,
 			  int16_t *columns, int16_t *output);

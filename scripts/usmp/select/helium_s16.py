@@ -33,8 +33,8 @@ MATRIX_COST = dict(per_mac=0.27, per_output=4.5, per_pixel=8.7, per_copied_tap=7
 DEPTHWISE_COST = dict(per_mac=1.51, per_output=2.7, per_pixel=0.0)
 SUM64_COST = dict(per_mac=1.0, per_output=30.0, per_pixel=100.0, per_copied_tap=7.1)
 BEYOND_32_BITS = "its sums or rescale need more than 32 bits"
-# USMP_HELIUM_CONV_S16_STATE_BYTES: the matrix kernels' state during a call (the pair loop's job), in their scratch
-CONV_S16_STATE_BYTES = 96
+# USMP_HELIUM_CONV_S16_STATE_BYTES: the matrix kernels' state during a call (the pair loop's job, two windows' taps), in their scratch
+CONV_S16_STATE_BYTES = 136
 
 
 def _values(c: Call, name: str, dtype, channels: int) -> np.ndarray:
