@@ -48,14 +48,9 @@ __attribute__((naked, noinline)) int32_t usmp_armv6m_high_mul(int32_t a, int32_t
 		"1:	bx	lr\n");
 }
 
-/* one byte of the copy below: src[0] to src[dst - src], then src + 1 */
-#define COPY_BYTE                          \
-	"	ldrb	r3, [r1]\n"       \
-	"	strb	r3, [r1, r0]\n"   \
-	"	adds	r1, r1, #1\n"
-
-/* The forward copy: r0 = dst - src, r1 = src, r2 = the end, r3 the word or byte in flight; four bytes a turn
- * where the two are not word aligned (an input row after a convolution's left padding seldom is). */
+/* The forward copy: r0 = dst, r1 = src, r2 the bytes left, r3 the word or byte in flight. Four words a turn where
+ * both are word aligned, else four bytes (an input row after a convolution's left padding seldom is aligned); each
+ * is read before it is written, so dst may start below src in the same buffer. */
 __attribute__((naked, noinline)) void usmp_armv6m_copy(void *dst, const void *src, int32_t n)
 {
 	(void)dst;
@@ -63,29 +58,46 @@ __attribute__((naked, noinline)) void usmp_armv6m_copy(void *dst, const void *sr
 	(void)n;
 	__asm volatile(
 		"	.syntax unified\n" /* GCC hands Armv6-M inline assembly over in divided syntax */
-		"	subs	r0, r0, r1\n"
-		"	adds	r2, r2, r1\n"
 		"	movs	r3, r0\n"
 		"	orrs	r3, r1\n"
 		"	lsls	r3, r3, #30\n"
-		"	bne	2f\n"
-		"1:	subs	r3, r2, r1\n" /* words */
-		"	cmp	r3, #4\n"
-		"	blt	3f\n"
-		"	ldr	r3, [r1]\n"
-		"	str	r3, [r1, r0]\n"
-		"	adds	r1, r1, #4\n"
+		"	bne	3f\n"
+		"1:	subs	r2, r2, #16\n" /* four words */
+		"	blt	2f\n"
+		"	ldr	r3, [r1, #0]\n"
+		"	str	r3, [r0, #0]\n"
+		"	ldr	r3, [r1, #4]\n"
+		"	str	r3, [r0, #4]\n"
+		"	ldr	r3, [r1, #8]\n"
+		"	str	r3, [r0, #8]\n"
+		"	ldr	r3, [r1, #12]\n"
+		"	str	r3, [r0, #12]\n"
+		"	adds	r0, r0, #16\n"
+		"	adds	r1, r1, #16\n"
 		"	b	1b\n"
-		"2:	subs	r3, r2, r1\n" /* four bytes */
-		"	cmp	r3, #4\n"
-		"	blt	3f\n"
-		COPY_BYTE COPY_BYTE COPY_BYTE COPY_BYTE
-		"	b	2b\n"
-		"3:	cmp	r1, r2\n" /* the last bytes */
-		"	bhs	4f\n"
-		COPY_BYTE
+		"2:	adds	r2, r2, #16\n"
+		"3:	subs	r2, r2, #4\n" /* four bytes */
+		"	blt	4f\n"
+		"	ldrb	r3, [r1, #0]\n"
+		"	strb	r3, [r0, #0]\n"
+		"	ldrb	r3, [r1, #1]\n"
+		"	strb	r3, [r0, #1]\n"
+		"	ldrb	r3, [r1, #2]\n"
+		"	strb	r3, [r0, #2]\n"
+		"	ldrb	r3, [r1, #3]\n"
+		"	strb	r3, [r0, #3]\n"
+		"	adds	r0, r0, #4\n"
+		"	adds	r1, r1, #4\n"
 		"	b	3b\n"
-		"4:	bx	lr\n");
+		"4:	adds	r2, r2, #4\n" /* the last 0-3 */
+		"	beq	6f\n"
+		"5:	ldrb	r3, [r1]\n"
+		"	strb	r3, [r0]\n"
+		"	adds	r0, r0, #1\n"
+		"	adds	r1, r1, #1\n"
+		"	subs	r2, r2, #1\n"
+		"	bne	5b\n"
+		"6:	bx	lr\n");
 }
 
 /* The unsigned quotient n / d (d > 0), bit by bit from d's highest multiple of two not above n: r0 the remainder,
