@@ -9,12 +9,16 @@ the emulated Cortex-M55 (the vector code), where the selection must give every l
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import tflite
 
+import tflite_builder as tb
 from layer_models import RELU, RELU6, VALID, check, functions
 from test_dsp_kernels import needs_qemu
 from test_dsp_kernels_s16 import Layer, write_model
 from usmp.compiler import CompileOptions, compile_model
+from reference import outputs_match, reference_outputs
 from usmp.runner.host import run_host
 
 LAYERS = [
@@ -52,3 +56,42 @@ def test_helium_s16_kernels_match_reference(target, tmp_path):
         check(model, compiled, lambda c, x: run_host(c, x, sanitize=True))
     else:
         check(model, compiled, lambda c, x: run_on_target(c, x, target).outputs)
+
+
+# AVERAGE_POOL_2D (usmp_helium_avg_pool_s16): the twins' global pools (DS-CNN's 25x5 over 64 channels, ResNet-8's
+# 8x8), windows cut by SAME padding with a clamp, strides over batches of 3 channels, the largest window (256 taps).
+POOLS = [((1, 25, 5, 64), 25, 5, 1, 1, VALID, 0), ((1, 8, 8, 64), 8, 8, 1, 1, VALID, 0),
+         ((1, 6, 5, 12), 3, 3, 1, 1, 0, RELU), ((2, 8, 7, 3), 2, 2, 2, 2, 0, 0), ((1, 16, 16, 13), 16, 16, 1, 1, VALID, 0)]
+
+
+def _pool_model(path):
+    tensors, ops = [], []
+    for n, (shape, fh, fw, sh, sw, padding, activation) in enumerate(POOLS):
+        out_h = -(-shape[1] // sh) if padding == 0 else (shape[1] - fh) // sh + 1
+        out_w = -(-shape[2] // sw) if padding == 0 else (shape[2] - fw) // sw + 1
+        scale = 1e-3 * (n + 1)
+        tensors += [tb.T(f"x{n}", shape, "int16", scales=[scale], zero_points=[0]),
+                    tb.T(f"y{n}", (shape[0], out_h, out_w, shape[3]), "int16", scales=[scale], zero_points=[0])]
+        ops.append(tb.Op(tflite.BuiltinOperator.AVERAGE_POOL_2D, [2 * n], [2 * n + 1], options=tb.options(
+            "Pool2D", Padding=padding, StrideW=sw, StrideH=sh, FilterWidth=fw, FilterHeight=fh,
+            FusedActivationFunction=activation)))
+    path.write_bytes(tb.build([tb.Sub(tensors, ops, list(range(0, 2 * len(POOLS), 2)),
+                                      list(range(1, 2 * len(POOLS), 2)))]))
+    return path
+
+
+@pytest.mark.parametrize("target", ["host", pytest.param("cortex-m55", marks=needs_qemu)])
+def test_helium_s16_avg_pool_matches_reference(target, tmp_path):
+    """Random images, and images of one extreme (the largest sums and roundings the multiply-high divides)."""
+    from usmp.runner.baremetal import run_on_target
+
+    model = _pool_model(tmp_path / "pools.tflite")
+    compiled = compile_model(model, CompileOptions(cpu="cortex-m55", kernels="usmp", tiling="off"))
+    assert functions(compiled) == ["usmp_helium_avg_pool_s16"] * len(POOLS)
+    run = ((lambda c, x: run_host(c, x, sanitize=True)) if target == "host"
+           else (lambda c, x: run_on_target(c, x, target).outputs))
+    check(model, compiled, run)
+    for value in (-32768, 32767):
+        images = [np.full(shape, value, np.int16) for shape, *_ in POOLS]
+        for k, (e, g) in enumerate(zip(reference_outputs(model, images), run(compiled, images))):
+            assert outputs_match(e, g), f"layer {k} of {value}s:\nexpected {e}\ngot {g}"

@@ -242,4 +242,7 @@ struct usmp_helium_depthwise_s16_params {
 void usmp_helium_depthwise_s16(const struct usmp_helium_depthwise_s16_params *p, const int16_t *input,
 			       const int8_t *constants, int16_t *output);
 
+/* AVERAGE_POOL_2D of int16 (pool_s16.c), windows of at most 256 taps (the portable kernel's parameters and rounding). */
+void usmp_helium_avg_pool_s16(const struct usmp_pool_s8_params *p, const int16_t *input, int16_t *output);
+
 #endif /* USMP_KERNELS_HELIUM_H */

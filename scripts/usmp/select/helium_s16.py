@@ -23,6 +23,7 @@ from usmp.select.family import Call, Entry, NewBuffer, Offer, Rewrite
 
 CONV_SOURCES = (KERNELS_DIR / "helium" / "conv_s16.c",)
 DEPTHWISE_SOURCES = (KERNELS_DIR / "helium" / "depthwise_s16.c",)
+POOL_SOURCES = (KERNELS_DIR / "helium" / "pool_s16.c",)
 LANES = 8  # int16 lanes of a vector
 
 # Instructions on the Cortex-M55: least-squares fits of the int16 benchmark twins' layers whole (usmp run --profile;
@@ -31,6 +32,8 @@ LANES = 8  # int16 lanes of a vector
 # pixel and, for windows copied into columns, per tap copied; the 64-bit sums on micro_speech's classifier.
 MATRIX_COST = dict(per_mac=0.27, per_output=4.5, per_pixel=8.7, per_copied_tap=7.1)
 DEPTHWISE_COST = dict(per_mac=1.51, per_output=2.7, per_pixel=0.0)
+POOL_COST = dict(per_mac=0.6, per_output=3.0, per_pixel=12.0)  # per tap and channel, per output, per pixel
+POOL_TAPS_MAX = 256  # the average's multiply-high is exact for windows of at most 256 int16 taps (pool_s16.c)
 SUM64_COST = dict(per_mac=1.0, per_output=30.0, per_pixel=100.0, per_copied_tap=7.1)
 BEYOND_32_BITS = "its sums or rescale need more than 32 bits"
 # USMP_HELIUM_CONV_S16_STATE_BYTES: the matrix kernels' state during a call (the pair loop's job, two windows' taps), in their scratch
@@ -174,10 +177,23 @@ def depthwise(c: Call) -> Offer | str | None:
     return Offer(rewrite, cost(DEPTHWISE_COST, pixels * channels * taps, pixels * channels, pixels))
 
 
+def avg_pool(c: Call) -> Offer | str | None:
+    """AVERAGE_POOL_2D: usmp_helium_avg_pool_s16 (the portable kernel's parameters), no scratch."""
+    p = c.p
+    taps = p["filter_h"] * p["filter_w"]
+    if taps > POOL_TAPS_MAX:
+        return f"USMP's Helium int16 average pool takes windows of at most {POOL_TAPS_MAX} taps"
+    args = [("input", c.buffers["input"], False), ("output", c.buffers["output"], True)]
+    rewrite = Rewrite("usmp_helium_avg_pool_s16", c.call.params_type, dict(p), args, sources=POOL_SOURCES)
+    pixels = p["batches"] * p["out_h"] * p["out_w"]
+    return Offer(rewrite, cost(POOL_COST, pixels * p["channels"] * taps, pixels * p["channels"], pixels))
+
+
 CONV_NAMES = ("input", "filter", "bias", "multiplier", "shift", "output")
 # portable kernel -> (its parameter names in order, handler)
 S16_TABLE = {
     "usmp_conv_s16": Entry(CONV_NAMES, conv),
     "usmp_depthwise_conv_s16": Entry(CONV_NAMES, depthwise),
+    "usmp_avg_pool_s16": Entry(("input", "output"), avg_pool),
     "usmp_fully_connected_s16": Entry(("input", "weights", "bias", "multiplier", "shift", "output"), fully_connected),
 }
