@@ -137,8 +137,8 @@ def test_jobs_are_planned_as_the_kernels_define_them():
     assert dsp.CONV_JOB_BYTES == define("dsp/conv.c", "CONV_JOB_BYTES")
     assert (helium.MATRIX_STATE_BYTES, helium.DW_STATE_BYTES) == \
         tuple(define("include/usmp_kernels/helium.h", f"USMP_HELIUM_{n}_STATE_BYTES") for n in ("MATRIX", "DW"))
-    assert helium_s16.CONV_S16_STATE_BYTES == define("include/usmp_kernels/helium.h",
-                                                     "USMP_HELIUM_CONV_S16_STATE_BYTES")
+    assert (helium_s16.CONV_S16_STATE_BYTES, helium_s16.DW_S16_STATE_BYTES) == \
+        tuple(define("include/usmp_kernels/helium.h", f"USMP_HELIUM_{n}_S16_STATE_BYTES") for n in ("CONV", "DW"))
 
 
 def test_other_cores_keep_their_kernels(tmp_path):

@@ -42,7 +42,7 @@ static int32_t field(const int32_t *k, int32_t which, int32_t lane)
 #endif
 
 /* One group's outputs of one pixel (any span, a full or the last partial group), `at` the window's first tap. */
-HELIUM_HOT static void group_pixel(const struct usmp_helium_depthwise_s16_params *p, const int16_t *at,
+__attribute__((noinline)) HELIUM_HOT static void group_pixel(const struct usmp_helium_depthwise_s16_params *p, const int16_t *at,
 				   const int8_t *group, struct span s, int32_t lanes_left, int16_t *out)
 {
 	const int32_t *k = (const int32_t *)group;
@@ -114,30 +114,44 @@ HELIUM_HOT static void group_pixel(const struct usmp_helium_depthwise_s16_params
 	"	vldrw.u32	%q[t], [%[k], #96]\n"     \
 	"	vshl.s32	%q[e], %q[e], %q[t]\n"      \
 	"	vldrw.u32	%q[t], [%[k], #112]\n"    \
-	"	vshl.s32	%q[o], %q[o], %q[t]\n"      \
-	"	vmax.s32	%q[e], %q[e], %q[lo]\n"     \
-	"	vmax.s32	%q[o], %q[o], %q[lo]\n"     \
-	"	vmin.s32	%q[e], %q[e], %q[hi]\n"     \
-	"	vmin.s32	%q[o], %q[o], %q[hi]\n"     \
+	"	vshl.s32	%q[o], %q[o], %q[t]\n"
+#define DW_STORE                                   \
 	"	vmovnb.i32	%q[v], %q[e]\n"            \
 	"	vmovnt.i32	%q[v], %q[o]\n"            \
 	"	vstrh.16	%q[v], [%[out]]\n"
+/* the clamp before the narrowing: its bounds loaded from the parameters (group_run: no vector registers kept
+ * for them across the driver's loops) or in vector registers */
+#define DW_CLAMP_LOADED                            \
+	"	ldr	%[x], %[lo]\n"                   \
+	"	vdup.32	%q[t], %[x]\n"                 \
+	"	vmax.s32	%q[e], %q[e], %q[t]\n"      \
+	"	vmax.s32	%q[o], %q[o], %q[t]\n"      \
+	"	ldr	%[x], %[hi]\n"                   \
+	"	vdup.32	%q[t], %[x]\n"                 \
+	"	vmin.s32	%q[e], %q[e], %q[t]\n"      \
+	"	vmin.s32	%q[o], %q[o], %q[t]\n"
+#define DW_CLAMP_HELD                              \
+	"	vmax.s32	%q[e], %q[e], %q[lo]\n"     \
+	"	vmax.s32	%q[o], %q[o], %q[lo]\n"     \
+	"	vmin.s32	%q[e], %q[e], %q[hi]\n"     \
+	"	vmin.s32	%q[o], %q[o], %q[hi]\n"
 #define DW_OUTPUTS                                                                                        \
 	: [e] "=&w"(e), [o] "=&w"(o), [t] "=&w"(t), [v] "=&w"(v), [f] "=&w"(f), [row] "=&r"(row), [x] "=&r"(x), \
 	  [w] "=&l"(w), [left] "+r"(left)
 #define DW_INPUTS                                                                                          \
 	: [k] "r"(k), [at] "r"(at), [filter] "r"(filter), [taps] "r"(taps), [ts] "r"(ts), [rs] "r"(rs),           \
-	  [out] "r"(out), [lo] "w"(lo), [hi] "w"(hi)
+	  [out] "r"(out)
+#define DW_BOUNDS [lo] "m"(p->act_min), [hi] "m"(p->act_max)
 #define DW_CLOBBERS : "lr", "memory", "cc"
 #endif
 
 /*
  * One full group's outputs of `count` pixels of an output row whose windows span every column of the filter
  * (rows s.ky0 to s.ky1), `at` the first pixel's first tap: in assembly, per pixel the sums from the biases, per
- * filter row a low-overhead loop over its taps, the rescale (fields reloaded: eight vector registers hold the
- * sums, the operands and the clamp) and the store.
+ * filter row a low-overhead loop over its taps, the rescale (fields and clamp bounds reloaded: five vector registers, the
+ * sums and the operands: one callee-saved) and the store; out of line, called once a row and group.
  */
-HELIUM_HOT static void group_run(const struct usmp_helium_depthwise_s16_params *p, const int16_t *at,
+__attribute__((noinline)) HELIUM_HOT static void group_run(const struct usmp_helium_depthwise_s16_params *p, const int16_t *at,
 				 const int8_t *group, struct span s, int32_t count, int16_t *out)
 {
 #if USMP_HELIUM_NATIVE
@@ -145,7 +159,6 @@ HELIUM_HOT static void group_run(const struct usmp_helium_depthwise_s16_params *
 	const int8_t *filter = group + 4 * GROUP_FIELDS + s.ky0 * p->filter_w * LANES;
 	const int32_t ts = 2 * p->dilation_w * p->channels, rs = 2 * p->dilation_h * p->in_w * p->channels;
 	const int32_t pixel = p->stride_w * p->channels, rows = s.ky1 - s.ky0, taps = p->filter_w;
-	const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
 	int32_t n;
 
 	at += s.ky0 * (rs / 2);
@@ -159,13 +172,13 @@ HELIUM_HOT static void group_run(const struct usmp_helium_depthwise_s16_params *
 		if (taps == 3) /* three taps a row, unrolled */
 			__asm volatile(DW_START "1:	mov	%[x], %[row]\n" DW_TAP "	add	%[x], %[x], %[ts]\n" DW_TAP
 				       "	add	%[x], %[x], %[ts]\n" DW_TAP DW_NEXT_ROW DW_FINISH
-				       DW_OUTPUTS DW_INPUTS DW_CLOBBERS);
+				       DW_CLAMP_LOADED DW_STORE DW_OUTPUTS DW_INPUTS, DW_BOUNDS DW_CLOBBERS);
 		else
 			__asm volatile(DW_START "1:	mov	%[x], %[row]\n"
 				       "	dls	lr, %[taps]\n"
 				       "2:" DW_TAP "	add	%[x], %[x], %[ts]\n"
 				       "	le	lr, 2b\n" DW_NEXT_ROW DW_FINISH
-				       DW_OUTPUTS DW_INPUTS DW_CLOBBERS);
+				       DW_CLAMP_LOADED DW_STORE DW_OUTPUTS DW_INPUTS, DW_BOUNDS DW_CLOBBERS);
 	}
 #else
 	int32_t n;
@@ -175,91 +188,118 @@ HELIUM_HOT static void group_run(const struct usmp_helium_depthwise_s16_params *
 #endif
 }
 
-/* One full group's outputs of one pixel whose window the input's width cuts (columns s.kx0 to s.kx1 of the
- * filter), `at` its window's first tap (row 0, column 0): group_run's assembly, the columns left out skipped. */
-HELIUM_HOT static void group_edge(const struct usmp_helium_depthwise_s16_params *p, const int16_t *at,
-				  const int8_t *group, struct span s, int16_t *out)
+/* The first `full` groups' outputs of one pixel whose window the input cuts (rows s->ky0 to s->ky1, columns s->kx0
+ * to s->kx1 of the filter), `at` its window's first tap (row 0, column 0), the groups' constants group_bytes
+ * apart: group_run's assembly a group, the columns left out skipped; one call a pixel. */
+__attribute__((noinline)) HELIUM_HOT static void edge_groups(const struct usmp_helium_depthwise_s16_params *p,
+							   const int16_t *at, const int8_t *group, int32_t group_bytes,
+							   const struct span *s, int32_t full, int16_t *out)
 {
 #if USMP_HELIUM_NATIVE
-	const int32_t *k = (const int32_t *)group;
-	const int8_t *filter = group + 4 * GROUP_FIELDS + (s.ky0 * p->filter_w + s.kx0) * LANES;
 	const int32_t ts = 2 * p->dilation_w * p->channels, rs = 2 * p->dilation_h * p->in_w * p->channels;
-	const int32_t taps = s.kx1 - s.kx0, skip = (p->filter_w - taps) * LANES;
+	const int32_t taps = s->kx1 - s->kx0, skip = (p->filter_w - taps) * LANES, rows = s->ky1 - s->ky0;
+	const int32_t first_tap = (s->ky0 * p->filter_w + s->kx0) * LANES;
 	const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
-	const int16_t *row, *x;
-	const int8_t *w;
-	int32_t left = s.ky1 - s.ky0;
-	int32x4_t e, o, t;
-	int16x8_t v, f;
 
-	at += s.ky0 * (rs / 2) + s.kx0 * (ts / 2);
-	__asm volatile(DW_START "1:	mov	%[x], %[row]\n"
-		       "	dls	lr, %[taps]\n"
-		       "2:" DW_TAP "	add	%[x], %[x], %[ts]\n"
-		       "	le	lr, 2b\n"
-		       "	add	%[w], %[w], %[skip]\n" DW_NEXT_ROW DW_FINISH DW_OUTPUTS DW_INPUTS, [skip] "r"(skip) DW_CLOBBERS);
+	at += s->ky0 * (rs / 2) + s->kx0 * (ts / 2);
+	for (; full > 0; full--, at += LANES, group += group_bytes, out += LANES) {
+		const int32_t *k = (const int32_t *)group;
+		const int8_t *w = group + 4 * GROUP_FIELDS + first_tap;
+		const int16_t *x, *a = at;
+		int32_t left = rows;
+		int32x4_t e, o, t;
+		int16x8_t v, f;
+
+		__asm volatile("	vldrw.u32	%q[e], [%[k]]\n"
+			       "	vldrw.u32	%q[o], [%[k], #16]\n"
+			       "1:	mov	%[x], %[a]\n"
+			       "	dls	lr, %[taps]\n"
+			       "2:" DW_TAP "	add	%[x], %[x], %[ts]\n"
+			       "	le	lr, 2b\n"
+			       "	add	%[w], %[w], %[skip]\n"
+			       "	add	%[a], %[a], %[rs]\n"
+			       "	subs	%[left], %[left], #1\n"
+			       "	bne	1b\n" DW_FINISH DW_CLAMP_HELD DW_STORE
+			       : [e] "=&w"(e), [o] "=&w"(o), [t] "=&w"(t), [v] "=&w"(v), [f] "=&w"(f), [x] "=&r"(x),
+				 [w] "+&l"(w), [left] "+&r"(left), [a] "+&r"(a)
+			       : [k] "r"(k), [taps] "r"(taps), [ts] "r"(ts), [rs] "r"(rs), [out] "r"(out), [skip] "r"(skip),
+				 [lo] "w"(lo), [hi] "w"(hi)
+			       : "lr", "memory", "cc");
+	}
 #else
-	group_pixel(p, at, group, s, LANES, out);
+	for (; full > 0; full--, at += LANES, group += group_bytes, out += LANES)
+		group_pixel(p, at, group, *s, LANES, out);
 #endif
 }
 
+/* The driver's loops, in the call's state (planned scratch) rather than in its frame: read back after each call. */
+struct dw16_loop {
+	const int16_t *row;   /* the output row's first window's row, column 0 */
+	int32_t out_at;       /* the output row's first element */
+	struct span s;        /* the output row's span */
+	struct span c;        /* the pixel's span */
+	int32_t b, oy, ox, g, from, first, end;
+};
+typedef char dw16_state_fits[sizeof(struct dw16_loop) <= USMP_HELIUM_DW_S16_STATE_BYTES ? 1 : -1];
+
 HELIUM_HOT void usmp_helium_depthwise_s16(const struct usmp_helium_depthwise_s16_params *p, const int16_t *input,
-					  const int8_t *constants, int16_t *output)
+					  const int8_t *constants, int32_t *state, int16_t *output)
 {
-	const int32_t channels = p->channels, taps = p->filter_h * p->filter_w, full = channels / LANES;
-	const int32_t group_bytes = 4 * GROUP_FIELDS + LANES * taps;
-	int32_t b, oy, ox, g, first = 0, end = p->out_w;
+	struct dw16_loop *l = (struct dw16_loop *)state;
+	const int32_t channels = p->channels, full = channels / LANES;
+	const int32_t group_bytes = 4 * GROUP_FIELDS + LANES * p->filter_h * p->filter_w;
 
 	/* the output columns whose windows lie inside the input's width: [first, end) */
-	while (first < end && first * p->stride_w - p->pad_left < 0)
-		first++;
-	while (end > first && (end - 1) * p->stride_w - p->pad_left + (p->filter_w - 1) * p->dilation_w >= p->in_w)
-		end--;
-	for (b = 0; b < p->batches; b++) {
-		const int16_t *image = input + b * p->in_h * p->in_w * channels;
+	for (l->first = 0, l->end = p->out_w; l->first < l->end && l->first * p->stride_w - p->pad_left < 0;)
+		l->first++;
+	while (l->end > l->first &&
+	       (l->end - 1) * p->stride_w - p->pad_left + (p->filter_w - 1) * p->dilation_w >= p->in_w)
+		l->end--;
+	l->out_at = 0;
+	for (l->b = 0; l->b < p->batches; l->b++) {
+		for (l->oy = 0; l->oy < p->out_h; l->oy++, l->out_at += p->out_w * channels) {
+			const int32_t iy0 = l->oy * p->stride_h - p->pad_top;
 
-		for (oy = 0; oy < p->out_h; oy++, output += p->out_w * channels) {
-			const int32_t iy0 = oy * p->stride_h - p->pad_top;
-			const int16_t *row = image + iy0 * p->in_w * channels;
-			struct span s = { 0, p->filter_h, 0, p->filter_w };
+			l->row = input + (l->b * p->in_h + iy0) * p->in_w * channels;
+			l->s = (struct span){ 0, p->filter_h, 0, p->filter_w };
+			while (l->s.ky0 < l->s.ky1 && iy0 + l->s.ky0 * p->dilation_h < 0)
+				l->s.ky0++;
+			while (l->s.ky1 > l->s.ky0 && iy0 + (l->s.ky1 - 1) * p->dilation_h >= p->in_h)
+				l->s.ky1--;
+			const int runs = l->s.ky0 < l->s.ky1 && l->first < l->end;
 
-			while (s.ky0 < s.ky1 && iy0 + s.ky0 * p->dilation_h < 0)
-				s.ky0++;
-			while (s.ky1 > s.ky0 && iy0 + (s.ky1 - 1) * p->dilation_h >= p->in_h)
-				s.ky1--;
-			const int runs = s.ky0 < s.ky1 && first < end;
+			for (l->ox = 0; l->ox < p->out_w; l->ox++) {
+				const int32_t ix0 = l->ox * p->stride_w - p->pad_left;
 
-			for (ox = 0; ox < p->out_w; ox++) {
-				const int32_t ix0 = ox * p->stride_w - p->pad_left;
-				const int16_t *at = row + ix0 * channels;
-				struct span c = s;
-				int32_t from = 0;
-
-				if (ox >= first && ox < end) { /* inside: the runs below take the full groups */
+				l->c = l->s;
+				l->from = 0;
+				if (l->ox >= l->first && l->ox < l->end) { /* inside: the runs below take the full groups */
 					if (runs && full * LANES == channels) {
-						ox = end - 1;
+						l->ox = l->end - 1;
 						continue;
 					}
 					if (runs)
-						from = full;
+						l->from = full;
 				} else {
-					while (c.kx0 < c.kx1 && ix0 + c.kx0 * p->dilation_w < 0)
-						c.kx0++;
-					while (c.kx1 > c.kx0 && ix0 + (c.kx1 - 1) * p->dilation_w >= p->in_w)
-						c.kx1--;
+					while (l->c.kx0 < l->c.kx1 && ix0 + l->c.kx0 * p->dilation_w < 0)
+						l->c.kx0++;
+					while (l->c.kx1 > l->c.kx0 && ix0 + (l->c.kx1 - 1) * p->dilation_w >= p->in_w)
+						l->c.kx1--;
 				}
-				if (c.ky0 < c.ky1 && c.kx0 < c.kx1)
-					for (; from < full; from++)
-						group_edge(p, at + from * LANES, constants + from * group_bytes, c,
-							   output + ox * channels + from * LANES);
-				for (g = from; g * LANES < channels; g++)
-					group_pixel(p, at + g * LANES, constants + g * group_bytes, c,
-						    channels - g * LANES, output + ox * channels + g * LANES);
+				if (l->c.ky0 < l->c.ky1 && l->c.kx0 < l->c.kx1 && l->from < full) {
+					edge_groups(p, l->row + ix0 * channels, constants, group_bytes, &l->c, full,
+						    output + l->out_at + l->ox * channels);
+					l->from = full;
+				}
+				for (l->g = l->from; l->g * LANES < channels; l->g++)
+					group_pixel(p, l->row + ix0 * channels + l->g * LANES, constants + l->g * group_bytes,
+						    l->c, channels - l->g * LANES, output + l->out_at + l->ox * channels + l->g * LANES);
 			}
 			if (runs)
-				for (g = 0; g < full; g++)
-					group_run(p, row + (first * p->stride_w - p->pad_left) * channels + g * LANES,
-						  constants + g * group_bytes, s, end - first, output + first * channels + g * LANES);
+				for (l->g = 0; l->g < full; l->g++)
+					group_run(p, l->row + (l->first * p->stride_w - p->pad_left) * channels + l->g * LANES,
+						  constants + l->g * group_bytes, l->s, l->end - l->first,
+						  output + l->out_at + l->first * channels + l->g * LANES);
 		}
 	}
 }

@@ -218,7 +218,8 @@ void usmp_helium_conv_s16_sum64(const struct usmp_helium_conv_s16_params *p, con
  * usmp_helium_depthwise_s16: DEPTHWISE_CONV_2D with multiplier 1, 8 channels a vector (the last group
  * tail-predicated), taps outside the input skipped. `constants` holds per group of 8 channels the biases,
  * multipliers (<< 16), roundings and negated shifts, each as the even channels' 4 then the odd channels' 4
- * (int32), then the filter as filter_h * filter_w taps of 8 bytes (zero padded).
+ * (int32), then the filter as filter_h * filter_w taps of 8 bytes (zero padded). `state` is scratch: the
+ * driver's loops during a call (USMP_HELIUM_DW_S16_STATE_BYTES), which the plan holds rather than the stack.
  */
 struct usmp_helium_depthwise_s16_params {
 	int32_t batches;
@@ -239,8 +240,10 @@ struct usmp_helium_depthwise_s16_params {
 	int32_t act_max;
 };
 
+#define USMP_HELIUM_DW_S16_STATE_BYTES 72
+
 void usmp_helium_depthwise_s16(const struct usmp_helium_depthwise_s16_params *p, const int16_t *input,
-			       const int8_t *constants, int16_t *output);
+			       const int8_t *constants, int32_t *state, int16_t *output);
 
 /* AVERAGE_POOL_2D of int16 (pool_s16.c), windows of at most 256 taps (the portable kernel's parameters and rounding). */
 void usmp_helium_avg_pool_s16(const struct usmp_pool_s8_params *p, const int16_t *input, int16_t *output);

@@ -38,6 +38,7 @@ SUM64_COST = dict(per_mac=1.0, per_output=30.0, per_pixel=100.0, per_copied_tap=
 BEYOND_32_BITS = "its sums or rescale need more than 32 bits"
 # USMP_HELIUM_CONV_S16_STATE_BYTES: the matrix kernels' state during a call (the pair loop's job, two windows' taps), in their scratch
 CONV_S16_STATE_BYTES = 136
+DW_S16_STATE_BYTES = 72  # USMP_HELIUM_DW_S16_STATE_BYTES: the depthwise kernel's loops during a call, its scratch
 
 
 def _values(c: Call, name: str, dtype, channels: int) -> np.ndarray:
@@ -170,6 +171,7 @@ def depthwise(c: Call) -> Offer | str | None:
     params = dict({k: p[k] for k in keys}, channels=channels)
     args = [("input", c.buffers["input"], False),
             ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False),
+            ("state", NewBuffer("helium_state", "int32_t", DW_S16_STATE_BYTES), True),
             ("output", c.buffers["output"], True)]
     rewrite = Rewrite("usmp_helium_depthwise_s16", "usmp_helium_depthwise_s16_params", params, args,
                       sources=DEPTHWISE_SOURCES)
