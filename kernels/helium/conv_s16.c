@@ -293,8 +293,8 @@ PAIR_BLOCKS(pair_blocks_1_cut, PAIR_ROWS_1, CUT_BEFORE, CUT_AFTER)
 HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_params *p, const struct taps *window_taps,
 					 const int8_t *blocks, int32_t first, int16_t *out)
 {
-	const struct taps t = *window_taps;
-	const int32_t row_taps = t.run, bytes = block_bytes(p->chunks);
+	const struct taps *const t = window_taps;
+	const int32_t row_taps = t->run, bytes = block_bytes(p->chunks);
 	const int32_t full = row_taps / LANES, tail = row_taps % LANES; /* a tail only where there is one row */
 	int32_t o;
 
@@ -305,15 +305,15 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 
 	for (o = first; o < p->out_ch; o += 4, blocks += bytes) {
 		const int32_t *k = (const int32_t *)blocks;
-		const int8_t *w = blocks + 4 * BIASES + 4 * t.first * t.run;
-		const int16_t *x = t.x;
+		const int8_t *w = blocks + 4 * BIASES + 4 * t->first * t->run;
+		const int16_t *x = t->x;
 		int32_t a0 = k[0], a1 = k[1], a2 = k[2], a3 = k[3];
 		int32x4_t s;
 		{ /* per row its whole chunks, a low-overhead loop (VMLADAVA takes even registers) */
 			register int32_t s0 __asm("r0") = a0, s1 __asm("r2") = a1, s2 __asm("r4") = a2;
 			register int32_t s3 __asm("r6") = a3;
-			const int16_t *row = t.x;
-			int32_t rows = t.rows;
+			const int16_t *row = t->x;
+			int32_t rows = t->rows;
 
 			__asm volatile("3:	mov	%[x], %[row]\n"
 				       "	wls	lr, %[n], 2f\n"
@@ -330,9 +330,9 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 				       "2:	add	%[row], %[row], %[step]\n"
 				       "	subs	%[rows], %[rows], #1\n"
 				       "	bne	3b\n"
-				       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [x] "=&r"(x), [w] "+r"(w),
+				       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [x] "=&r"(x), [w] "+l"(w),
 					 [row] "+r"(row), [rows] "+r"(rows)
-				       : [n] "r"(full), [step] "r"(2 * t.step)
+				       : [n] "r"(full), [step] "r"(2 * t->step)
 				       : "q0", "q1", "q2", "lr", "memory", "cc");
 			a0 = s0;
 			a1 = s1;
@@ -368,10 +368,10 @@ HELIUM_HOT static void taps_times_blocks(const struct usmp_helium_conv_s16_param
 		for (lane = 0; lane < 4 && o + lane < p->out_ch; lane++) {
 			int32_t sum = ((const int32_t *)blocks)[lane], i, scaled;
 
-			for (i = 0; i < t.rows * row_taps; i++) {
-				const int32_t tap = t.first * row_taps + i;
+			for (i = 0; i < t->rows * row_taps; i++) {
+				const int32_t tap = t->first * row_taps + i;
 
-				sum += t.x[i / row_taps * t.step + i % row_taps] *
+				sum += t->x[i / row_taps * t->step + i % row_taps] *
 				       w[(tap / LANES) * 4 * LANES + lane * LANES + tap % LANES];
 			}
 			scaled = (int32_t)(((int64_t)sum * k[lane]) >> 32) + k[4 + lane];
