@@ -119,9 +119,8 @@ __attribute__((noinline)) HELIUM_HOT static void group_pixel(const struct usmp_h
 	"	vmovnb.i32	%q[v], %q[e]\n"            \
 	"	vmovnt.i32	%q[v], %q[o]\n"            \
 	"	vstrh.16	%q[v], [%[out]]\n"
-/* the clamp before the narrowing: its bounds loaded from the parameters (group_run: no vector registers kept
- * for them across the driver's loops) or in vector registers */
-#define DW_CLAMP_LOADED                            \
+/* the clamp before the narrowing, its bounds loaded from the parameters (no vector registers kept for them) */
+#define DW_CLAMP                            \
 	"	ldr	%[x], %[lo]\n"                   \
 	"	vdup.32	%q[t], %[x]\n"                 \
 	"	vmax.s32	%q[e], %q[e], %q[t]\n"      \
@@ -130,11 +129,6 @@ __attribute__((noinline)) HELIUM_HOT static void group_pixel(const struct usmp_h
 	"	vdup.32	%q[t], %[x]\n"                 \
 	"	vmin.s32	%q[e], %q[e], %q[t]\n"      \
 	"	vmin.s32	%q[o], %q[o], %q[t]\n"
-#define DW_CLAMP_HELD                              \
-	"	vmax.s32	%q[e], %q[e], %q[lo]\n"     \
-	"	vmax.s32	%q[o], %q[o], %q[lo]\n"     \
-	"	vmin.s32	%q[e], %q[e], %q[hi]\n"     \
-	"	vmin.s32	%q[o], %q[o], %q[hi]\n"
 #define DW_OUTPUTS                                                                                        \
 	: [e] "=&w"(e), [o] "=&w"(o), [t] "=&w"(t), [v] "=&w"(v), [f] "=&w"(f), [row] "=&r"(row), [x] "=&r"(x), \
 	  [w] "=&l"(w), [left] "+r"(left)
@@ -172,13 +166,13 @@ __attribute__((noinline)) HELIUM_HOT static void group_run(const struct usmp_hel
 		if (taps == 3) /* three taps a row, unrolled */
 			__asm volatile(DW_START "1:	mov	%[x], %[row]\n" DW_TAP "	add	%[x], %[x], %[ts]\n" DW_TAP
 				       "	add	%[x], %[x], %[ts]\n" DW_TAP DW_NEXT_ROW DW_FINISH
-				       DW_CLAMP_LOADED DW_STORE DW_OUTPUTS DW_INPUTS, DW_BOUNDS DW_CLOBBERS);
+				       DW_CLAMP DW_STORE DW_OUTPUTS DW_INPUTS, DW_BOUNDS DW_CLOBBERS);
 		else
 			__asm volatile(DW_START "1:	mov	%[x], %[row]\n"
 				       "	dls	lr, %[taps]\n"
 				       "2:" DW_TAP "	add	%[x], %[x], %[ts]\n"
 				       "	le	lr, 2b\n" DW_NEXT_ROW DW_FINISH
-				       DW_CLAMP_LOADED DW_STORE DW_OUTPUTS DW_INPUTS, DW_BOUNDS DW_CLOBBERS);
+				       DW_CLAMP DW_STORE DW_OUTPUTS DW_INPUTS, DW_BOUNDS DW_CLOBBERS);
 	}
 #else
 	int32_t n;
@@ -199,7 +193,6 @@ __attribute__((noinline)) HELIUM_HOT static void edge_groups(const struct usmp_h
 	const int32_t ts = 2 * p->dilation_w * p->channels, rs = 2 * p->dilation_h * p->in_w * p->channels;
 	const int32_t taps = s->kx1 - s->kx0, skip = (p->filter_w - taps) * LANES, rows = s->ky1 - s->ky0;
 	const int32_t first_tap = (s->ky0 * p->filter_w + s->kx0) * LANES;
-	const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
 
 	at += s->ky0 * (rs / 2) + s->kx0 * (ts / 2);
 	for (; full > 0; full--, at += LANES, group += group_bytes, out += LANES) {
@@ -219,11 +212,11 @@ __attribute__((noinline)) HELIUM_HOT static void edge_groups(const struct usmp_h
 			       "	add	%[w], %[w], %[skip]\n"
 			       "	add	%[a], %[a], %[rs]\n"
 			       "	subs	%[left], %[left], #1\n"
-			       "	bne	1b\n" DW_FINISH DW_CLAMP_HELD DW_STORE
+			       "	bne	1b\n" DW_FINISH DW_CLAMP DW_STORE
 			       : [e] "=&w"(e), [o] "=&w"(o), [t] "=&w"(t), [v] "=&w"(v), [f] "=&w"(f), [x] "=&r"(x),
 				 [w] "+&l"(w), [left] "+&r"(left), [a] "+&r"(a)
 			       : [k] "r"(k), [taps] "r"(taps), [ts] "r"(ts), [rs] "r"(rs), [out] "r"(out), [skip] "r"(skip),
-				 [lo] "w"(lo), [hi] "w"(hi)
+				 DW_BOUNDS
 			       : "lr", "memory", "cc");
 	}
 #else
