@@ -73,7 +73,7 @@ def fits_in(sizes: list[int], aligns: list[int], conflicts: list[list[int]], cli
             sub_extents = [{index[j]: e for j, e in extents[g].items()} for g in component]
         sub_bytes = None
         if clique_bytes is not None:
-            sub_bytes = [{index[g]: b for g, b in clique_bytes[c].items()} for c, _ in local_cliques]
+            sub_bytes = [{index[g]: clique_bytes[c][g] for g in clique} for c, clique in local_cliques]
         found = _solve_component([sizes[g] for g in component], [aligns[g] for g in component],
                                  sub_conflicts, sub_cliques, ordered, capacity, deadline, tick, sub_widths,
                                  sub_extents, sub_bytes)
@@ -100,10 +100,15 @@ def _components(n, conflicts, cliques):
                     members.append(j)
                     stack.append(j)
         components.append(sorted(members))
+    # A clique may span components (its members all live at once, but some pairs never collide, see
+    # optimal._colliding): each component takes its own members, still a clique in time order.
     per_component: list[list[tuple[int, list[int]]]] = [[] for _ in components]
     for number, clique in cliques:
-        if clique:
-            per_component[component_of[clique[0]]].append((number, clique))
+        parts: dict[int, list[int]] = {}
+        for i in clique:
+            parts.setdefault(component_of[i], []).append(i)
+        for cid, members in parts.items():
+            per_component[cid].append((number, members))
     return list(zip(components, per_component))
 
 

@@ -63,7 +63,8 @@ def plan_problems(buffers, pools, placements) -> list[str]:
                 continue
             other = by_name[other_name]
             a_end, b_end = start + _used_while_both(buffer, other), theirs[1] + _used_while_both(other, buffer)
-            if start < b_end and theirs[1] < a_end:
+            # A buffer using no bytes while the other lives (its profile says 0) overlaps nothing then.
+            if start < a_end and theirs[1] < b_end and start < b_end and theirs[1] < a_end:
                 overlapping.add((buffer.name, other_name) if buffer.name < other_name else (other_name, buffer.name))
     for first, second in sorted(overlapping):
         pool, a = placements[first]
