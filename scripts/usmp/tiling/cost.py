@@ -15,7 +15,7 @@ A loop computes the same outputs as whole-tensor calls; what it adds is
   kernel widens each input row it reads into int16 pairs, a group of four
   channels at a time, so a band widens the filter's halo rows again (a cost
   per row and group, and per element);
-- rows kept in band buffers, moved to the top (about 0.7 instructions a byte);
+- rows kept in band buffers, moved to the top (0.1-0.8 instructions a byte by core);
 - with `recompute`, the rows computed twice.
 The figures are QEMU instruction counts measured on the Cortex-M targets
 (benchmarks/band_costs.py prints each chain's estimate against its
@@ -40,19 +40,26 @@ IM2COL_KERNELS = ("usmp_cmsis_nn_convolve_rows_s8", "usmp_cmsis_nn_convolve_rows
 # instructions for 320,000 MACs whole, 0.92 a MAC in the matrix loop).
 DSP_WINDOW_ROW = 70.0
 DSP_WINDOW_KERNELS = ("usmp_dsp_conv_s8", "usmp_dsp_conv_wide_s8")
-# USMP's Helium matrix kernel builds its columns likewise (run_columns: per filter row and pixel), measured on the
-# M55 with micro_speech's 10x8 window whole: 43,775 instructions for 500 pixels (the matrix loop 0.18 a MAC).
-HELIUM_WINDOW_ROW = 8.75
+# USMP's Helium matrix kernel builds its columns likewise (run_columns: per filter row and pixel, and per element
+# of the column: KernelCost.per_column), fitted with its other terms to the benchmark models' layers whole on the M55.
+HELIUM_WINDOW_ROW = 4.0
 HELIUM_WINDOW_KERNELS = ("usmp_helium_conv_s8",)
 # the 16x8 kernel copies a window's int16 taps as they are: per filter row half the int8's, plus one per tap
 DSP_S16_WINDOW_KERNELS = ("usmp_dsp_conv_s16", "usmp_dsp_conv_s16_sum32", "usmp_dsp_conv_s16_sum64")
 # per loop: its function's set-up, a reduction's start and finish, the tables' first reads. On Helium a few hundred
 # (the M55's chains of micro_speech and DS-CNN: 250-300 beyond their bands' calls and steps)
 LOOP = {None: 1500, "dsp": 1500, "mve": 300}
-PLAN_PER_LINK = 100  # usmp_band_step's plan, per link and band
+# usmp_band_step's plan, per link and band: on the M55 135, fitted to ResNet-8's and person_detect's chains (paced
+# and sliding, 52 to 468 links-bands: each within 3 % of QEMU's count with the other figures here); elsewhere 100,
+# not measured again
+PLAN_PER_LINK = {None: 100, "dsp": 100, "mve": 135}
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
 PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params), per 32-bit word
-MOVE_PER_BYTE = 0.7
+# rows kept in a band buffer, moved to its top (tiling.c's copy_words), per byte: on the M55 64 bytes a VLDM/VSTM
+# pair, about 0.1 with the loop (ResNet-8's chains: 0.7 priced them 1.7x what QEMU counts); the M0's frameless copy
+# 13 instructions per 16 bytes. The DSP cores run the same copy as the M55 (an FPU) but keep 0.7 until their chains
+# are measured again: DS-CNN's bands there sit at the edge of the budget.
+MOVE_PER_BYTE = {None: 0.7, "dsp": 0.7, "mve": 0.1}
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,10 @@ class KernelCost:
     per_mac: float | None = None  # instructions per MAC of the whole kernel, where not its extension's PER_MAC
     per_halo_element: float = 0.0  # per element of the input rows a call prepares again (the window's halo)
     per_halo_row: float = 0.0  # per such row and group of 4 channels: the widening loop's own set-up
+    per_out_channel: float = 0.0  # per output pixel and channel beyond its MACs (requantizing, storing)
+    per_column: float = 0.0  # per element of an output pixel's column (filter taps x input channels), building it
+    per_element: float | None = None  # instructions per output element of an element-wise kernel, where not its
+    # extension's PER_ELEMENT
 
 
 KERNELS = {
@@ -83,9 +94,19 @@ KERNELS = {
     # depthwise kernel copies the filter's rows into its strips again in each call (the halo: fill_gathered, 0.6 an
     # element) and sets up its passes and spans (320 a call): measured on DS-CNN's 3x3 layers (5 columns, 64
     # channels) as bands of 4 and 8 rows, about 700 instructions a call beyond the same rows whole.
-    ("usmp_helium_conv_s8", "mve"): KernelCost(call=50, granule=2, leftover=0.5, per_mac=0.2),
-    ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.5, per_mac=0.17),
-    ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=320, per_mac=1.25, per_halo_element=0.6),
+    # The matrix kernel's instructions per pixel are 0.12 a MAC, 3 per output channel, 0.9 per column element and 4
+    # per filter row (fitted to the 3x3, 1x1 and wider layers of the five benchmark models whole on the M55, 1x1 to
+    # 64x64 channels: every layer within 5 % but DS-CNN's first, 10x4 over one channel, 22 % under, person_detect's
+    # 16 -> 32 1x1 19 % over; 0.2 a MAC flat priced ResNet-8's 32- and 64-channel layers 1.3-1.5x); the 1x1 kernel
+    # likewise (8 to 256 channels within 5 %, the 3x3-pixel layers 8-15 % under; 0.17 flat: 0.8-1.3x). The depthwise
+    # kernel 1.05 a MAC whole (3x3, 8 to 256 channels: 0.96-1.12 a MAC by layer, stride 2 the dearest; 1.25 priced
+    # the models' depthwise layers 1.2x). USMP's Helium add about 5.5 an element (ResNet-8's adds: 90,170 for 16,384).
+    ("usmp_helium_conv_s8", "mve"): KernelCost(call=50, granule=2, leftover=0.5, per_mac=0.12, per_out_channel=3.0,
+                                               per_column=0.9),
+    ("usmp_helium_add_s8", "mve"): KernelCost(per_element=5.5),
+    ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.5, per_mac=0.12,
+                                                   per_out_channel=3.0),
+    ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=320, per_mac=1.05, per_halo_element=0.6),
     # Their 16x8 twins (kernels/helium/*_s16.c), measured on the M55 with the int16 twins' layers whole (usmp run
     # --profile): the matrix kernel 0.33 a MAC on DS-CNN's 1x1 layers (0.28-0.41 on MobileNetV1's deeper ones, 0.91
     # on its shallowest), a lone last pixel through the one-pixel loop (4 sums, one column load per 4 filter
@@ -190,8 +211,15 @@ def row_work(shape: CallShape, extension: str | None) -> float:
             gather = HELIUM_WINDOW_ROW * shape.window_rows
         if shape.function in DSP_S16_WINDOW_KERNELS and shape.window_rows > 1:
             gather = DSP_WINDOW_ROW / 2 * shape.window_rows + shape.macs_per_pixel / max(shape.out_ch, 1)
-        return shape.pixels_per_row * (shape.macs_per_pixel * per_mac(shape, extension) + gather)
-    return shape.elements_per_row * PER_ELEMENT[extension]
+        k = KERNELS.get((shape.function, extension), PORTABLE)
+        pixel = k.per_out_channel * shape.out_ch + k.per_column * shape.macs_per_pixel / max(shape.out_ch, 1)
+        return shape.pixels_per_row * (shape.macs_per_pixel * per_mac(shape, extension) + gather + pixel)
+    return shape.elements_per_row * per_element(shape.function, extension)
+
+
+def per_element(function: str, extension: str | None) -> float:
+    k = KERNELS.get((function, extension), PORTABLE)
+    return PER_ELEMENT[extension] if k.per_element is None else k.per_element
 
 
 def per_mac(shape: CallShape, extension: str | None) -> float:

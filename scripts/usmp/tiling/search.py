@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
 from usmp.tiling.band_rows import STRATEGIES, LinkSummary
-from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_ELEMENT, PER_MAC, PLAN_PER_LINK,
-                              call_overhead, call_shape, leftover_work, row_work, tail_change)
+from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_MAC, PLAN_PER_LINK,
+                              call_overhead, call_shape, leftover_work, per_element, row_work, tail_change)
 from usmp.tiling.band_fields import runs_bands
 from usmp.tiling.links import link_of
 from usmp.tiling.overlay import overlay_saving, overlay_source
@@ -235,7 +235,7 @@ class ChainSearch:
         region = self.region(positions)
         rows = region.band_rows(band, strategy)
         summary = rows.summary()
-        cost = LOOP[self.extension] + PLAN_PER_LINK * len(region.links) * rows.bands
+        cost = LOOP[self.extension] + PLAN_PER_LINK[self.extension] * len(region.links) * rows.bands
         band_bytes = 0
         for j, link in enumerate(region.links):
             whole = self.kernels.get(link.op.op_index)
@@ -243,7 +243,8 @@ class ChainSearch:
             shape = self._shape(positions, j, in_loop or link.call, link.params)
             row_bytes = link.row("out") * region.element_bytes[j]
             cost += _link_cost(summary[j], shape, self.extension if in_loop else None, link.params["out_h"],
-                               row_bytes)
+                               link.tail is not None)
+            cost += summary[j].moved * row_bytes * MOVE_PER_BYTE[self.extension]  # tiling.c's copy, the core's
             if whole is not None and in_loop is None and link.tail is None:  # the loop keeps the portable kernel
                 cost += link.params["out_h"] * (row_work(shape, None) - row_work(call_shape(whole, link.params),
                                                                                   self.extension))
@@ -328,12 +329,19 @@ def _pareto(candidates: list[Candidate]) -> list[Candidate]:
     return kept
 
 
-def _link_cost(s: LinkSummary, shape, extension: str | None, rows: int, row_bytes: int) -> float:
-    cost = s.calls * (NEXT + PARAMS_PER_WORD * shape.params_words) + max(s.calls - 1, 0) * call_overhead(shape, extension)
+def _link_cost(s: LinkSummary, shape, extension: str | None, rows: int, tail: bool = False) -> float:
+    """A link's band calls beyond its whole-tensor call. A reduction or fully connected layer ending the chain runs
+    a band kernel of its own that copies no parameters and has no set-up of the whole kernel's (tail_change prices
+    it): only usmp_band_step's rows for it each band."""
+    if tail:
+        cost = s.calls * NEXT
+    else:
+        cost = s.calls * (NEXT + PARAMS_PER_WORD * shape.params_words) + max(s.calls - 1, 0) * call_overhead(shape,
+                                                                                                             extension)
     cost += (s.computed - rows) * row_work(shape, extension)
     cost += sum(times * leftover_work(shape, extension, count) for count, times in s.counts.items())
     cost -= leftover_work(shape, extension, rows)
-    return cost + s.moved * row_bytes * MOVE_PER_BYTE
+    return cost
 
 
 def _op_work(op: LoweredOp, chosen: KernelCall | None, extension: str | None) -> float:
@@ -348,7 +356,7 @@ def _op_work(op: LoweredOp, chosen: KernelCall | None, extension: str | None) ->
             total += p.get("batches", 1) * p["out_h"] * row_work(shape, extension)
         else:
             elements = p.get("size") or (p["shape"][0] if "shape" in p and p.get("rank") == 1 else 0)
-            total += (elements or 64) * PER_ELEMENT[extension]
+            total += (elements or 64) * per_element((chosen or call).function, extension)
     return total
 
 
