@@ -55,11 +55,11 @@ LOOP = {None: 1500, "dsp": 1500, "mve": 300}
 PLAN_PER_LINK = {None: 100, "dsp": 100, "mve": 135}
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
 PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params), per 32-bit word
-# rows kept in a band buffer, moved to its top (tiling.c's copy_words), per byte: on the M55 64 bytes a VLDM/VSTM
-# pair, about 0.1 with the loop (ResNet-8's chains: 0.7 priced them 1.7x what QEMU counts); the M0's frameless copy
-# 13 instructions per 16 bytes. The DSP cores run the same copy as the M55 (an FPU) but keep 0.7 until their chains
-# are measured again: DS-CNN's bands there sit at the edge of the budget.
-MOVE_PER_BYTE = {None: 0.7, "dsp": 0.7, "mve": 0.1}
+# rows kept in a band buffer, moved to its top (tiling.c's copy_words), per byte: with an FPU (the M4, M7, M33 and
+# M55) 64 bytes a VLDM/VSTM pair, about 0.1 with the loop (ResNet-8's chains on the M55: 0.7 priced them 1.7x what
+# QEMU counts; a DSP core built without its FPU moves 32 bytes an LDM/STM pair, about 0.2); the M0's frameless copy
+# 13 instructions per 16 bytes, the M3's and RV32's four words a step in C.
+MOVE_PER_BYTE = {None: 0.7, "dsp": 0.1, "mve": 0.1}
 
 
 @dataclass(frozen=True)
