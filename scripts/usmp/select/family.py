@@ -60,6 +60,9 @@ class Call:
     program: Program
     extension: str | None
     names: list[str] = field(default_factory=list)
+    # in a depth-first loop, the most output rows one call computes (its link's share of a band): scratch sized
+    # per call (a matrix kernel's columns) need not cover more; None: the call computes every row
+    rows_per_call: int | None = None
 
     @property
     def p(self) -> dict:
@@ -119,15 +122,15 @@ def portable_calls(program: Program, table: Mapping, extension: str | None):
     for position, op in enumerate(program.ops):
         by_arg = {a.name: a.buffer for a in op.args}
         if isinstance(op, BandLoop):
-            sites = [(Site(position, j, k), link.op_index, op.calls[k]) for j, link in enumerate(op.links)
+            sites = [(Site(position, j, k), link.op_index, op.calls[k], link.share) for j, link in enumerate(op.links)
                      for k in link.calls]
         else:
-            sites = [(Site(position), op.op_index, op.calls[0])] if len(op.calls) == 1 else []
-        for site, op_index, call in sites:
+            sites = [(Site(position), op.op_index, op.calls[0], None)] if len(op.calls) == 1 else []
+        for site, op_index, call, rows in sites:
             if call.function not in table:
                 continue
             names, handler = table[call.function]
             if len(names) != len(call.args):
                 continue
             yield site, Call(op_index, call, {n: by_arg[a] for n, a in zip(names, call.args)}, program,
-                             extension, list(names)), handler
+                             extension, list(names), rows), handler

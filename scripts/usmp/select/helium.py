@@ -131,7 +131,7 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     shift = _channel_values(c, "shift", out_ch)
     # left shifts, or an activation narrower than int8 (the loops that clamp are the general ones: less code)
     general = bool(np.any(shift >= 0)) or (p["act_min"], p["act_max"]) != (-128, 127)
-    pixels = geometry["out_h"] * geometry["out_w"]
+    pixels = min(geometry["out_h"], c.rows_per_call or geometry["out_h"]) * geometry["out_w"]  # in one call
     run = min(max(MIN_RUN, COLUMN_BYTES // (16 * chunks)) // 2 * 2, pixels + pixels % 2)
     in_place = ((geometry["filter_h"], geometry["filter_w"], geometry["stride_h"], geometry["stride_w"]) == (1, 1, 1, 1)
                 and geometry["pad_top"] == geometry["pad_left"] == 0
