@@ -331,8 +331,9 @@ def _pareto(candidates: list[Candidate]) -> list[Candidate]:
 
 def _link_cost(s: LinkSummary, shape, extension: str | None, rows: int, tail: bool = False) -> float:
     """A link's band calls beyond its whole-tensor call. A reduction or fully connected layer ending the chain runs
-    a band kernel of its own that copies no parameters and has no set-up of the whole kernel's (tail_change prices
-    it): only usmp_band_step's rows for it each band."""
+    a band kernel of its own (tail_change prices it) with a struct of a few words, not the whole kernel's
+    parameters and set-up: only usmp_band_step's rows for it each band (micro_speech's on the M55: 9 to 25 bands
+    within 0-12 % of QEMU's count at 2 and 1 rows)."""
     if tail:
         cost = s.calls * NEXT
     else:
