@@ -65,16 +65,15 @@ def test_compiler_raises_a_pool_alignment_for_a_demanding_buffer():
     assert [p.alignment for p in aligned_pools(specs, [wide])] == [32, 4]
 
 
-
 @pytest.mark.parametrize("offset", [0, 1, 2, 3, 4])
 def test_a_buffer_using_no_bytes_while_another_lives_overlaps_nothing_then(offset):
-    """`drained` uses its 4 bytes at step 0 and none at step 1, the only step `late` shares with it: `late` may sit
-    anywhere against it. `early`, live at step 0, still must keep clear of its 4 bytes."""
+    """`drained` uses its 4 bytes at step 0 and none at step 1, the only step `late` shares with it: it may sit
+    anywhere against `late`, even inside its bytes. `early`, live at step 0, still must keep clear of its 4 bytes."""
     drained = BufferInfo("drained", 4, 1, ("p",), frozenset({"late", "early"}), (0, 1), ((0, 0, 4), (1, 1, 0)))
     late = BufferInfo("late", 4, 1, ("p",), frozenset({"drained"}), (1, 2))
     early = BufferInfo("early", 2, 1, ("p",), frozenset({"drained"}), (0, 0))
     problem = [drained, late, early]
-    assert plan_problems(problem, [PoolInfo("p")], {"drained": ("p", 0), "late": ("p", offset),
-                                                    "early": ("p", 4)}) == []
+    assert plan_problems(problem, [PoolInfo("p")], {"drained": ("p", offset), "late": ("p", 0),
+                                                    "early": ("p", offset + 4)}) == []
     clash = plan_problems(problem, [PoolInfo("p")], {"drained": ("p", 0), "late": ("p", 8), "early": ("p", offset)})
     assert bool(clash) == (offset < 4)

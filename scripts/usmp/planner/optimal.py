@@ -67,11 +67,12 @@ def _pinned_bound(prob: Indexed, pool: int) -> int:
     return clique_bound(prob, [i for i in range(prob.n) if prob.candidates[i] == [pool]])
 
 
-def _colliding(conflicts: list[list[int]], extents: list[dict[int, int]]) -> list[list[int]]:
-    """Conflicts whose bytes can collide: a buffer using no bytes while the other lives (its extent against it is
-    0) never does. The search must not keep such a pair: it would push the second one placed above the first,
-    though it may share the first one's offset (a lost plan, and a false proof of optimality)."""
-    return [[j for j in mine if extents[i][j] and extents[j][i]] for i, mine in enumerate(conflicts)]
+def _colliding(conflicts: list[list[int]], extents: list[dict[int, int]]):
+    """The conflicts, and their extents, whose bytes can collide: a buffer using no bytes while the other lives (its
+    extent against it is 0) never does. The search must not keep such a pair: it would push the second one placed
+    above the first, though it may share the first one's offset (a lost plan, and a false proof of optimality)."""
+    kept = [[j for j in mine if extents[i][j] and extents[j][i]] for i, mine in enumerate(conflicts)]
+    return kept, [{j: extents[i][j] for j in mine} for i, mine in enumerate(kept)]
 
 
 def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid=True):
@@ -102,9 +103,7 @@ def _improve_pool(prob, pool, members, offsets, sizes, deadline, progress, valid
         clique_bytes = [{local[g]: n for g, n in members.items()}
                         for members in section_bytes(prob, found_sections, spans)]
         extents = [{local[j]: prob.extent(g, j) for j in prob.conflicts[g] if j in local} for g in placed]
-        sub_conflicts = _colliding(sub_conflicts, extents)
-        extents = [{j: e for j, e in mine.items() if j in colliding} for mine, colliding in
-                   zip(extents, map(set, sub_conflicts))]
+        sub_conflicts, extents = _colliding(sub_conflicts, extents)
     unsupported = profiled and not ordered
     if current <= bound or len(placed) > MAX_EXACT_BUFFERS or unsupported:
         if overflow:
