@@ -72,14 +72,14 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
  * are padded). */
 struct matrix_call {
 	const int8_t *blocks;
-	union {
-		int32_t *sums;                    /* the narrow loop's (one chunk) */
-		const struct gathered *gathered; /* p->gathered (more than one chunk) */
-	};
+	int32_t *sums; /* the narrow loop's (one chunk) */
 	int32_t general;
 	int32_t oy;
 	int32_t ox;
-	int32_t padded;
+	union {
+		int32_t padded;                  /* gathers: the output row whose input rows are padded */
+		const struct gathered *gathered; /* p->gathered */
+	};
 };
 struct matrix_state;
 
@@ -245,8 +245,8 @@ PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
  * loop's: the full loop loads its output offsets and offset again after it, the general one its second pixel's
  * output pointer (r7 + out_ch).
  */
-#define GATHERED_BEFORE_JOB_BYTES 20
-#define GATHERED_BEFORE_JOB "20"
+#define GATHERED_BEFORE_JOB_BYTES 4
+#define GATHERED_BEFORE_JOB "4"
 #define GATHER_CHUNK                             \
 	"	vldrb.u8	q0, [r9, q3]\n"          \
 	"	vldrb.u8	q1, [r11, q3]\n"         \
@@ -288,6 +288,7 @@ struct narrow_job {
 	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
 	const uint16_t *pair;  /* 48: a pixel pair's 8 output offsets, as the unclamped loop interleaves them */
 	uint32_t saved[16];    /* 52: d8-d15 while the loop runs */
+	const uint8_t *gather; /* 116: p->gathered: the column's offsets from its first byte in the padded rows */
 };
 
 /* The clamp to act_min and act_max in q2 and q3 (after the offset). */
@@ -356,7 +357,12 @@ struct narrow_job {
  * (one stm); then the block's biases, multipliers and shifts take their places and the sums are requantized
  * (requant: NARROW_REQUANT, NARROW_REQUANT_PAIRS) into the pixels' four outputs.
  */
-#define GEMM_NARROW(name, setup, left_load, requant)                                                       \
+#define GEMM_NARROW(name, setup, left_load, requant) GEMM_NARROW_AS(name, setup, left_load, requant, "", \
+							       "	vldrb.8	q0, [r1]\n")
+/* gathered (the offsets in q1 for each block: the requantization takes q1 after the pixels' loop) */
+#define NARROW_GATHER_SETUP "	ldr	r2, [r0, #116]\n	vldrb.u8	q1, [r2]\n"
+#define NARROW_GATHER_LOAD "	vldrb.u8	q0, [r1, q1]\n"
+#define GEMM_NARROW_AS(name, setup, left_load, requant, block_setup, load)                                 \
 	__attribute__((naked, noinline)) static void name(const struct narrow_job *job)                    \
 	{                                                                                                  \
 		(void)job;                                                                                 \
@@ -373,10 +379,10 @@ struct narrow_job {
 			       "	vldrw.u32	q6, [r9, #48]\n"                                    \
 			       "	vldrw.u32	q7, [r9, #64]\n"                                    \
 			       "	ldr	r1, [r0, #0]\n"                                             \
-			       "	ldr	r5, [r0, #44]\n"                                            \
+			       "	ldr	r5, [r0, #44]\n" block_setup                                \
 			       "	ldr	r2, [r0, #8]\n"                                             \
 			       "	dls	lr, r2\n"                                                   \
-			       "2:	vldrb.8	q0, [r1]\n"                                                 \
+			       "2:" load                                                                   \
 			       "	add	r1, r1, r3\n"                                               \
 			       "	vmladav.s8	r4, q0, q4\n"                                       \
 			       "	vmladav.s8	r6, q0, q5\n"                                       \
@@ -404,6 +410,12 @@ GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\
 	    NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"))
 /* right shifts only, the whole int8 range: two pixels a step */
 GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
+/* the same, each pixel's column gathered from the padded rows (p->gathered) */
+GEMM_NARROW_AS(gemm_narrow_gathered_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\n",
+	       NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"),
+	       NARROW_GATHER_SETUP, NARROW_GATHER_LOAD)
+GEMM_NARROW_AS(gemm_narrow_gathered_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS, NARROW_GATHER_SETUP,
+	       NARROW_GATHER_LOAD)
 
 
 /* The job's lone runs (tails), a pixel and a block at a time (the last block may have fewer than 4 channels).
@@ -509,9 +521,14 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		n->act_max = p->act_max;
 		n->sums = st->call.sums;
 		n->pair = st->pair;
-		if (general)
+		n->gather = st->call.gathered->offsets; /* read only where p->gathered */
+		if (general && p->gathered)
+			gemm_narrow_gathered_general(n);
+		else if (general)
 			gemm_narrow_general(n);
-		else /* the whole int8 range: a narrower one is general (select/helium.py) */
+		else if (p->gathered) /* the whole int8 range: a narrower one is general (select/helium.py) */
+			gemm_narrow_gathered_pairs(n);
+		else
 			gemm_narrow_pairs(n);
 		columns = n->columns; /* read back rather than kept across the call: gemm's frame stays small */
 		stride = n->stride;
@@ -548,8 +565,10 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		gemm_lone(p, j);
 	if (p->chunks == 1 || j->pairs == 0 || j->full_blocks == 0)
 		return;
-	if (st->call.general)
-		(p->gathered ? gemm_pairs_gathered_general : gemm_pairs_general)(j);
+	if (st->call.general && p->gathered)
+		gemm_pairs_gathered_general(j);
+	else if (st->call.general)
+		gemm_pairs_general(j);
 	else if (p->gathered)
 		gemm_pairs_gathered(j);
 	else if (p->chunks == 2) /* the whole int8 range: a narrower one is general (select/helium.py) */
@@ -877,7 +896,7 @@ __attribute__((noinline)) static void direct_narrow(const struct usmp_helium_con
 #if USMP_HELIUM_NATIVE
 #define matrix_state_in(scratch) ((struct matrix_state *)(void *)(scratch))
 #else
-#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, { NULL }, 0, 0, 0, 0 } })
+#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, { 0 } } })
 #endif
 
 /* The gathered columns of `part` output pixels from (row, ox) of image: the padded rows copied when the
@@ -928,13 +947,15 @@ HELIUM_INLINE void gathered_columns(const struct usmp_helium_conv_params *p, con
 RUN_COLUMNS(run_rows, row_columns(p, image, row, ox, ox + part, column))
 RUN_COLUMNS(run_gathers, gathered_columns(p, image, oy, row, ox, part, st, columns, column))
 
-/* An output row at a time, its windows gathered by the matrix loop from the row's padded input rows (the
- * scratch after the call's state): no columns. */
+/* An output row at a time, its windows gathered by the matrix loop from the row's padded input rows: no columns.
+ * The scratch after the call's state: with one chunk the narrow loop's sums (an output row's), then the rows. */
 __attribute__((noinline)) static void gathered_rows(const struct usmp_helium_conv_params *p, const int8_t *input,
-						   int8_t *rows, int8_t *output, struct matrix_state *st)
+						   int8_t *scratch, int8_t *output, struct matrix_state *st)
 {
 	const int32_t stride = p->stride_w * p->in_ch;
+	int8_t *const rows = scratch + (p->chunks == 1 ? 16 * p->out_w + 16 : 0);
 
+	st->call.sums = (int32_t *)(void *)scratch;
 	st->call.gathered = gathered_of(p, st->call.blocks);
 	for (int32_t oy = 0; oy < p->batches * p->out_h; oy++, output += (size_t)p->out_w * p->out_ch) {
 		const int32_t batch = oy / p->out_h;

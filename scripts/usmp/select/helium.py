@@ -154,9 +154,9 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
     rows = geometry["filter_h"] * _padded_row_bytes(geometry) if len(offsets) else 0
-    if gathered:  # an output row a call, no columns
+    if gathered:  # an output row a call, no columns (the narrow loop's sums for the row)
         params["run"] = geometry["out_w"]
-        scratch = MATRIX_STATE_BYTES + rows
+        scratch = MATRIX_STATE_BYTES + (16 * geometry["out_w"] + 16 if narrow else 0) + rows
     else:
         scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
     args = [("input", c.buffers["input"], False), constants,
@@ -185,18 +185,21 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
 
 
 def _gathered(g: dict, depth: int) -> bytes | None:
-    """The matrix loop's own gathers (struct gathered: a chunk's 16 uint8 offsets from its first byte in the padded
-    rows, then the int32 step to the next chunk), where every chunk is the same whole filter rows (16 bytes a
-    multiple of a filter row, no partial last chunk, 8-bit offsets) and there is more than one: no columns at all;
-    else None. Only where the pairs' loop takes every output (an even row of pixels, whole blocks of 4 channels):
-    the loop for what it leaves (gemm_lone) reads columns."""
+    """The matrix loops' own gathers (struct gathered: a chunk's 16 uint8 offsets from its first byte in the padded
+    rows, then the int32 step to the next chunk), with 8-bit offsets, where a window is one chunk (the narrow loop;
+    bytes past the depth read the first tap, against zero filter bytes) or every chunk is the same whole filter rows
+    (16 bytes a multiple of a filter row, no partial last chunk; the pairs' loop): no columns at all; else None.
+    Only where the loops take every output (whole blocks of 4 channels; with chunks, an even row of pixels): the
+    loop for what they leave (gemm_lone) reads columns."""
     row, padded = g["filter_w"] * g["in_ch"], _padded_row_bytes(g)
-    chunks = depth // 16
-    if depth % 16 or chunks < 2 or 16 % row or (16 // row - 1) * padded + row > 256:
-        return None
-    if g["out_w"] % 2 or g["out_ch"] % 4:
-        return None
     lanes = np.arange(16)
+    if g["out_ch"] % 4:
+        return None
+    if depth <= 16:
+        offsets = np.where(lanes < depth, lanes // row * padded + lanes % row, 0)
+        return offsets.astype(np.uint8).tobytes() + _int32([16]) if offsets.max() < 256 else None
+    if depth % 16 or 16 % row or (16 // row - 1) * padded + row > 256 or g["out_w"] % 2:
+        return None
     offsets = (lanes // row * padded + lanes % row).astype(np.uint8)
     return offsets.tobytes() + _int32([16 // row * padded])
 
