@@ -87,6 +87,10 @@ DW_LAYERS = [
     # a narrower activation: clamped after the assembly (two pixels a vector with a lone one; stride 2, groups)
     Layer("dw", 7, 9, 8, 8, 3, 3, activation=RELU6, seed=49),
     Layer("dw", 9, 8, 40, 40, 3, 3, (2, 2), activation=RELU, seed=50),
+    # read in place (3x3, stride 1, whole groups): one column (both edges one pixel), two, VALID with batches
+    Layer("dw", 5, 1, 16, 16, 3, 3, activation=RELU, seed=51),
+    Layer("dw", 4, 2, 32, 32, 3, 3, seed=52),
+    Layer("dw", 6, 7, 32, 32, 3, 3, padding=VALID, batches=2, activation=RELU6, seed=53),
 ]
 FC_LAYERS = [
     Layer("fc", in_ch=64, out_ch=12, seed=41),                # read in place
@@ -241,3 +245,16 @@ def test_layers_go_to_the_cheaper_family(monkeypatch):
     cheap = dict(helium.LAYER_COSTS, usmp_cmsis_nn_convolve_rows_nt_s8=helium.LayerCost(per_mac=0.01))
     monkeypatch.setattr(helium, "LAYER_COSTS", cheap)
     assert "usmp_cmsis_nn_convolve_rows_nt_s8" in functions(compile_model(model, options))
+
+
+def test_depthwise_reads_in_place_where_it_can(tmp_path):
+    """The 3x3 stride-1 layers of whole groups of 16 channels take the in-place kernel, whose scratch is its state
+    and a zero-point pixel (no strips of copied rows); the others the strips."""
+    model = write_model(tmp_path / "dw.tflite", DW_LAYERS)
+    compiled = compile_model(model, HELIUM)
+    program = compiled.program
+    in_place = [op for op in program.ops if op.calls[0].function == "usmp_helium_depthwise_rows_s8"]
+    assert len(in_place) == 5 and len(program.ops) - len(in_place) == len(DW_LAYERS) - 5
+    for op in in_place:
+        state = {a.name: program.buffers[a.buffer].size for a in op.args}["state"]
+        assert state == 152 + op.calls[0].params["channels"]

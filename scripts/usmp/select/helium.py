@@ -41,6 +41,7 @@ LAYER_COSTS = {
     "usmp_helium_conv_s8": LayerCost(per_mac=0.149, per_output=2.88, per_pixel=58.6),
     "usmp_helium_conv_1x1_s8": LayerCost(per_mac=0.130, per_output=3.33, per_pixel=19.7),
     "usmp_helium_depthwise_s8": LayerCost(per_mac=1.222, per_output=0.14),
+    "usmp_helium_depthwise_rows_s8": LayerCost(per_mac=1.26, per_output=0.14),
     "usmp_helium_add_s8": LayerCost(per_element=5.5),
     "usmp_helium_avg_pool_s8": LayerCost(per_mac=0.25, per_output=4.0),
     "usmp_softmax_s8": LayerCost(per_element=560.0),  # the portable kernel (softmax below)
@@ -236,6 +237,7 @@ def fully_connected(c: Call) -> Rewrite | None:
 
 DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
 DW_STATE_BYTES = 256  # USMP_HELIUM_DW_STATE_BYTES: the kernel's state during a call, before its strips
+DW_ROWS_STATE_BYTES = 152  # USMP_HELIUM_DW_ROWS_STATE_BYTES(0): the in-place kernel's state, before its zero-point pixel
 STRIP_BUDGET = 1536  # bytes of strips a depthwise layer's scratch may take (at least a group's four vectors' worth)
 SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
 
@@ -304,11 +306,26 @@ def depthwise(c: Call) -> Rewrite | None:
     width, strip = strip_bytes(chunk)
     params = dict({k: p[k] for k in keys}, channels=channels, pixels_per_vector=per, requant_general=int(general),
                   chunk=chunk, strip_width=width, group_pass=group_pass)
-    args = [("input", c.buffers["input"], False),
-            ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False),
+    constants = ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False)
+    if reads_in_place(p, channels, general):
+        args = [("input", c.buffers["input"], False), constants,
+                ("state", NewBuffer("helium_dw_state", "int8_t", DW_ROWS_STATE_BYTES + channels), True),
+                ("output", c.buffers["output"], True)]
+        return Rewrite("usmp_helium_depthwise_rows_s8", "usmp_helium_depthwise_params", params, args, ())
+    args = [("input", c.buffers["input"], False), constants,
             ("strips", NewBuffer("helium_strips", "int8_t", DW_STATE_BYTES + p["filter_h"] * group_pass * strip), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_helium_depthwise_s8", "usmp_helium_depthwise_params", params, args, ())
+
+
+def reads_in_place(p: dict, channels: int, general: bool) -> bool:
+    """usmp_helium_depthwise_rows_s8's layers: 3x3, strides and dilations 1, at most one column of padding a side,
+    whole groups of 16 channels, right shifts only. It reads the input where it is (a band's rows where their
+    producer wrote them), so its scratch is its state and a pixel of the zero point, not strips of copied rows."""
+    pad_right = p["out_w"] - p["in_w"] - p["pad_left"] + 2
+    return (p["filter_h"] == p["filter_w"] == 3 and p["stride_h"] == p["stride_w"] == 1
+            and p["dilation_h"] == p["dilation_w"] == 1 and 0 <= p["pad_left"] <= 1 and 0 <= pad_right <= 1
+            and channels % 16 == 0 and not general)
 
 
 def add(c: Call) -> Rewrite | None:
