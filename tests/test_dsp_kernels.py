@@ -79,6 +79,7 @@ def test_host_twins_match_reference(family, optimize, tmp_path):
     compiled = compile_model(model, dsp_options(optimize=optimize))
     calls = functions(compiled)
     assert all(f.startswith("usmp_dsp_") for f in calls), calls
+    assert (family == "dw") == ("usmp_dsp_depthwise_3x3_s8" in calls)  # DS-CNN's shape: the in-place kernel
     assert any(f.endswith("wide_s8") for f in calls) == (optimize == "speed")
     check(model, compiled, lambda c, x: run_host(c, x, sanitize=True))
 
@@ -167,7 +168,7 @@ def test_constants_follow_the_budget(tmp_path):
     """size: int8 filters only; speed: all wide; balanced: the kernels' constants within 1.25x what they are
     with int8 filters (the small layers are widened first: the most instructions saved per byte)."""
     model = write_model(tmp_path / "m.tflite", [Layer("conv", 4, 4, 64, 64, 3, 3, seed=60), CONV_LAYERS[1],
-                                                 DW_LAYERS[1]])
+                                                 DW_LAYERS[2]])  # stride 2: the widened depthwise kernel
 
     def constants(optimize):
         compiled = compile_model(model, dsp_options(optimize=optimize))
@@ -204,7 +205,7 @@ def test_auto_without_cmsis_nn_takes_the_dsp_kernels(tmp_path, monkeypatch):
     monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
     model = write_model(tmp_path / "m.tflite", [CONV_LAYERS[0], DW_LAYERS[0], FC_LAYERS[0]])
     compiled = compile_model(model, CompileOptions(cpu="cortex-m7", cmsis_nn=str(tmp_path / "nowhere")))
-    assert [f.replace("_wide", "") for f in functions(compiled)] == ["usmp_dsp_conv_s8", "usmp_dsp_depthwise_s8",
+    assert [f.replace("_wide", "") for f in functions(compiled)] == ["usmp_dsp_conv_s8", "usmp_dsp_depthwise_3x3_s8",
                                                                       "usmp_dsp_conv_s8"]
     external = compiled.program.external_kernels
     assert external.sources == [] and external.include_dirs == [] and external.own_operators == 3
@@ -252,8 +253,9 @@ def test_kconfig_choices(lines, kernels, optimize):
 
 def test_the_stack_budget_comes_before_the_estimate(tmp_path, monkeypatch):
     """With CMSIS-NN at hand, an offer known to take more stack than select.KERNEL_STACK_BUDGET loses to one
-    within it however cheaper it is estimated: a depthwise layer of three output columns (CMSIS-NN's 3x3 kernel
-    takes 272 B under the glue, USMP's 184) and a fully connected layer of one output (264 B) go to USMP's kernels
+    within it however cheaper it is estimated: a depthwise layer of three output columns and 14 channels (not
+    whole groups of four: USMP's widening kernel, not the in-place one; CMSIS-NN's 3x3 kernel takes 272 B under
+    the glue, USMP's 184) and a fully connected layer of one output (264 B) go to USMP's kernels
     as wider ones do. Without the budget the cheaper offer wins: CMSIS-NN's for those two (measured within 10 %
     either way: 3x3x16 CMSIS-NN 9,497, USMP 8,574; 32 -> 1: 246 against 352)."""
     from dependencies import CMSIS_NN_MISSING, cmsis_nn_dir
@@ -263,7 +265,7 @@ def test_the_stack_budget_comes_before_the_estimate(tmp_path, monkeypatch):
     root = cmsis_nn_dir()
     if root is None:
         pytest.skip(CMSIS_NN_MISSING)
-    model = write_model(tmp_path / "m.tflite", [Layer("dw", 3, 3, 16, 16, 3, 3, seed=70), DW_LAYERS[0],
+    model = write_model(tmp_path / "m.tflite", [Layer("dw", 3, 3, 14, 14, 3, 3, seed=70), DW_LAYERS[0],
                                                  Layer("fc", in_ch=32, out_ch=1, seed=71), FC_LAYERS[0]])
     auto = functions(compile_model(model, CompileOptions(cpu="cortex-m4", cmsis_nn=str(root))))
     assert all(f.startswith("usmp_dsp_") for f in auto)

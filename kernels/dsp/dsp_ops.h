@@ -124,6 +124,26 @@ DSP_INLINE int32_t dsp_smlatb(uint32_t x, uint32_t y, int32_t acc)
 #endif
 }
 
+/* acc + x.lane0 * y.lane0 (SMLABB). */
+DSP_INLINE int32_t dsp_smlabb(uint32_t x, uint32_t y, int32_t acc)
+{
+#if USMP_DSP_NATIVE
+	return __smlabb((int32_t)x, (int32_t)y, acc);
+#else
+	return acc + dsp_lane0(x) * dsp_lane0(y);
+#endif
+}
+
+/* acc + x.lane1 * y.lane1 (SMLATT). */
+DSP_INLINE int32_t dsp_smlatt(uint32_t x, uint32_t y, int32_t acc)
+{
+#if USMP_DSP_NATIVE
+	return __smlatt((int32_t)x, (int32_t)y, acc);
+#else
+	return acc + dsp_lane1(x) * dsp_lane1(y);
+#endif
+}
+
 /* (a.lane0, b.lane0) (PKHBT ..., LSL #16). */
 DSP_INLINE uint32_t dsp_lanes0(uint32_t a, uint32_t b)
 {

@@ -40,9 +40,7 @@
  * 2, then 1 and 3), then the two multipliers, the two roundings
  * 2^(e-1) + output_offset * 2^e and the two shifts e. `scratch` holds two
  * columns and one int8 window (with 12 bytes to spare for word copies):
- * USMP_DSP_CONV_SCRATCH_BYTES(quads) at most; where filter rows are whole
- * quads only a row the input's edge cuts is staged (one row's bytes), and a
- * 1x1 window over whole quads stages nothing (select/dsp.py sizes it).
+ * USMP_DSP_CONV_SCRATCH_BYTES(quads).
  */
 struct usmp_dsp_conv_params {
 	int32_t batches;
@@ -144,6 +142,14 @@ void usmp_dsp_depthwise_s8(const struct usmp_dsp_depthwise_params *p, const int8
 void usmp_dsp_depthwise_wide_s8(const struct usmp_dsp_depthwise_params *p, const int8_t *input,
 				const int16_t *filter, const struct usmp_dsp_channel_requant *requant, int16_t *rows,
 				int8_t *output);
+
+/*
+ * The same for a 3x3 filter, column stride 1 and channels a multiple of four, reading the input in place
+ * (kernels/dsp/depthwise_3x3.c; no scratch): per group of four channels and tap (row-major) the int16 pairs
+ * (2 w0, 2 w2), (2 w1, 2 w3) of its channels, doubled; `requant` as above. row_pairs is not read.
+ */
+void usmp_dsp_depthwise_3x3_s8(const struct usmp_dsp_depthwise_params *p, const int8_t *input,
+			       const int16_t *filter, const struct usmp_dsp_channel_requant *requant, int8_t *output);
 
 #define USMP_DSP_DEPTHWISE_SCRATCH_BYTES(filter_h, row_pairs) (16 * (filter_h) * (row_pairs))
 

@@ -73,7 +73,8 @@ def settle(taken: dict[Site, Candidate], program: Program, optimize: str) -> dic
     """The calls the selector gave the DSP kernels, with int8 or wide filters. Those of depth-first loops are
     taken as their operators would be whole: the window kernels run bands."""
     narrow = {site: c for site, c in taken.items() if c.widens}
-    wide = _widened(narrow, optimize, _loop_only_filter_bytes(program, taken))
+    fixed = sum(c.constant_bytes(False) for c in taken.values() if not c.widens)  # e.g. the in-place depthwise's
+    wide = _widened(narrow, optimize, _loop_only_filter_bytes(program, taken) + fixed)
     return {site: c.make(site in wide) for site, c in taken.items()}
 
 
@@ -170,18 +171,6 @@ def pair_stream(words: np.ndarray, fields: np.ndarray) -> bytes:
     return stream.astype(np.uint32).tobytes()
 
 
-def _stage_bytes(g: dict, quads: int) -> int:
-    """The scratch usmp_dsp_conv_s8 stages a window's rows in (after both columns): none for a 1x1 window over whole
-    quads (widened straight from the input), one filter row where rows are whole quads (only a row the input's edge
-    cuts is staged, padded), else the whole window and 12 bytes to spare (rows copied one after the other)."""
-    row = g["filter_w"] * g["in_ch"]
-    if (g["filter_h"], g["filter_w"]) == (1, 1) and g["in_ch"] % 4 == 0:
-        return 0
-    if g["dilation_w"] == 1 and row % 4 == 0:
-        return row
-    return 4 * quads + 12
-
-
 def _matrix_candidate(c: Call, weights: np.ndarray, geometry: dict, input_offset: int,
                       bias: np.ndarray) -> Candidate | None:
     """A convolution (or fully connected layer) as the DSP matrix kernel, if its requantization is exact."""
@@ -200,7 +189,7 @@ def _matrix_candidate(c: Call, weights: np.ndarray, geometry: dict, input_offset
     # One pixel of a 1x1 window over whole quads is read straight from the input (usmp_dsp_conv_s8's
     # lone_pixel): no columns (a fully connected layer's batch of one would otherwise widen its whole input).
     lone = pixels == 1 and (geometry["filter_h"], geometry["filter_w"]) == (1, 1) and geometry["in_ch"] % 4 == 0
-    scratch = CONV_JOB_BYTES + (4 if lone else 16 * quads + _stage_bytes(geometry, quads))  # the job, columns, stage
+    scratch = CONV_JOB_BYTES + (4 if lone else 20 * quads + 12)  # the job, then the columns and a window's rows
 
     def make(wide: bool) -> Rewrite:
         data, _ = weights_stream(weights, fields[wide], wide)
@@ -295,7 +284,31 @@ def _depthwise_3_wide(c: Call) -> Candidate | str | None:
         return Rewrite(function, "usmp_dsp_depthwise_params", params, args, ())
 
     macs, cost = depthwise_cost(p)
-    return Candidate(make(False), cost, macs, channels * rows * 4, make)
+    widened = Candidate(make(False), cost, macs, channels * rows * 4, make)
+    in_place = _depthwise_3x3(c, weights, params, blocks[True])
+    return in_place if in_place is not None and in_place.cost < widened.cost else widened
+
+
+DEPTHWISE_3X3_SOURCE = KERNELS_DIR / "dsp" / "depthwise_3x3.c"
+
+
+def _depthwise_3x3(c: Call, weights: np.ndarray, params: dict, requant: bytes) -> Candidate | None:
+    """usmp_dsp_depthwise_3x3_s8 (3x3, column stride 1, channels a multiple of four), which reads the input in
+    place: per group of four channels and tap the doubled int16 pairs (w0, w2), (w1, w3); the requantization of
+    the wide kernel (doubled sums). None where it does not fit."""
+    channels, rows = weights.shape[:2]
+    if rows != 3 or params["stride_w"] != 1 or channels % 4:
+        return None
+    taps = weights.reshape(channels // 4, 4, 9).transpose(0, 2, 1)[..., [0, 2, 1, 3]]  # [group][tap][lane]
+    data = (2 * taps).astype(np.int16).tobytes()
+    args = [("input", c.buffers["input"], False),
+            ("filter", NewBuffer("dsp_filter", "int16_t", len(data), data), False),
+            ("requant", NewBuffer("dsp_requant", "struct usmp_dsp_channel_requant", len(requant), requant), False),
+            ("output", c.buffers["output"], True)]
+    rewrite = Rewrite("usmp_dsp_depthwise_3x3_s8", "usmp_dsp_depthwise_params", params, args, (),
+                      (DEPTHWISE_3X3_SOURCE,))
+    macs, cost = depthwise_3x3_cost(params)
+    return Candidate(rewrite, cost, macs, len(data), lambda wide=False: rewrite, widens=False)
 
 
 DEPTHWISE_JOB_BYTES = 148  # kernels/dsp/depthwise_common.h: DW_JOB_BYTES
@@ -336,6 +349,18 @@ def depthwise_cost(p: dict) -> tuple[int, float]:
     macs = p["batches"] * p["out_h"] * p["out_w"] * channels * rows * 3
     return macs, DEPTHWISE_CALL + p["batches"] * p["out_h"] * channels * (
         DEPTHWISE_ROW + DEPTHWISE_OUTPUT * p["out_w"] * rows / 3)
+
+
+# usmp_dsp_depthwise_3x3_s8 on the Cortex-M4: per output pixel and group of four channels (nine taps, four
+# requantizations) about 135 instructions, a window cut by the input's edges about as many
+DEPTHWISE_3X3_CALL = 60
+DEPTHWISE_3X3_GROUP = 135.0
+
+
+def depthwise_3x3_cost(p: dict) -> tuple[int, float]:
+    """MACs and estimated instructions of usmp_dsp_depthwise_3x3_s8."""
+    pixels = p["batches"] * p["out_h"] * p["out_w"]
+    return pixels * p["channels"] * 9, DEPTHWISE_3X3_CALL + pixels * p["channels"] // 4 * DEPTHWISE_3X3_GROUP
 
 
 def single_channel_filter(c: Call) -> np.ndarray:

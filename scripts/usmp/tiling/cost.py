@@ -107,9 +107,6 @@ KERNELS = {
     ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.5, per_mac=0.12,
                                                    per_out_channel=3.0),
     ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=320, per_mac=1.05, per_halo_element=0.6),
-    # The in-place one (3x3, stride 1) reads a band's rows where they are: no halo to copy again, a call's set-up
-    # its clamp vectors and zero-point pixel; 1.07 a MAC on DS-CNN's layers whole (its edge pixels' own calls).
-    ("usmp_helium_depthwise_rows_s8", "mve"): KernelCost(call=60, per_mac=1.07),
     # Their 16x8 twins (kernels/helium/*_s16.c), measured on the M55 with the int16 twins' layers whole (usmp run
     # --profile): the matrix kernel 0.33 a MAC on DS-CNN's 1x1 layers (0.28-0.41 on MobileNetV1's deeper ones, 0.91
     # on its shallowest), a lone last pixel through the one-pixel loop (4 sums, one column load per 4 filter
@@ -130,6 +127,8 @@ KERNELS = {
     ("usmp_dsp_conv_wide_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.5, per_mac=0.92),
     ("usmp_dsp_depthwise_s8", "dsp"): KernelCost(call=100, per_mac=4.8, per_halo_element=2.0, per_halo_row=170),
     ("usmp_dsp_depthwise_wide_s8", "dsp"): KernelCost(call=100, per_mac=4.6, per_halo_element=2.0, per_halo_row=170),
+    # The 3x3 one reading its input in place (depthwise_3x3.c) prepares nothing: a band costs it a call.
+    ("usmp_dsp_depthwise_3x3_s8", "dsp"): KernelCost(call=60, per_mac=3.75),
     # Their 16x8 twins (kernels/dsp/*_s16.c; select/dsp_s16.py's figures): the matrix kernel takes int16 taps as they
     # are (0.95 a MAC in its pair loop; 1.6 with 64-bit sums), the depthwise one lays out its rows as the int8 one
     # does (pairs of pixels by PKHBT in place of the widening), so a band's halo rows cost it the same.
