@@ -57,6 +57,13 @@ CONV_LAYERS = [
     Layer("conv", 5, 3, 8, 8, seed=16),                       # depth 8: the narrow loop two pixels a step, one odd
     Layer("conv", 3, 5, 4, 8, activation=RELU6, seed=17),     # the narrow loop clamped
     Layer("conv", 4, 4, 32, 8, activation=RELU, seed=18),     # two chunks clamped: the loop, not the unrolled
+    # windows gathered by the matrix loop from the padded rows (chunks of whole filter rows): no columns
+    Layer("conv", 13, 11, 1, 8, 10, 8, (2, 2), seed=19),      # micro_speech's window, padding on every side
+    Layer("conv", 9, 12, 2, 8, 4, 4, activation=RELU6, batches=2, seed=20),  # clamped, two chunks, batches
+    Layer("conv", 10, 11, 1, 12, 8, 4, (2, 2), padding=VALID, seed=21),  # four filter rows a chunk, two chunks
+    Layer("conv", 13, 9, 1, 6, 10, 8, (2, 2), seed=22),       # odd rows, channels off the blocks: columns
+    Layer("conv", 11, 9, 1, 8, 3, 3, (2, 2), seed=23),        # one chunk gathered (person_detect's first), odd rows
+    Layer("conv", 7, 8, 2, 4, 3, 3, activation=RELU6, batches=2, seed=24),  # one chunk gathered, clamped
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with
 # intrinsics (other windows, dilation, left shifts); partial groups, strides, padding on every side, batches.
@@ -80,6 +87,10 @@ DW_LAYERS = [
     # a narrower activation: clamped after the assembly (two pixels a vector with a lone one; stride 2, groups)
     Layer("dw", 7, 9, 8, 8, 3, 3, activation=RELU6, seed=49),
     Layer("dw", 9, 8, 40, 40, 3, 3, (2, 2), activation=RELU, seed=50),
+    # read in place (3x3, stride 1, whole groups): one column (both edges one pixel), two, VALID with batches
+    Layer("dw", 5, 1, 16, 16, 3, 3, activation=RELU, seed=51),
+    Layer("dw", 4, 2, 32, 32, 3, 3, seed=52),
+    Layer("dw", 6, 7, 32, 32, 3, 3, padding=VALID, batches=2, activation=RELU6, seed=53),
 ]
 FC_LAYERS = [
     Layer("fc", in_ch=64, out_ch=12, seed=41),                # read in place
@@ -234,3 +245,16 @@ def test_layers_go_to_the_cheaper_family(monkeypatch):
     cheap = dict(helium.LAYER_COSTS, usmp_cmsis_nn_convolve_rows_nt_s8=helium.LayerCost(per_mac=0.01))
     monkeypatch.setattr(helium, "LAYER_COSTS", cheap)
     assert "usmp_cmsis_nn_convolve_rows_nt_s8" in functions(compile_model(model, options))
+
+
+def test_depthwise_reads_in_place_where_it_can(tmp_path):
+    """The 3x3 stride-1 layers of whole groups of 16 channels take the in-place kernel, whose scratch is its state
+    and a zero-point pixel (no strips of copied rows); the others the strips."""
+    model = write_model(tmp_path / "dw.tflite", DW_LAYERS)
+    compiled = compile_model(model, HELIUM)
+    program = compiled.program
+    in_place = [op for op in program.ops if op.calls[0].function == "usmp_helium_depthwise_rows_s8"]
+    assert len(in_place) == 5 and len(program.ops) - len(in_place) == len(DW_LAYERS) - 5
+    for op in in_place:
+        state = {a.name: program.buffers[a.buffer].size for a in op.args}["state"]
+        assert state == 152 + op.calls[0].params["channels"]

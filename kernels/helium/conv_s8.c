@@ -18,6 +18,12 @@
 
 #include "helium_ops.h"
 
+/* What the loops gather a chunk of a window with (p->gathered): in the constants, after the blocks. */
+struct gathered {
+	uint8_t offsets[16]; /* of the chunk's bytes from its first one */
+	int32_t step;        /* from a chunk's first byte to the next chunk's */
+};
+
 /* Pixels against a run of blocks one pixel at a time (gemm_lone): what the pairs' loop leaves. */
 struct lone_run {
 	const int8_t *column; /* the first pixel's column (the job's pair_step / 2 apart) */
@@ -61,17 +67,28 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	return 16 + 64 * chunks + (general ? 48 : 32);
 }
 
-/* What a call's loops share, kept in its scratch (struct matrix_state): the blocks, the narrow loop's sums, and
- * where the next run's columns start (output row, column; the output row whose input rows are padded). */
+/* What a call's loops share, kept in its scratch (struct matrix_state): the blocks, the narrow loop's sums or the
+ * gathered constants, and where the next run's columns start (output row, column; the output row whose input rows
+ * are padded). */
 struct matrix_call {
 	const int8_t *blocks;
-	int32_t *sums;
+	int32_t *sums; /* the narrow loop's (one chunk) */
 	int32_t general;
 	int32_t oy;
 	int32_t ox;
-	int32_t padded;
+	union {
+		int32_t padded;                  /* gathers: the output row whose input rows are padded */
+		const struct gathered *gathered; /* p->gathered */
+	};
 };
 struct matrix_state;
+
+/* The gathered constants, after the blocks. */
+static inline const struct gathered *gathered_of(const struct usmp_helium_conv_params *p, const int8_t *blocks)
+{
+	return (const struct gathered *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
+									  block_bytes(p->chunks, p->requant_general));
+}
 
 #if USMP_HELIUM_NATIVE
 /*
@@ -87,11 +104,12 @@ struct matrix_state;
  * (36), the pair's columns (40, 44), the job (48: in the kernel's scratch, where the loops that use q4..q7 save
  * them), then a copy of the fields the loops read (52: pair_step, pairs, blocks, chunks, out_ch, output_offset).
  */
-/* One 16-byte chunk of both columns (at [r9 + off], [r11 + off], or post-incremented) against the block's four
- * filters (r5 moves on): 8 VMLADAVA. */
+/* One 16-byte chunk of both columns (at [r9 + off], [r11 + off], or post-incremented) loaded, then GEMM_FILTERS. */
 #define GEMM_CHUNK(col0, col1)                   \
 	"	vldrb.8	q0, " col0 "\n"           \
-	"	vldrb.8	q1, " col1 "\n"           \
+	"	vldrb.8	q1, " col1 "\n" GEMM_FILTERS
+/* both columns' chunk (q0, q1) against the block's four filters (r5 moves on): 8 VMLADAVA */
+#define GEMM_FILTERS                             \
 	"	vldrb.8	q2, [r5], #16\n"          \
 	"	vmladava.s8	r0, q0, q2\n"     \
 	"	vmladava.s8	r8, q1, q2\n"     \
@@ -202,9 +220,10 @@ GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CL
  * narrowed with saturation into one interleaved int16 vector, offset there (r3), narrowed into int8 (which is the
  * clamp) and scattered to both pixels' outputs with the offsets in q3. Four vector registers: nothing to save.
  */
-#define PAIRS_FULL(name, chunk_loop)                                                                          \
-	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n", "	mov	r3, r10\n", "", "", \
-		   "	vldrw.u32	q2, [r5], #16\n"                                                            \
+#define PAIRS_FULL(name, chunk_loop) PAIRS_FULL_AS(name, chunk_loop, "", "")
+#define PAIRS_FULL_AS(name, chunk_loop, setup, reload)                                                          \
+	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n", setup "	mov	r3, r10\n", "", "", \
+		   reload "	vldrw.u32	q2, [r5], #16\n"                                                     \
 		   "	vqrdmulh.s32	q0, q0, q2\n"                                                               \
 		   "	vqrdmulh.s32	q1, q1, q2\n" PAIRS_FIX0 "	vqadd.s32	q0, q0, q2\n" PAIRS_FIX1           \
 		   "	vqadd.s32	q1, q1, q2\n"                                                               \
@@ -217,6 +236,40 @@ PAIRS_FULL(gemm_pairs_full, GEMM_CHUNKS_LOOP) /* any number of chunks */
 PAIRS_FULL(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
 PAIRS_FULL(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
 PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
+
+/*
+ * Columns gathered by the loop itself from the padded rows (no im2col copy: p->gathered, select/helium.py): a
+ * chunk is 16 / (filter_w * in_ch) whole filter rows, its 16 bytes one VLDRB.U8 gather with the same offsets
+ * (q3) from each pixel's window, the next chunk `step` bytes on; the offsets and the step (struct gathered, in
+ * the constants) found through the call's state, GATHERED_BEFORE_JOB bytes before the job. q3 and r3 are the
+ * loop's: the full loop loads its output offsets and offset again after it, the general one its second pixel's
+ * output pointer (r7 + out_ch).
+ */
+#define GATHERED_BEFORE_JOB_BYTES 4
+#define GATHERED_BEFORE_JOB "4"
+#define GATHER_CHUNK                             \
+	"	vldrb.u8	q0, [r9, q3]\n"          \
+	"	vldrb.u8	q1, [r11, q3]\n"         \
+	"	add	r9, r9, r3\n"                    \
+	"	add	r11, r11, r3\n" GEMM_FILTERS
+#define GATHER_CHUNKS_LOOP                                      \
+	"	ldr	r9, [sp, #40]\n"                         \
+	"	ldr	r11, [sp, #44]\n"                        \
+	"	ldr	r1, [sp, #64]\n"                         \
+	"	ldr	r3, [sp, #48]\n"                         \
+	"	ldr	r3, [r3, #-" GATHERED_BEFORE_JOB "]\n"  \
+	"	vldrb.u8	q3, [r3]\n"                     \
+	"	ldr	r3, [r3, #16]\n"                         \
+	"4:" GATHER_CHUNK "	subs	r1, r1, #1\n"           \
+	"	bne	4b\n"
+PAIRS_FULL_AS(gemm_pairs_gathered, GATHER_CHUNKS_LOOP, "",
+	      "	ldr	r3, [sp, #72]\n	ldr	r1, [sp, #48]\n	ldr	r1, [r1, #52]\n	vldrh.u16	q3, [r1]\n")
+GEMM_PAIRS(gemm_pairs_gathered_general, GATHER_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, "", PAIRS_SAVE,
+	   PAIRS_REQUANT("	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
+			 "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n",
+			 "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
+			 PAIRS_CLAMP_PAIR PAIRS_CLAMP_FINISH("	ldr	r1, [sp, #72]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")),
+	   PAIRS_RESTORE)
 
 
 /* What the narrow loop reads (the assembly below reads the fields at these offsets). */
@@ -235,6 +288,7 @@ struct narrow_job {
 	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
 	const uint16_t *pair;  /* 48: a pixel pair's 8 output offsets, as the unclamped loop interleaves them */
 	uint32_t saved[16];    /* 52: d8-d15 while the loop runs */
+	const uint8_t *gather; /* 116: p->gathered: the column's offsets from its first byte in the padded rows */
 };
 
 /* The clamp to act_min and act_max in q2 and q3 (after the offset). */
@@ -303,7 +357,12 @@ struct narrow_job {
  * (one stm); then the block's biases, multipliers and shifts take their places and the sums are requantized
  * (requant: NARROW_REQUANT, NARROW_REQUANT_PAIRS) into the pixels' four outputs.
  */
-#define GEMM_NARROW(name, setup, left_load, requant)                                                       \
+#define GEMM_NARROW(name, setup, left_load, requant) GEMM_NARROW_AS(name, setup, left_load, requant, "", \
+							       "	vldrb.8	q0, [r1]\n")
+/* gathered (the offsets in q1 for each block: the requantization takes q1 after the pixels' loop) */
+#define NARROW_GATHER_SETUP "	ldr	r2, [r0, #116]\n	vldrb.u8	q1, [r2]\n"
+#define NARROW_GATHER_LOAD "	vldrb.u8	q0, [r1, q1]\n"
+#define GEMM_NARROW_AS(name, setup, left_load, requant, block_setup, load)                                 \
 	__attribute__((naked, noinline)) static void name(const struct narrow_job *job)                    \
 	{                                                                                                  \
 		(void)job;                                                                                 \
@@ -320,10 +379,10 @@ struct narrow_job {
 			       "	vldrw.u32	q6, [r9, #48]\n"                                    \
 			       "	vldrw.u32	q7, [r9, #64]\n"                                    \
 			       "	ldr	r1, [r0, #0]\n"                                             \
-			       "	ldr	r5, [r0, #44]\n"                                            \
+			       "	ldr	r5, [r0, #44]\n" block_setup                                \
 			       "	ldr	r2, [r0, #8]\n"                                             \
 			       "	dls	lr, r2\n"                                                   \
-			       "2:	vldrb.8	q0, [r1]\n"                                                 \
+			       "2:" load                                                                   \
 			       "	add	r1, r1, r3\n"                                               \
 			       "	vmladav.s8	r4, q0, q4\n"                                       \
 			       "	vmladav.s8	r6, q0, q5\n"                                       \
@@ -351,6 +410,12 @@ GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\
 	    NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"))
 /* right shifts only, the whole int8 range: two pixels a step */
 GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
+/* the same, each pixel's column gathered from the padded rows (p->gathered) */
+GEMM_NARROW_AS(gemm_narrow_gathered_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\n",
+	       NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"),
+	       NARROW_GATHER_SETUP, NARROW_GATHER_LOAD)
+GEMM_NARROW_AS(gemm_narrow_gathered_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS, NARROW_GATHER_SETUP,
+	       NARROW_GATHER_LOAD)
 
 
 /* The job's lone runs (tails), a pixel and a block at a time (the last block may have fewer than 4 channels).
@@ -426,6 +491,9 @@ struct matrix_state {
 	};
 };
 typedef char matrix_state_fits[sizeof(struct matrix_state) <= USMP_HELIUM_MATRIX_STATE_BYTES ? 1 : -1];
+/* the gathered loops find the call's gathered constants GATHERED_BEFORE_JOB bytes before their job */
+typedef char gathered_before_job[offsetof(struct matrix_state, job) - offsetof(struct matrix_state, call.gathered) ==
+					 GATHERED_BEFORE_JOB_BYTES ? 1 : -1];
 
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
@@ -453,9 +521,14 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		n->act_max = p->act_max;
 		n->sums = st->call.sums;
 		n->pair = st->pair;
-		if (general)
+		n->gather = st->call.gathered->offsets; /* read only where p->gathered */
+		if (general && p->gathered)
+			gemm_narrow_gathered_general(n);
+		else if (general)
 			gemm_narrow_general(n);
-		else /* the whole int8 range: a narrower one is general (select/helium.py) */
+		else if (p->gathered) /* the whole int8 range: a narrower one is general (select/helium.py) */
+			gemm_narrow_gathered_pairs(n);
+		else
 			gemm_narrow_pairs(n);
 		columns = n->columns; /* read back rather than kept across the call: gemm's frame stays small */
 		stride = n->stride;
@@ -492,8 +565,12 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		gemm_lone(p, j);
 	if (p->chunks == 1 || j->pairs == 0 || j->full_blocks == 0)
 		return;
-	if (st->call.general)
+	if (st->call.general && p->gathered)
+		gemm_pairs_gathered_general(j);
+	else if (st->call.general)
 		gemm_pairs_general(j);
+	else if (p->gathered)
+		gemm_pairs_gathered(j);
 	else if (p->chunks == 2) /* the whole int8 range: a narrower one is general (select/helium.py) */
 		gemm_pairs_2(j);
 	else if (p->chunks == 4)
@@ -664,6 +741,7 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 {
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
 	const int8_t *const blocks = st->call.blocks;
+	const struct gathered *const g = gathered_of(p, blocks); /* p->gathered */
 
 	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
 		for (int32_t o = 0; o < p->out_ch; o++) {
@@ -671,8 +749,11 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 			const int32_t *requant = (const int32_t *)(const void *)(block + 16 + 64 * p->chunks);
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
-			for (int32_t k = 0; k < p->depth; k++)
-				sum += (int32_t)columns[k] * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
+			for (int32_t k = 0; k < p->depth; k++) {
+				const int8_t x = p->gathered ? columns[(k >> 4) * g->step + g->offsets[k & 15]] : columns[k];
+
+				sum += (int32_t)x * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
+			}
 			sum = usmp_mul_by_quantized_multiplier(
 				sum, requant[o & 3], requant[4 + (o & 3)] + (p->requant_general ? requant[8 + (o & 3)] : 0));
 			out[o] = (int8_t)usmp_clamp(sum + p->output_offset, p->act_min, p->act_max);
@@ -815,7 +896,7 @@ __attribute__((noinline)) static void direct_narrow(const struct usmp_helium_con
 #if USMP_HELIUM_NATIVE
 #define matrix_state_in(scratch) ((struct matrix_state *)(void *)(scratch))
 #else
-#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, 0 } })
+#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, { 0 } } })
 #endif
 
 /* The gathered columns of `part` output pixels from (row, ox) of image: the padded rows copied when the
@@ -866,6 +947,24 @@ HELIUM_INLINE void gathered_columns(const struct usmp_helium_conv_params *p, con
 RUN_COLUMNS(run_rows, row_columns(p, image, row, ox, ox + part, column))
 RUN_COLUMNS(run_gathers, gathered_columns(p, image, oy, row, ox, part, st, columns, column))
 
+/* An output row at a time, its windows gathered by the matrix loop from the row's padded input rows: no columns.
+ * The scratch after the call's state: with one chunk the narrow loop's sums (an output row's), then the rows. */
+__attribute__((noinline)) static void gathered_rows(const struct usmp_helium_conv_params *p, const int8_t *input,
+						   int8_t *scratch, int8_t *output, struct matrix_state *st)
+{
+	const int32_t stride = p->stride_w * p->in_ch;
+	int8_t *const rows = scratch + (p->chunks == 1 ? 16 * p->out_w + 16 : 0);
+
+	st->call.sums = (int32_t *)(void *)scratch;
+	st->call.gathered = gathered_of(p, st->call.blocks);
+	for (int32_t oy = 0; oy < p->batches * p->out_h; oy++, output += (size_t)p->out_w * p->out_ch) {
+		const int32_t batch = oy / p->out_h;
+
+		padded_rows(p, input + (size_t)batch * p->in_h * p->in_w * p->in_ch, oy - batch * p->out_h, rows);
+		gemm(p, st, rows, stride, p->out_w, output);
+	}
+}
+
 /* `run` output pixels at a time (a run may span output rows and images): their columns (im2col by rows of the
  * output; windows of rows under a vector gathered from padded copies of the rows), then the matrix loop over
  * them. The scratch: the call's state, then the columns, with depth <= 16 the sums of the narrow loop (a 1x1
@@ -882,6 +981,10 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 	st->call.general = p->requant_general;
 	if (p->direct) {
 		direct_narrow(p, input, columns, output, st);
+		return;
+	}
+	if (p->gathered) {
+		gathered_rows(p, input, columns, output, st);
 		return;
 	}
 	st->call.sums = (int32_t *)(void *)(columns + (size_t)p->run * 16 * p->chunks);

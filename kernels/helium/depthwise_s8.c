@@ -623,3 +623,187 @@ void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, cons
 				groups - g0 < p->group_pass ? groups - g0 : p->group_pass, output);
 }
 #endif
+
+/*
+ * usmp_helium_depthwise_rows_s8: the 3x3 stride-1 layers of whole groups of 16 channels (no left shifts) with the
+ * input read in place, no strips: a depth-first band's rows are read where its producer left them, so the plan
+ * holds no copy of them. Consecutive vectors are consecutive 16-byte runs of the input (a pixel's groups, then
+ * the next pixel's), so each of the nine taps is a pointer moving on 16 bytes a vector. A tap outside the input
+ * (padding) reads a pixel of the zero point in the state instead, one pixel at a time for rows outside the input,
+ * the edge pixels of a row apart from its inside ones.
+ */
+#if USMP_HELIUM_NATIVE
+/* What dwr_vectors reads (the offsets used there). */
+struct dwr_job {
+	const int8_t *tap[9]; /* 0: each tap's input at the first pixel's first group (row-major taps) */
+	const int8_t *group;  /* 36: the first group's constants */
+	int8_t *out;          /* 40: the first pixel's output */
+	int32_t groups;       /* 44 */
+	int32_t pixels;       /* 48: counted down */
+	int32_t zero_point;   /* 52: the output zero point */
+	int8_t lo[16];        /* 56: act_min in every lane */
+	int8_t hi[16];        /* 72: act_max */
+	uint32_t saved[16];   /* 88: d8-d15 (callee-saved) while the assembly runs */
+};
+struct dwr_state {
+	struct dwr_job j;
+	int8_t pad[];   /* a pixel of the input zero point: where the taps outside the input read */
+};
+typedef char dwr_state_fits[sizeof(struct dwr_job) == USMP_HELIUM_DW_ROWS_STATE_BYTES(0) ? 1 : -1];
+
+/* Tap a's input (r_a, moving on) and tap b's (r_b, loaded twice, moving on at the second) times their filter
+ * bytes at [r9, #wa] and [r9, #wb], the int16 products summed into q6 (even lanes) and q7 (odd) and widened. */
+#define DWR_ASM_PAIR(ra, rb, wa, wb)                \
+	"	vldrb.8	q4, [" ra "], #16\n"        \
+	"	vldrw.u32	q5, [r9, #" wa "]\n" \
+	"	vmullb.s8	q6, q4, q5\n"        \
+	"	vmullt.s8	q7, q4, q5\n"        \
+	"	vldrb.8	q4, [" rb "]\n"             \
+	"	vldrw.u32	q5, [r9, #" wb "]\n" \
+	"	vmullb.s8	q4, q4, q5\n"        \
+	"	vadd.i16	q6, q6, q4\n"        \
+	"	vldrb.8	q4, [" rb "], #16\n"        \
+	"	vmullt.s8	q4, q4, q5\n"        \
+	"	vadd.i16	q7, q7, q4\n" DW_ASM_WIDEN
+
+/*
+ * `pixels` pixels of `groups` groups each: per vector the four sums start from the group's biases and take the
+ * nine taps (r0, r2-r8, r10), are requantized, narrowed as dw_vectors narrows them, clamped to [act_min,
+ * act_max] and stored (r11 moves on 16 bytes); the constants (r9) move on a group a vector and back to the first
+ * group at each pixel.
+ */
+__attribute__((naked, noinline)) static void dwr_vectors(struct dwr_job *job)
+{
+	(void)job;
+	__asm volatile("	push	{r4-r11, lr}\n"
+		       "	add	r2, r0, #88\n"
+		       "	vstmia	r2, {d8-d15}\n"
+		       "	mov	r1, r0\n"
+		       "	ldr	r12, [r1, #52]\n"
+		       "	ldrd	r9, r11, [r1, #36]\n"
+		       "	ldrd	r0, r2, [r1, #0]\n"
+		       "	ldrd	r3, r4, [r1, #8]\n"
+		       "	ldrd	r5, r6, [r1, #16]\n"
+		       "	ldrd	r7, r8, [r1, #24]\n"
+		       "	ldr	r10, [r1, #32]\n"
+		       "0:	ldr	lr, [r1, #44]\n"
+		       "1:	vldrw.u32	q0, [r9]\n"
+		       "	vldrw.u32	q1, [r9, #16]\n"
+		       "	vldrw.u32	q2, [r9, #32]\n"
+		       "	vldrw.u32	q3, [r9, #48]\n"
+		       DWR_ASM_PAIR("r0", "r2", "64", "80")
+		       DWR_ASM_PAIR("r3", "r4", "96", "112")
+		       DWR_ASM_PAIR("r5", "r6", "128", "144")
+		       DWR_ASM_PAIR("r7", "r8", "160", "176")
+		       "	vldrb.8	q4, [r10], #16\n"
+		       "	vldrw.u32	q5, [r9, #192]\n"
+		       "	vmullb.s8	q6, q4, q5\n"
+		       "	vmullt.s8	q7, q4, q5\n" DW_ASM_WIDEN DW_ASM_REQUANT("0", "208", "272")
+		       DW_ASM_REQUANT("1", "224", "288") DW_ASM_REQUANT("2", "240", "304")
+		       DW_ASM_REQUANT("3", "256", "320")
+		       "	vqmovnb.s32	q6, q0\n"
+		       "	vqmovnt.s32	q6, q1\n"
+		       "	vqmovnb.s32	q7, q2\n"
+		       "	vqmovnt.s32	q7, q3\n"
+		       "	vqadd.s16	q6, q6, r12\n"
+		       "	vqadd.s16	q7, q7, r12\n"
+		       "	vqmovnb.s16	q4, q6\n"
+		       "	vqmovnt.s16	q4, q7\n"
+		       "	vldrw.u32	q5, [r1, #56]\n"
+		       "	vmax.s8	q4, q4, q5\n"
+		       "	vldrw.u32	q5, [r1, #72]\n"
+		       "	vmin.s8	q4, q4, q5\n"
+		       "	vstrb.8	q4, [r11], #16\n"
+		       "	add	r9, r9, #336\n"
+		       "	subs	lr, lr, #1\n"
+		       "	bne	1b\n"
+		       "	ldr	r9, [r1, #48]\n"
+		       "	subs	r9, r9, #1\n"
+		       "	str	r9, [r1, #48]\n"
+		       "	ldr	r9, [r1, #36]\n"
+		       "	bne	0b\n"
+		       "	add	r2, r1, #88\n"
+		       "	vldmia	r2, {d8-d15}\n"
+		       "	pop	{r4-r11, pc}\n");
+}
+
+/* Pixels [a, b) of an output row whose filter rows' inputs are rows[0..2] (NULL: outside the input), each tap
+ * inside the input read in place, else the zero-point pixel: a row outside the input, the taps left of the input
+ * (pixels before pad_left) and right of it (from pixel `edge` on), one pixel at a time then (it moves on by one). */
+HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_pixels(const struct usmp_helium_depthwise_params *p,
+								 struct dwr_state *st, const int8_t *const *rows,
+								 int8_t *out, int32_t a, int32_t b, int32_t edge)
+{
+	struct dwr_job *const j = &st->j;
+	const int32_t ch = p->channels;
+	const int8_t **tap = j->tap;
+
+	for (int32_t ky = 0; ky < 3; ky++, tap += 3) {
+		if (rows[ky] == NULL) {
+			tap[0] = tap[1] = tap[2] = st->pad;
+			continue;
+		}
+		const int8_t *const base = rows[ky] + (a - p->pad_left) * ch;
+
+		tap[0] = a < p->pad_left ? st->pad : base;
+		tap[1] = base + ch;
+		tap[2] = b > edge ? st->pad : base + 2 * ch;
+	}
+	j->out = out + a * ch;
+	j->pixels = b - a;
+	dwr_vectors(j);
+}
+
+void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+				   const int8_t *constants, int8_t *state, int8_t *output)
+{
+	struct dwr_state *const st = (struct dwr_state *)(void *)state;
+	struct dwr_job *const j = &st->j;
+	const int32_t ch = p->channels, row = p->in_w * ch;
+	/* pixels [0, left) have their first tap left of the input, pixels from `edge` on their last right of it:
+	 * those in [left, right) read only the input */
+	const int32_t edge = p->in_w + p->pad_left - 2, left = p->pad_left < p->out_w ? p->pad_left : p->out_w;
+	const int32_t right = edge < left ? left : (edge < p->out_w ? edge : p->out_w);
+
+	vstrbq_s8(j->lo, vdupq_n_s8((int8_t)p->act_min));
+	vstrbq_s8(j->hi, vdupq_n_s8((int8_t)p->act_max));
+	for (int32_t i = 0; i < ch; i += 16)
+		vstrbq_s8(st->pad + i, vdupq_n_s8((int8_t)-p->input_offset));
+	j->group = constants;
+	j->groups = ch >> 4;
+	j->zero_point = p->output_offset;
+	for (int32_t batch = 0; batch < p->batches; batch++) {
+		const int8_t *const image = input + (size_t)batch * p->in_h * row;
+		int8_t *out = output + (size_t)batch * p->out_h * p->out_w * ch;
+
+		for (int32_t oy = 0; oy < p->out_h; oy++, out += (size_t)p->out_w * ch) {
+			const int8_t *rows[3];
+			int32_t outside = 0;
+
+			for (int32_t ky = 0; ky < 3; ky++) {
+				const int32_t y = oy - p->pad_top + ky;
+
+				rows[ky] = y >= 0 && y < p->in_h ? image + (size_t)y * row : NULL;
+				outside |= rows[ky] == NULL;
+			}
+			if (outside) {
+				for (int32_t x = 0; x < p->out_w; x++)
+					dwr_pixels(p, st, rows, out, x, x + 1, edge);
+				continue;
+			}
+			for (int32_t x = 0; x < left; x++)
+				dwr_pixels(p, st, rows, out, x, x + 1, edge);
+			if (right > left)
+				dwr_pixels(p, st, rows, out, left, right, edge);
+			for (int32_t x = right; x < p->out_w; x++)
+				dwr_pixels(p, st, rows, out, x, x + 1, edge);
+		}
+	}
+}
+#else
+void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+				   const int8_t *constants, int8_t *state, int8_t *output)
+{
+	usmp_helium_depthwise_s8(p, input, constants, state, output); /* the same sums lane by lane, no strips */
+}
+#endif

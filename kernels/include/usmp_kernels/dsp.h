@@ -40,7 +40,9 @@
  * 2, then 1 and 3), then the two multipliers, the two roundings
  * 2^(e-1) + output_offset * 2^e and the two shifts e. `scratch` holds two
  * columns and one int8 window (with 12 bytes to spare for word copies):
- * USMP_DSP_CONV_SCRATCH_BYTES(quads).
+ * USMP_DSP_CONV_SCRATCH_BYTES(quads) at most; where filter rows are whole
+ * quads only a row the input's edge cuts is staged (one row's bytes), and a
+ * 1x1 window over whole quads stages nothing (select/dsp.py sizes it).
  */
 struct usmp_dsp_conv_params {
 	int32_t batches;

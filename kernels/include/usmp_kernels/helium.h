@@ -34,7 +34,10 @@
  * usmp_helium_conv_s8 builds the columns of `run` output pixels at a time in `columns` (run * 16 *
  * chunks bytes of scratch, none when `direct`), followed with depth <= 16 by run * 16 + 16 bytes for
  * their sums; with `gathers`, the blocks are followed by 8 * gathers uint16 offsets of each column byte
- * from its window's first tap (windows inside the input are gathered with them).
+ * from its window's first tap (windows inside the input are gathered with them). With `gathered` (depth a
+ * multiple of 16, each chunk whole filter rows) there are no columns: an output row at a time, its filter
+ * rows are copied padded into the scratch and the matrix loop gathers each chunk of a window from there
+ * (the blocks followed by the chunk's 16 uint8 offsets and the int32 step from a chunk to the next).
  * usmp_helium_conv_1x1_s8 reads the input as the columns (a 1x1 window, stride 1, no padding, in_ch a
  * multiple of 16). The scratch of either starts with the kernel's state during a call
  * (USMP_HELIUM_MATRIX_STATE_BYTES: its loops' jobs and the vector registers they save), which the plan holds
@@ -66,6 +69,7 @@ struct usmp_helium_conv_params {
 	int32_t requant_general; /* some shift >= 0 */
 	int32_t gathers;         /* windows inside the input gathered 8 bytes at a time (rows under 16 bytes) */
 	int32_t direct;          /* a 1x1 window over at most 16 channels: the input is the columns, in_ch apart */
+	int32_t gathered;        /* the matrix loop gathers each chunk of a window from the padded rows: no columns */
 };
 
 #define USMP_HELIUM_MATRIX_STATE_BYTES 160
@@ -122,6 +126,17 @@ struct usmp_helium_depthwise_params {
 
 void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 			      const int8_t *constants, int8_t *strips, int8_t *output);
+
+/*
+ * The same layers where the window is 3x3, the strides and dilations 1, the padding at most one column a side,
+ * the channels whole groups of 16 and every shift a right shift, with the input read in place (no strips; the
+ * constants as above, chunk, strip_width and group_pass unused): `state` holds its loop's fields and the
+ * registers it saves, then a pixel of the input zero point, USMP_HELIUM_DW_ROWS_STATE_BYTES(channels).
+ */
+#define USMP_HELIUM_DW_ROWS_STATE_BYTES(channels) (152 + (channels))
+
+void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
+				   const int8_t *constants, int8_t *state, int8_t *output);
 
 /*
  * ADD of two int8 tensors of one shape (no broadcasting), TFLite's arithmetic; the output may be an

@@ -171,6 +171,18 @@ def pair_stream(words: np.ndarray, fields: np.ndarray) -> bytes:
     return stream.astype(np.uint32).tobytes()
 
 
+def _stage_bytes(g: dict, quads: int) -> int:
+    """The scratch usmp_dsp_conv_s8 stages a window's rows in (after both columns): none for a 1x1 window over whole
+    quads (widened straight from the input), one filter row where rows are whole quads (only a row the input's edge
+    cuts is staged, padded), else the whole window and 12 bytes to spare (rows copied one after the other)."""
+    row = g["filter_w"] * g["in_ch"]
+    if (g["filter_h"], g["filter_w"]) == (1, 1) and g["in_ch"] % 4 == 0:
+        return 0
+    if g["dilation_w"] == 1 and row % 4 == 0:
+        return row
+    return 4 * quads + 12
+
+
 def _matrix_candidate(c: Call, weights: np.ndarray, geometry: dict, input_offset: int,
                       bias: np.ndarray) -> Candidate | None:
     """A convolution (or fully connected layer) as the DSP matrix kernel, if its requantization is exact."""
@@ -189,7 +201,7 @@ def _matrix_candidate(c: Call, weights: np.ndarray, geometry: dict, input_offset
     # One pixel of a 1x1 window over whole quads is read straight from the input (usmp_dsp_conv_s8's
     # lone_pixel): no columns (a fully connected layer's batch of one would otherwise widen its whole input).
     lone = pixels == 1 and (geometry["filter_h"], geometry["filter_w"]) == (1, 1) and geometry["in_ch"] % 4 == 0
-    scratch = CONV_JOB_BYTES + (4 if lone else 20 * quads + 12)  # the job, then the columns and a window's rows
+    scratch = CONV_JOB_BYTES + (4 if lone else 16 * quads + _stage_bytes(geometry, quads))  # the job, columns, stage
 
     def make(wide: bool) -> Rewrite:
         data, _ = weights_stream(weights, fields[wide], wide)

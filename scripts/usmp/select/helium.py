@@ -41,6 +41,7 @@ LAYER_COSTS = {
     "usmp_helium_conv_s8": LayerCost(per_mac=0.149, per_output=2.88, per_pixel=58.6),
     "usmp_helium_conv_1x1_s8": LayerCost(per_mac=0.130, per_output=3.33, per_pixel=19.7),
     "usmp_helium_depthwise_s8": LayerCost(per_mac=1.222, per_output=0.14),
+    "usmp_helium_depthwise_rows_s8": LayerCost(per_mac=1.26, per_output=0.14),
     "usmp_helium_add_s8": LayerCost(per_element=5.5),
     "usmp_helium_avg_pool_s8": LayerCost(per_mac=0.25, per_output=4.0),
     "usmp_softmax_s8": LayerCost(per_element=560.0),  # the portable kernel (softmax below)
@@ -143,16 +144,22 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
                   requant_general=int(general), direct=int(direct))
     data = matrix_blocks(weights, bias, multiplier, shift, general)
     offsets = _gather_offsets(geometry, depth) if not direct else np.zeros(0, np.uint16)
-    params["gathers"] = len(offsets) // 8
-    data += offsets.tobytes()
+    gathered = _gathered(geometry, depth) if len(offsets) else None
+    params["gathers"] = 0 if gathered else len(offsets) // 8
+    params["gathered"] = int(gathered is not None)
+    data += gathered or offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
         args = [("input", c.buffers["input"], False), constants,
                 ("columns", NewBuffer("helium_columns", "int8_t", MATRIX_STATE_BYTES), True),
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
-    rows = geometry["filter_h"] * _padded_row_bytes(geometry) if params["gathers"] else 0
-    scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
+    rows = geometry["filter_h"] * _padded_row_bytes(geometry) if len(offsets) else 0
+    if gathered:  # an output row a call, no columns (the narrow loop's sums for the row)
+        params["run"] = geometry["out_w"]
+        scratch = MATRIX_STATE_BYTES + (16 * geometry["out_w"] + 16 if narrow else 0) + rows
+    else:
+        scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
     args = [("input", c.buffers["input"], False), constants,
             ("columns", NewBuffer("helium_columns", "int8_t", scratch), True),
             ("output", c.buffers["output"], True)]
@@ -176,6 +183,26 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
     offsets = taps // row * _padded_row_bytes(g) + taps % row
     offsets[taps >= depth] = 0
     return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
+
+
+def _gathered(g: dict, depth: int) -> bytes | None:
+    """The matrix loops' own gathers (struct gathered: a chunk's 16 uint8 offsets from its first byte in the padded
+    rows, then the int32 step to the next chunk), with 8-bit offsets, where a window is one chunk (the narrow loop;
+    bytes past the depth read the first tap, against zero filter bytes) or every chunk is the same whole filter rows
+    (16 bytes a multiple of a filter row, no partial last chunk; the pairs' loop): no columns at all; else None.
+    Only where the loops take every output (whole blocks of 4 channels; with chunks, an even row of pixels): the
+    loop for what they leave (gemm_lone) reads columns."""
+    row, padded = g["filter_w"] * g["in_ch"], _padded_row_bytes(g)
+    lanes = np.arange(16)
+    if g["out_ch"] % 4:
+        return None
+    if depth <= 16:
+        offsets = np.where(lanes < depth, lanes // row * padded + lanes % row, 0)
+        return offsets.astype(np.uint8).tobytes() + _int32([16]) if offsets.max() < 256 else None
+    if depth % 16 or 16 % row or (16 // row - 1) * padded + row > 256 or g["out_w"] % 2:
+        return None
+    offsets = (lanes // row * padded + lanes % row).astype(np.uint8)
+    return offsets.tobytes() + _int32([16 // row * padded])
 
 
 def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
@@ -210,6 +237,7 @@ def fully_connected(c: Call) -> Rewrite | None:
 
 DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
 DW_STATE_BYTES = 256  # USMP_HELIUM_DW_STATE_BYTES: the kernel's state during a call, before its strips
+DW_ROWS_STATE_BYTES = 152  # USMP_HELIUM_DW_ROWS_STATE_BYTES(0): the in-place kernel's state, before its zero-point pixel
 STRIP_BUDGET = 1536  # bytes of strips a depthwise layer's scratch may take (at least a group's four vectors' worth)
 SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
 
@@ -278,11 +306,26 @@ def depthwise(c: Call) -> Rewrite | None:
     width, strip = strip_bytes(chunk)
     params = dict({k: p[k] for k in keys}, channels=channels, pixels_per_vector=per, requant_general=int(general),
                   chunk=chunk, strip_width=width, group_pass=group_pass)
-    args = [("input", c.buffers["input"], False),
-            ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False),
+    constants = ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False)
+    if reads_in_place(p, channels, general):
+        args = [("input", c.buffers["input"], False), constants,
+                ("state", NewBuffer("helium_dw_state", "int8_t", DW_ROWS_STATE_BYTES + channels), True),
+                ("output", c.buffers["output"], True)]
+        return Rewrite("usmp_helium_depthwise_rows_s8", "usmp_helium_depthwise_params", params, args, ())
+    args = [("input", c.buffers["input"], False), constants,
             ("strips", NewBuffer("helium_strips", "int8_t", DW_STATE_BYTES + p["filter_h"] * group_pass * strip), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_helium_depthwise_s8", "usmp_helium_depthwise_params", params, args, ())
+
+
+def reads_in_place(p: dict, channels: int, general: bool) -> bool:
+    """usmp_helium_depthwise_rows_s8's layers: 3x3, strides and dilations 1, at most one column of padding a side,
+    whole groups of 16 channels, right shifts only. It reads the input where it is (a band's rows where their
+    producer wrote them), so its scratch is its state and a pixel of the zero point, not strips of copied rows."""
+    pad_right = p["out_w"] - p["in_w"] - p["pad_left"] + 2
+    return (p["filter_h"] == p["filter_w"] == 3 and p["stride_h"] == p["stride_w"] == 1
+            and p["dilation_h"] == p["dilation_w"] == 1 and 0 <= p["pad_left"] <= 1 and 0 <= pad_right <= 1
+            and channels % 16 == 0 and not general)
 
 
 def add(c: Call) -> Rewrite | None:
