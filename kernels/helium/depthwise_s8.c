@@ -629,27 +629,25 @@ void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, cons
  * input read in place, no strips: a depth-first band's rows are read where its producer left them, so the plan
  * holds no copy of them. Consecutive vectors are consecutive 16-byte runs of the input (a pixel's groups, then
  * the next pixel's), so each of the nine taps is a pointer moving on 16 bytes a vector. A tap outside the input
- * (padding) reads a pixel of the zero point in the state instead, one pixel at a time for rows outside the input,
- * the edge pixels of a row apart from its inside ones.
+ * (padding) reads a pixel of the zero point instead, which the constants hold after the groups' with the output
+ * zero point and the clamp's bounds as vectors (the tail): a row's left edge pixel, its inside ones and its right
+ * edge pixel in one call, a row outside the input a pixel a call.
  */
 #if USMP_HELIUM_NATIVE
-/* What dwr_vectors reads (the offsets used there). */
+/* What dwr_row reads (the offsets used there): the state, all of it. */
 struct dwr_job {
-	const int8_t *tap[9]; /* 0: each tap's input at the first pixel's first group (row-major taps) */
+	const int8_t *tap[9]; /* 0: each tap's input at the row's first pixel's first group (row-major taps) */
 	const int8_t *group;  /* 36: the first group's constants */
-	int8_t *out;          /* 40: the first pixel's output */
+	int8_t *out;          /* 40: the row's first output */
 	int32_t groups;       /* 44 */
-	int32_t pixels;       /* 48: counted down */
-	int32_t zero_point;   /* 52: the output zero point */
-	int8_t lo[16];        /* 56: act_min in every lane */
-	int8_t hi[16];        /* 72: act_max */
-	uint32_t saved[16];   /* 88: d8-d15 (callee-saved) while the assembly runs */
+	int32_t pixels;       /* 48: of the current run, counted down */
+	const int8_t *tail;   /* 52: the output zero point (8 int16), act_min and act_max (16 int8), the zero-point pixel */
+	int32_t left;         /* 56: pixels of the left edge (their first taps outside the input): 0 or 1 */
+	int32_t inside;       /* 60: then pixels inside the input */
+	int32_t right;        /* 64: then pixels of the right edge (their last taps outside): 0 or 1 */
+	int32_t run;          /* 68: the run under way (0 left, 1 inside, 2 right) */
 };
-struct dwr_state {
-	struct dwr_job j;
-	int8_t pad[];   /* a pixel of the input zero point: where the taps outside the input read */
-};
-typedef char dwr_state_fits[sizeof(struct dwr_job) == USMP_HELIUM_DW_ROWS_STATE_BYTES(0) ? 1 : -1];
+typedef char dwr_state_fits[sizeof(struct dwr_job) == USMP_HELIUM_DW_ROWS_STATE_BYTES ? 1 : -1];
 
 /* Tap a's input (r_a, moving on) and tap b's (r_b, loaded twice, moving on at the second) times their filter
  * bytes at [r9, #wa] and [r9, #wb], the int16 products summed into q6 (even lanes) and q7 (odd) and widened. */
@@ -667,17 +665,18 @@ typedef char dwr_state_fits[sizeof(struct dwr_job) == USMP_HELIUM_DW_ROWS_STATE_
 	"	vadd.i16	q7, q7, q4\n" DW_ASM_WIDEN
 
 /*
- * `pixels` pixels of `groups` groups each: per vector the four sums start from the group's biases and take the
- * nine taps (r0, r2-r8, r10), are requantized, narrowed as dw_vectors narrows them, clamped to [act_min,
- * act_max] and stored (r11 moves on 16 bytes); the constants (r9) move on a group a vector and back to the first
- * group at each pixel.
+ * An output row's runs of pixels, `groups` vectors a pixel: per vector the four sums start from the group's biases
+ * and take the nine taps (r0, r2-r8, r10), are requantized, narrowed as dw_vectors narrows them, clamped with the
+ * tail's bounds (r12) and stored (r11 moves on 16 bytes); the constants (r9) move on a group a vector and back to
+ * the first group at each pixel. After the left edge pixel the first taps of each filter row (r0, r4, r7) move from
+ * the zero-point pixel into the input, a pixel behind the second ones; for the right edge pixel the last taps (r3,
+ * r6, r10) move to the zero-point pixel.
  */
-__attribute__((naked, noinline)) static void dwr_vectors(struct dwr_job *job)
+__attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 {
 	(void)job;
 	__asm volatile("	push	{r4-r11, lr}\n"
-		       "	add	r2, r0, #88\n"
-		       "	vstmia	r2, {d8-d15}\n"
+		       "	vpush	{d8-d15}\n"
 		       "	mov	r1, r0\n"
 		       "	ldr	r12, [r1, #52]\n"
 		       "	ldrd	r9, r11, [r1, #36]\n"
@@ -686,6 +685,35 @@ __attribute__((naked, noinline)) static void dwr_vectors(struct dwr_job *job)
 		       "	ldrd	r5, r6, [r1, #16]\n"
 		       "	ldrd	r7, r8, [r1, #24]\n"
 		       "	ldr	r10, [r1, #32]\n"
+		       "	movs	lr, #0\n"
+		       "	str	lr, [r1, #68]\n"
+		       "	ldr	lr, [r1, #56]\n"
+		       "	b	5f\n"
+		       /* the next run */
+		       "6:	ldr	r9, [r1, #68]\n"
+		       "	adds	r9, r9, #1\n"
+		       "	str	r9, [r1, #68]\n"
+		       "	cmp	r9, #2\n"
+		       "	beq	7f\n"
+		       "	bhi	9f\n"
+		       "	ldr	lr, [r1, #56]\n" /* inside: after a left edge pixel, the first taps into the input */
+		       "	cmp	lr, #0\n"
+		       "	beq	8f\n"
+		       "	ldr	r9, [r1, #44]\n"
+		       "	sub	r0, r2, r9, lsl #4\n"
+		       "	sub	r4, r5, r9, lsl #4\n"
+		       "	sub	r7, r8, r9, lsl #4\n"
+		       "8:	ldr	lr, [r1, #60]\n"
+		       "	b	5f\n"
+		       "7:	add	r3, r12, #48\n" /* right: the last taps on the zero-point pixel */
+		       "	mov	r6, r3\n"
+		       "	mov	r10, r3\n"
+		       "	ldr	lr, [r1, #64]\n"
+		       "5:	cmp	lr, #0\n"
+		       "	beq	6b\n"
+		       "	str	lr, [r1, #48]\n"
+		       "	ldr	r9, [r1, #36]\n"
+		       /* a run's pixels */
 		       "0:	ldr	lr, [r1, #44]\n"
 		       "1:	vldrw.u32	q0, [r9]\n"
 		       "	vldrw.u32	q1, [r9, #16]\n"
@@ -705,13 +733,14 @@ __attribute__((naked, noinline)) static void dwr_vectors(struct dwr_job *job)
 		       "	vqmovnt.s32	q6, q1\n"
 		       "	vqmovnb.s32	q7, q2\n"
 		       "	vqmovnt.s32	q7, q3\n"
-		       "	vqadd.s16	q6, q6, r12\n"
-		       "	vqadd.s16	q7, q7, r12\n"
+		       "	vldrw.u32	q5, [r12]\n"
+		       "	vqadd.s16	q6, q6, q5\n"
+		       "	vqadd.s16	q7, q7, q5\n"
 		       "	vqmovnb.s16	q4, q6\n"
 		       "	vqmovnt.s16	q4, q7\n"
-		       "	vldrw.u32	q5, [r1, #56]\n"
+		       "	vldrw.u32	q5, [r12, #16]\n"
 		       "	vmax.s8	q4, q4, q5\n"
-		       "	vldrw.u32	q5, [r1, #72]\n"
+		       "	vldrw.u32	q5, [r12, #32]\n"
 		       "	vmin.s8	q4, q4, q5\n"
 		       "	vstrb.8	q4, [r11], #16\n"
 		       "	add	r9, r9, #336\n"
@@ -722,56 +751,48 @@ __attribute__((naked, noinline)) static void dwr_vectors(struct dwr_job *job)
 		       "	str	r9, [r1, #48]\n"
 		       "	ldr	r9, [r1, #36]\n"
 		       "	bne	0b\n"
-		       "	add	r2, r1, #88\n"
-		       "	vldmia	r2, {d8-d15}\n"
+		       "	b	6b\n"
+		       "9:	vpop	{d8-d15}\n"
 		       "	pop	{r4-r11, pc}\n");
 }
 
-/* Pixels [a, b) of an output row whose filter rows' inputs are rows[0..2] (NULL: outside the input), each tap
- * inside the input read in place, else the zero-point pixel: a row outside the input, the taps left of the input
- * (pixels before pad_left) and right of it (from pixel `edge` on), one pixel at a time then (it moves on by one). */
-HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_pixels(const struct usmp_helium_depthwise_params *p,
-								 struct dwr_state *st, const int8_t *const *rows,
-								 int8_t *out, int32_t a, int32_t b, int32_t edge)
+/* The row's taps at pixel a (rows[ky]: filter row ky's input row, NULL outside the input), each inside the input
+ * read in place, else the zero-point pixel: the first taps of a pixel before pad_left, the last ones of a pixel
+ * from `edge` on. */
+HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_taps(const struct usmp_helium_depthwise_params *p,
+							       struct dwr_job *j, const int8_t *const *rows, int32_t a,
+							       int32_t edge)
 {
-	struct dwr_job *const j = &st->j;
 	const int32_t ch = p->channels;
+	const int8_t *const pad = j->tail + 48;
 	const int8_t **tap = j->tap;
 
 	for (int32_t ky = 0; ky < 3; ky++, tap += 3) {
 		if (rows[ky] == NULL) {
-			tap[0] = tap[1] = tap[2] = st->pad;
+			tap[0] = tap[1] = tap[2] = pad;
 			continue;
 		}
 		const int8_t *const base = rows[ky] + (a - p->pad_left) * ch;
 
-		tap[0] = a < p->pad_left ? st->pad : base;
+		tap[0] = a < p->pad_left ? pad : base;
 		tap[1] = base + ch;
-		tap[2] = b > edge ? st->pad : base + 2 * ch;
+		tap[2] = a >= edge ? pad : base + 2 * ch;
 	}
-	j->out = out + a * ch;
-	j->pixels = b - a;
-	dwr_vectors(j);
 }
 
 void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 				   const int8_t *constants, int8_t *state, int8_t *output)
 {
-	struct dwr_state *const st = (struct dwr_state *)(void *)state;
-	struct dwr_job *const j = &st->j;
+	struct dwr_job *const j = (struct dwr_job *)(void *)state;
 	const int32_t ch = p->channels, row = p->in_w * ch;
 	/* pixels [0, left) have their first tap left of the input, pixels from `edge` on their last right of it:
 	 * those in [left, right) read only the input */
 	const int32_t edge = p->in_w + p->pad_left - 2, left = p->pad_left < p->out_w ? p->pad_left : p->out_w;
 	const int32_t right = edge < left ? left : (edge < p->out_w ? edge : p->out_w);
 
-	vstrbq_s8(j->lo, vdupq_n_s8((int8_t)p->act_min));
-	vstrbq_s8(j->hi, vdupq_n_s8((int8_t)p->act_max));
-	for (int32_t i = 0; i < ch; i += 16)
-		vstrbq_s8(st->pad + i, vdupq_n_s8((int8_t)-p->input_offset));
 	j->group = constants;
 	j->groups = ch >> 4;
-	j->zero_point = p->output_offset;
+	j->tail = constants + (size_t)j->groups * 336;
 	for (int32_t batch = 0; batch < p->batches; batch++) {
 		const int8_t *const image = input + (size_t)batch * p->in_h * row;
 		int8_t *out = output + (size_t)batch * p->out_h * p->out_w * ch;
@@ -786,17 +807,22 @@ void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p,
 				rows[ky] = y >= 0 && y < p->in_h ? image + (size_t)y * row : NULL;
 				outside |= rows[ky] == NULL;
 			}
-			if (outside) {
-				for (int32_t x = 0; x < p->out_w; x++)
-					dwr_pixels(p, st, rows, out, x, x + 1, edge);
+			if (outside) { /* the zero-point pixel stands for a whole row: a pixel at a time */
+				j->left = j->right = 0;
+				j->inside = 1;
+				for (int32_t x = 0; x < p->out_w; x++) {
+					dwr_taps(p, j, rows, x, edge);
+					j->out = out + x * ch;
+					dwr_row(j);
+				}
 				continue;
 			}
-			for (int32_t x = 0; x < left; x++)
-				dwr_pixels(p, st, rows, out, x, x + 1, edge);
-			if (right > left)
-				dwr_pixels(p, st, rows, out, left, right, edge);
-			for (int32_t x = right; x < p->out_w; x++)
-				dwr_pixels(p, st, rows, out, x, x + 1, edge);
+			dwr_taps(p, j, rows, 0, edge);
+			j->out = out;
+			j->left = left;
+			j->inside = right - left;
+			j->right = p->out_w - right;
+			dwr_row(j);
 		}
 	}
 }

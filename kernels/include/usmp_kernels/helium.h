@@ -129,11 +129,12 @@ void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, cons
 
 /*
  * The same layers where the window is 3x3, the strides and dilations 1, the padding at most one column a side,
- * the channels whole groups of 16 and every shift a right shift, with the input read in place (no strips; the
- * constants as above, chunk, strip_width and group_pass unused): `state` holds its loop's fields and the
- * registers it saves, then a pixel of the input zero point, USMP_HELIUM_DW_ROWS_STATE_BYTES(channels).
+ * the channels whole groups of 16 and every shift a right shift, with the input read in place (no strips; chunk,
+ * strip_width and group_pass unused). `constants` as above, then a tail: the output zero point as 8 int16, act_min
+ * and act_max as 16 int8 each, and a pixel (the channels) of the input zero point. `state` holds its loop's fields,
+ * USMP_HELIUM_DW_ROWS_STATE_BYTES.
  */
-#define USMP_HELIUM_DW_ROWS_STATE_BYTES(channels) (152 + (channels))
+#define USMP_HELIUM_DW_ROWS_STATE_BYTES 72
 
 void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 				   const int8_t *constants, int8_t *state, int8_t *output);

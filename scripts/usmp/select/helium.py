@@ -41,7 +41,7 @@ LAYER_COSTS = {
     "usmp_helium_conv_s8": LayerCost(per_mac=0.149, per_output=2.88, per_pixel=58.6),
     "usmp_helium_conv_1x1_s8": LayerCost(per_mac=0.130, per_output=3.33, per_pixel=19.7),
     "usmp_helium_depthwise_s8": LayerCost(per_mac=1.222, per_output=0.14),
-    "usmp_helium_depthwise_rows_s8": LayerCost(per_mac=1.26, per_output=0.14),
+    "usmp_helium_depthwise_rows_s8": LayerCost(per_mac=1.207, per_output=0.14),
     "usmp_helium_add_s8": LayerCost(per_element=5.5),
     "usmp_helium_avg_pool_s8": LayerCost(per_mac=0.25, per_output=4.0),
     "usmp_softmax_s8": LayerCost(per_element=560.0),  # the portable kernel (softmax below)
@@ -237,7 +237,7 @@ def fully_connected(c: Call) -> Rewrite | None:
 
 DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
 DW_STATE_BYTES = 256  # USMP_HELIUM_DW_STATE_BYTES: the kernel's state during a call, before its strips
-DW_ROWS_STATE_BYTES = 152  # USMP_HELIUM_DW_ROWS_STATE_BYTES(0): the in-place kernel's state, before its zero-point pixel
+DW_ROWS_STATE_BYTES = 72  # USMP_HELIUM_DW_ROWS_STATE_BYTES: the in-place kernel's state
 STRIP_BUDGET = 1536  # bytes of strips a depthwise layer's scratch may take (at least a group's four vectors' worth)
 SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
 
@@ -308,8 +308,11 @@ def depthwise(c: Call) -> Rewrite | None:
                   chunk=chunk, strip_width=width, group_pass=group_pass)
     constants = ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False)
     if reads_in_place(p, channels, general):
-        args = [("input", c.buffers["input"], False), constants,
-                ("state", NewBuffer("helium_dw_state", "int8_t", DW_ROWS_STATE_BYTES + channels), True),
+        tail = (np.full(8, p["output_offset"], np.int16).tobytes() + np.full(16, p["act_min"], np.int8).tobytes()
+                + np.full(16, p["act_max"], np.int8).tobytes() + np.full(channels, -p["input_offset"], np.int8).tobytes())
+        args = [("input", c.buffers["input"], False),
+                ("constants", NewBuffer("helium_groups", "int8_t", len(data + tail), data + tail), False),
+                ("state", NewBuffer("helium_dw_state", "int8_t", DW_ROWS_STATE_BYTES), True),
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_depthwise_rows_s8", "usmp_helium_depthwise_params", params, args, ())
     args = [("input", c.buffers["input"], False), constants,
@@ -321,7 +324,8 @@ def depthwise(c: Call) -> Rewrite | None:
 def reads_in_place(p: dict, channels: int, general: bool) -> bool:
     """usmp_helium_depthwise_rows_s8's layers: 3x3, strides and dilations 1, at most one column of padding a side,
     whole groups of 16 channels, right shifts only. It reads the input where it is (a band's rows where their
-    producer wrote them), so its scratch is its state and a pixel of the zero point, not strips of copied rows."""
+    producer wrote them), so its scratch is its state (72 B), not strips of copied rows; the padding reads a pixel of
+    the zero point its constants hold."""
     pad_right = p["out_w"] - p["in_w"] - p["pad_left"] + 2
     return (p["filter_h"] == p["filter_w"] == 3 and p["stride_h"] == p["stride_w"] == 1
             and p["dilation_h"] == p["dilation_w"] == 1 and 0 <= p["pad_left"] <= 1 and 0 <= pad_right <= 1

@@ -107,9 +107,9 @@ KERNELS = {
     ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.5, per_mac=0.12,
                                                    per_out_channel=3.0),
     ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=320, per_mac=1.05, per_halo_element=0.6),
-    # The in-place one (3x3, stride 1) reads a band's rows where they are: no halo to copy again, a call's set-up
-    # its clamp vectors and zero-point pixel; 1.07 a MAC on DS-CNN's layers whole (its edge pixels' own calls).
-    ("usmp_helium_depthwise_rows_s8", "mve"): KernelCost(call=60, per_mac=1.07),
+    # The in-place one (3x3, stride 1) reads a band's rows where they are: no halo to copy again, a call's set-up a
+    # few fields; 1.02 a MAC on DS-CNN's layers whole (a row a call of its assembly, rows outside the input a pixel).
+    ("usmp_helium_depthwise_rows_s8", "mve"): KernelCost(call=40, per_mac=1.02),
     # Their 16x8 twins (kernels/helium/*_s16.c), measured on the M55 with the int16 twins' layers whole (usmp run
     # --profile): the matrix kernel 0.33 a MAC on DS-CNN's 1x1 layers (0.28-0.41 on MobileNetV1's deeper ones, 0.91
     # on its shallowest), a lone last pixel through the one-pixel loop (4 sums, one column load per 4 filter
