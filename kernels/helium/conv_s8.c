@@ -18,10 +18,12 @@
 
 #include "helium_ops.h"
 
-/* What the loops gather a chunk of a window with (p->gathered): in the constants, after the blocks. */
+/* What the loops gather a window's chunks with (p->gathered), in the constants after the blocks: with
+ * USMP_HELIUM_GATHER_STEP one chunk's offsets from its first byte and the step to the next chunk's; with
+ * USMP_HELIUM_GATHER_EACH every chunk's offsets from the window's first byte (16 a chunk, no step). */
 struct gathered {
-	uint8_t offsets[16]; /* of the chunk's bytes from its first one */
-	int32_t step;        /* from a chunk's first byte to the next chunk's */
+	uint8_t offsets[16];
+	int32_t step;
 };
 
 /* Pixels against a run of blocks one pixel at a time (gemm_lone): what the pairs' loop leaves. */
@@ -220,9 +222,10 @@ GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CL
  * narrowed with saturation into one interleaved int16 vector, offset there (r3), narrowed into int8 (which is the
  * clamp) and scattered to both pixels' outputs with the offsets in q3. Four vector registers: nothing to save.
  */
-#define PAIRS_FULL(name, chunk_loop) PAIRS_FULL_AS(name, chunk_loop, "", "")
-#define PAIRS_FULL_AS(name, chunk_loop, setup, reload)                                                          \
-	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n", setup "	mov	r3, r10\n", "", "", \
+#define PAIRS_FULL(name, chunk_loop) PAIRS_FULL_AS(name, chunk_loop, "", "", "", "", "")
+#define PAIRS_FULL_AS(name, chunk_loop, job_setup, setup, reload, save, restore)                                 \
+	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n" job_setup, setup "	mov	r3, r10\n", \
+		   "", save,                                                                                    \
 		   reload "	vldrw.u32	q2, [r5], #16\n"                                                     \
 		   "	vqrdmulh.s32	q0, q0, q2\n"                                                               \
 		   "	vqrdmulh.s32	q1, q1, q2\n" PAIRS_FIX0 "	vqadd.s32	q0, q0, q2\n" PAIRS_FIX1           \
@@ -231,7 +234,7 @@ GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CL
 		   "	vrshl.s32	q0, q0, q2\n"                                                               \
 		   "	vrshl.s32	q1, q1, q2\n"                                                               \
 		   "	vqmovnb.s32	q2, q0\n	vqmovnt.s32	q2, q1\n	vqadd.s16	q2, q2, r3\n"          \
-		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q3]\n	adds	r7, r7, #4\n", "")
+		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q3]\n	adds	r7, r7, #4\n", restore)
 PAIRS_FULL(gemm_pairs_full, GEMM_CHUNKS_LOOP) /* any number of chunks */
 PAIRS_FULL(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
 PAIRS_FULL(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
@@ -262,8 +265,16 @@ PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
 	"	ldr	r3, [r3, #16]\n"                         \
 	"4:" GATHER_CHUNK "	subs	r1, r1, #1\n"           \
 	"	bne	4b\n"
-PAIRS_FULL_AS(gemm_pairs_gathered, GATHER_CHUNKS_LOOP, "",
-	      "	ldr	r3, [sp, #72]\n	ldr	r1, [sp, #48]\n	ldr	r1, [r1, #52]\n	vldrh.u16	q3, [r1]\n")
+PAIRS_FULL_AS(gemm_pairs_gathered, GATHER_CHUNKS_LOOP, "", "",
+	      "	ldr	r3, [sp, #72]\n	ldr	r1, [sp, #48]\n	ldr	r1, [r1, #52]\n	vldrh.u16	q3, [r1]\n", "", "")
+/* Two chunks, each its own offsets from the window's first byte (USMP_HELIUM_GATHER_EACH), in q4 and q5 through
+ * the call (saved in the job): a gather in place of each column load, nothing reloaded. */
+#define GATHER_EACH_2                                                     \
+	"	vldrb.u8	q0, [r9, q4]\n	vldrb.u8	q1, [r11, q4]\n" GEMM_FILTERS \
+	"	vldrb.u8	q0, [r9, q5]\n	vldrb.u8	q1, [r11, q5]\n" GEMM_FILTERS
+PAIRS_FULL_AS(gemm_pairs_gathered_2, GATHER_EACH_2,
+	      "	ldr	lr, [r0, #-" GATHERED_BEFORE_JOB "]\n	vldrb.u8	q4, [lr]\n	vldrb.u8	q5, [lr, #16]\n", "", "",
+	      PAIRS_SAVE, PAIRS_RESTORE)
 GEMM_PAIRS(gemm_pairs_gathered_general, GATHER_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, "", PAIRS_SAVE,
 	   PAIRS_REQUANT("	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
 			 "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n",
@@ -565,7 +576,9 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		gemm_lone(p, j);
 	if (p->chunks == 1 || j->pairs == 0 || j->full_blocks == 0)
 		return;
-	if (st->call.general && p->gathered)
+	if (p->gathered == USMP_HELIUM_GATHER_EACH) /* two chunks, the whole int8 range (select/helium.py) */
+		gemm_pairs_gathered_2(j);
+	else if (st->call.general && p->gathered)
 		gemm_pairs_gathered_general(j);
 	else if (st->call.general)
 		gemm_pairs_general(j);
@@ -742,6 +755,7 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
 	const int8_t *const blocks = st->call.blocks;
 	const struct gathered *const g = gathered_of(p, blocks); /* p->gathered */
+	const uint8_t *const each = (const uint8_t *)(const void *)g; /* every chunk's offsets (EACH) */
 
 	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
 		for (int32_t o = 0; o < p->out_ch; o++) {
@@ -750,7 +764,9 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
 			for (int32_t k = 0; k < p->depth; k++) {
-				const int8_t x = p->gathered ? columns[(k >> 4) * g->step + g->offsets[k & 15]] : columns[k];
+				const int8_t x = p->gathered == USMP_HELIUM_GATHER_EACH ? columns[each[k]]
+						 : p->gathered ? columns[(k >> 4) * g->step + g->offsets[k & 15]]
+							       : columns[k];
 
 				sum += (int32_t)x * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
 			}

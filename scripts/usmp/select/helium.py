@@ -144,10 +144,10 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
                   requant_general=int(general), direct=int(direct))
     data = matrix_blocks(weights, bias, multiplier, shift, general)
     offsets = _gather_offsets(geometry, depth) if not direct else np.zeros(0, np.uint16)
-    gathered = _gathered(geometry, depth) if len(offsets) else None
+    gathered = _gathered(geometry, depth, general) if len(offsets) else None
     params["gathers"] = 0 if gathered else len(offsets) // 8
-    params["gathered"] = int(gathered is not None)
-    data += gathered or offsets.tobytes()
+    params["gathered"] = gathered[0] if gathered else 0
+    data += gathered[1] if gathered else offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
         args = [("input", c.buffers["input"], False), constants,
@@ -185,24 +185,28 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
     return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
 
 
-def _gathered(g: dict, depth: int) -> bytes | None:
-    """The matrix loops' own gathers (struct gathered: a chunk's 16 uint8 offsets from its first byte in the padded
-    rows, then the int32 step to the next chunk), with 8-bit offsets, where a window is one chunk (the narrow loop;
-    bytes past the depth read the first tap, against zero filter bytes) or every chunk is the same whole filter rows
-    (16 bytes a multiple of a filter row, no partial last chunk; the pairs' loop): no columns at all; else None.
-    Only where the loops take every output (whole blocks of 4 channels; with chunks, an even row of pixels): the
-    loop for what they leave (gemm_lone) reads columns."""
+GATHER_STEP, GATHER_EACH = 1, 2  # USMP_HELIUM_GATHER_STEP, USMP_HELIUM_GATHER_EACH
+
+
+def _gathered(g: dict, depth: int, general: bool) -> tuple[int, bytes] | None:
+    """How the matrix loops gather a window's chunks from the padded rows themselves (no columns at all), and the
+    constants for it (usmp_kernels/helium.h), with 8-bit offsets: each chunk its own offsets from the window's
+    first byte (EACH: one chunk, the narrow loop, or two over the whole int8 range, their offsets held in two
+    vector registers; the window within 255 bytes, bytes past the depth reading the first tap against zero filter
+    bytes), else one chunk's offsets and a step to the next (STEP: a depth of whole chunks, each the same whole
+    filter rows); else None. Only where the loops take every output (whole blocks of 4 channels; with more than
+    one chunk, an even row of pixels): the loop for what they leave (gemm_lone) reads columns."""
     row, padded = g["filter_w"] * g["in_ch"], _padded_row_bytes(g)
-    lanes = np.arange(16)
-    if g["out_ch"] % 4:
+    chunks = -(-depth // 16)
+    if g["out_ch"] % 4 or (chunks > 1 and g["out_w"] % 2):
         return None
-    if depth <= 16:
-        offsets = np.where(lanes < depth, lanes // row * padded + lanes % row, 0)
-        return offsets.astype(np.uint8).tobytes() + _int32([16]) if offsets.max() < 256 else None
-    if depth % 16 or 16 % row or (16 // row - 1) * padded + row > 256 or g["out_w"] % 2:
+    taps = np.arange(chunks * 16)
+    window = np.where(taps < depth, taps // row * padded + taps % row, 0)
+    if window.max() < 256 and (chunks == 1 or (chunks == 2 and not general)):
+        return GATHER_EACH, window.astype(np.uint8).tobytes()
+    if chunks < 2 or depth % 16 or 16 % row or (16 // row - 1) * padded + row > 256:
         return None
-    offsets = (lanes // row * padded + lanes % row).astype(np.uint8)
-    return offsets.tobytes() + _int32([16 // row * padded])
+    return GATHER_STEP, window[:16].astype(np.uint8).tobytes() + _int32([16 // row * padded])
 
 
 def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
