@@ -646,6 +646,8 @@ struct dwr_job {
 	int32_t inside;       /* 60: then pixels inside the input */
 	int32_t right;        /* 64: then pixels of the right edge (their last taps outside): 0 or 1 */
 	int32_t run;          /* 68: the run under way (0 left, 1 inside, 2 right) */
+	uint32_t saved[16];   /* 72: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
+	const int8_t *rows[3]; /* the output row's filter rows' input rows (NULL: outside the input) */
 };
 typedef char dwr_state_fits[sizeof(struct dwr_job) == USMP_HELIUM_DW_ROWS_STATE_BYTES ? 1 : -1];
 
@@ -676,7 +678,8 @@ __attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 {
 	(void)job;
 	__asm volatile("	push	{r4-r11, lr}\n"
-		       "	vpush	{d8-d15}\n"
+		       "	add	r2, r0, #72\n"
+		       "	vstmia	r2, {d8-d15}\n"
 		       "	mov	r1, r0\n"
 		       "	ldr	r12, [r1, #52]\n"
 		       "	ldrd	r9, r11, [r1, #36]\n"
@@ -752,19 +755,20 @@ __attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 		       "	ldr	r9, [r1, #36]\n"
 		       "	bne	0b\n"
 		       "	b	6b\n"
-		       "9:	vpop	{d8-d15}\n"
+		       "9:	add	r2, r1, #72\n"
+		       "	vldmia	r2, {d8-d15}\n"
 		       "	pop	{r4-r11, pc}\n");
 }
 
-/* The row's taps at pixel a (rows[ky]: filter row ky's input row, NULL outside the input), each inside the input
- * read in place, else the zero-point pixel: the first taps of a pixel before pad_left, the last ones of a pixel
- * from `edge` on. */
+/* The row's taps at pixel a (j->rows[ky]: filter row ky's input row, NULL outside the input), each inside the
+ * input read in place, else the zero-point pixel: the first taps of a pixel before pad_left, the last ones of a
+ * pixel whose last tap's column is in_w or more. */
 HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_taps(const struct usmp_helium_depthwise_params *p,
-							       struct dwr_job *j, const int8_t *const *rows, int32_t a,
-							       int32_t edge)
+							       struct dwr_job *j, int32_t a)
 {
 	const int32_t ch = p->channels;
 	const int8_t *const pad = j->tail + 48;
+	const int8_t *const *rows = j->rows;
 	const int8_t **tap = j->tap;
 
 	for (int32_t ky = 0; ky < 3; ky++, tap += 3) {
@@ -776,54 +780,69 @@ HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_taps(const struct usm
 
 		tap[0] = a < p->pad_left ? pad : base;
 		tap[1] = base + ch;
-		tap[2] = a >= edge ? pad : base + 2 * ch;
+		tap[2] = a + 2 - p->pad_left >= p->in_w ? pad : base + 2 * ch;
 	}
+}
+
+/* Output row r (counting every image's rows): its filter rows' input rows (NULL outside the input) and its first
+ * output; whether one of them lies outside the input. */
+HELIUM_HOT_SETUP __attribute__((noinline)) static int32_t dwr_rows(const struct usmp_helium_depthwise_params *p,
+								  struct dwr_job *j, const int8_t *input,
+								  int8_t *output, int32_t r)
+{
+	const int32_t batch = r / p->out_h, oy = r - batch * p->out_h, row = p->in_w * p->channels;
+	const int8_t *const image = input + (size_t)batch * p->in_h * row;
+	int32_t outside = 0;
+
+	for (int32_t ky = 0; ky < 3; ky++) {
+		const int32_t y = oy - p->pad_top + ky;
+
+		j->rows[ky] = y >= 0 && y < p->in_h ? image + (size_t)y * row : NULL;
+		outside |= j->rows[ky] == NULL;
+	}
+	j->out = output + (size_t)r * p->out_w * p->channels;
+	return outside;
+}
+
+/* A row with a filter row outside the input: the zero-point pixel stands for that whole row, so a pixel a call. */
+HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_pixels(const struct usmp_helium_depthwise_params *p,
+								 struct dwr_job *j)
+{
+	const int32_t left = j->left, inside = j->inside, right = j->right;
+
+	j->left = j->right = 0;
+	j->inside = 1;
+	for (int32_t x = 0; x < p->out_w; x++, j->out += p->channels) {
+		dwr_taps(p, j, x);
+		dwr_row(j);
+	}
+	j->left = left;
+	j->inside = inside;
+	j->right = right;
 }
 
 void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 				   const int8_t *constants, int8_t *state, int8_t *output)
 {
 	struct dwr_job *const j = (struct dwr_job *)(void *)state;
-	const int32_t ch = p->channels, row = p->in_w * ch;
 	/* pixels [0, left) have their first tap left of the input, pixels from `edge` on their last right of it:
 	 * those in [left, right) read only the input */
 	const int32_t edge = p->in_w + p->pad_left - 2, left = p->pad_left < p->out_w ? p->pad_left : p->out_w;
 	const int32_t right = edge < left ? left : (edge < p->out_w ? edge : p->out_w);
 
 	j->group = constants;
-	j->groups = ch >> 4;
+	j->groups = p->channels >> 4;
 	j->tail = constants + (size_t)j->groups * 336;
-	for (int32_t batch = 0; batch < p->batches; batch++) {
-		const int8_t *const image = input + (size_t)batch * p->in_h * row;
-		int8_t *out = output + (size_t)batch * p->out_h * p->out_w * ch;
-
-		for (int32_t oy = 0; oy < p->out_h; oy++, out += (size_t)p->out_w * ch) {
-			const int8_t *rows[3];
-			int32_t outside = 0;
-
-			for (int32_t ky = 0; ky < 3; ky++) {
-				const int32_t y = oy - p->pad_top + ky;
-
-				rows[ky] = y >= 0 && y < p->in_h ? image + (size_t)y * row : NULL;
-				outside |= rows[ky] == NULL;
-			}
-			if (outside) { /* the zero-point pixel stands for a whole row: a pixel at a time */
-				j->left = j->right = 0;
-				j->inside = 1;
-				for (int32_t x = 0; x < p->out_w; x++) {
-					dwr_taps(p, j, rows, x, edge);
-					j->out = out + x * ch;
-					dwr_row(j);
-				}
-				continue;
-			}
-			dwr_taps(p, j, rows, 0, edge);
-			j->out = out;
-			j->left = left;
-			j->inside = right - left;
-			j->right = p->out_w - right;
-			dwr_row(j);
+	j->left = left;
+	j->inside = right - left;
+	j->right = p->out_w - right;
+	for (int32_t r = 0; r < p->batches * p->out_h; r++) {
+		if (dwr_rows(p, j, input, output, r)) {
+			dwr_pixels(p, j);
+			continue;
 		}
+		dwr_taps(p, j, 0);
+		dwr_row(j);
 	}
 }
 #else

@@ -139,7 +139,7 @@ void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, cons
  * and act_max as 16 int8 each, and a pixel (the channels) of the input zero point. `state` holds its loop's fields,
  * USMP_HELIUM_DW_ROWS_STATE_BYTES.
  */
-#define USMP_HELIUM_DW_ROWS_STATE_BYTES 72
+#define USMP_HELIUM_DW_ROWS_STATE_BYTES 148
 
 void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 				   const int8_t *constants, int8_t *state, int8_t *output);
