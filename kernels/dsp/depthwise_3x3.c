@@ -57,6 +57,77 @@ DSP_INLINE void dw3_bias(struct dw3_sums *s, const struct usmp_dsp_channel_requa
 	s->s3 = q[3].bias;
 }
 
+#if USMP_DSP_NATIVE
+/*
+ * Every group of a pixel whose window lies inside the input (`at` its top left input pixel), in assembly: GCC
+ * spills the sums' operands. r0: the group's top left input, r1: the row's bytes, r2: the pixel's, r3: the taps
+ * (each tap's pairs loaded and passed by LDRD's writeback: a group's 18 words follow the last's), r4..r7: the
+ * sums of channels 0..3, r8: the offset pair, r9/r10: the input word's even and odd lanes, r11/r12: the tap's
+ * pairs, lr: the filter row's input. The stack arguments (q, out, then offset, replaced by the end of the
+ * groups) at [sp, #36], #40 and #44 after the push.
+ */
+#define DW3_TAP(at)                                   \
+	"	ldr	r9, " at "\n"                        \
+	"	ldrd	r11, r12, [r3], #8\n"                \
+	"	sxtab16	r10, r8, r9, ror #8\n"              \
+	"	sxtab16	r9, r8, r9\n"                       \
+	"	smlabb	r4, r9, r11, r4\n"                  \
+	"	smlatt	r6, r9, r11, r6\n"                  \
+	"	smlabb	r5, r10, r12, r5\n"                 \
+	"	smlatt	r7, r10, r12, r7\n"
+#define DW3_ROW DW3_TAP("[lr]") DW3_TAP("[lr, r2]") DW3_TAP("[lr, r2, lsl #1]")
+/* Channel c's sum (reg) requantized with q (lr) as dsp_requantize does, stored at out (r11) + c. */
+#define DW3_FINISH(reg, c)                            \
+	"	ldrd	r9, r10, [lr, #16 * " #c " + 4]\n"   \
+	"	add	r10, r10, " reg ", asr #31\n"        \
+	"	smmlar	" reg ", " reg ", r9, r10\n"        \
+	"	ldr	r9, [lr, #16 * " #c " + 12]\n"       \
+	"	asr	" reg ", " reg ", r9\n"              \
+	"	ssat	" reg ", #8, " reg "\n"              \
+	"	strb	" reg ", [r11, #" #c "]\n"
+
+__attribute__((naked, noinline)) static void dw3_inside(const int8_t *at, int32_t row, int32_t channels,
+							 const uint32_t *taps,
+							 const struct usmp_dsp_channel_requant *q, int8_t *out,
+							 uint32_t offset)
+{
+	(void)at;
+	(void)row;
+	(void)channels;
+	(void)taps;
+	(void)q;
+	(void)out;
+	(void)offset;
+	__asm volatile(
+		"	push	{r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"
+		"	ldr	r8, [sp, #44]\n"
+		"	add	r9, r0, r2\n"
+		"	str	r9, [sp, #44]\n"
+		"1:	ldr	lr, [sp, #36]\n"
+		"	ldr	r4, [lr]\n"
+		"	ldr	r5, [lr, #16]\n"
+		"	ldr	r6, [lr, #32]\n"
+		"	ldr	r7, [lr, #48]\n"
+		"	mov	lr, r0\n"
+		DW3_ROW
+		"	add	lr, lr, r1\n"
+		DW3_ROW
+		"	add	lr, lr, r1\n"
+		DW3_ROW
+		"	ldr	lr, [sp, #36]\n"
+		"	ldr	r11, [sp, #40]\n"
+		DW3_FINISH("r4", 0) DW3_FINISH("r5", 1) DW3_FINISH("r6", 2) DW3_FINISH("r7", 3)
+		"	add	lr, lr, #64\n"
+		"	str	lr, [sp, #36]\n"
+		"	add	r11, r11, #4\n"
+		"	str	r11, [sp, #40]\n"
+		"	add	r0, r0, #4\n"
+		"	ldr	r9, [sp, #44]\n"
+		"	cmp	r0, r9\n"
+		"	blo	1b\n"
+		"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n");
+}
+#else
 /* Every group of a pixel whose window lies inside the input: `at` its top left input pixel. */
 static void dw3_inside(const int8_t *at, int32_t row, int32_t channels, const uint32_t *taps,
 		       const struct usmp_dsp_channel_requant *q, int8_t *out, uint32_t offset)
@@ -82,6 +153,8 @@ static void dw3_inside(const int8_t *at, int32_t row, int32_t channels, const ui
 		dw3_store(&s, q, out);
 	}
 }
+
+#endif
 
 /* A cut window's groups with `cols` taps a row (1, 2 or 3, unrolled): rows [ky0, ky1) and columns from kx0 of
  * the filter inside, `at` the input pixel of tap (ky0, kx0). */
