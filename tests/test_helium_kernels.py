@@ -88,10 +88,14 @@ DW_LAYERS = [
     # a narrower activation: clamped after the assembly (two pixels a vector with a lone one; stride 2, groups)
     Layer("dw", 7, 9, 8, 8, 3, 3, activation=RELU6, seed=49),
     Layer("dw", 9, 8, 40, 40, 3, 3, (2, 2), activation=RELU, seed=50),
-    # read in place (3x3, stride 1, whole groups): one column (both edges one pixel), two, VALID with batches
+    # read in place (3x3, strides 1 and 2, whole groups): one column (both edges one pixel), two, VALID with
+    # batches; stride 2 over odd and even widths (padding both sides, the right only), VALID, stride 2 across only
     Layer("dw", 5, 1, 16, 16, 3, 3, activation=RELU, seed=51),
     Layer("dw", 4, 2, 32, 32, 3, 3, seed=52),
     Layer("dw", 6, 7, 32, 32, 3, 3, padding=VALID, batches=2, activation=RELU6, seed=53),
+    Layer("dw", 7, 7, 32, 32, 3, 3, (2, 2), activation=RELU6, seed=54),
+    Layer("dw", 6, 10, 16, 16, 3, 3, (2, 2), padding=VALID, batches=2, seed=55),
+    Layer("dw", 5, 6, 16, 16, 3, 3, (1, 2), seed=56),
 ]
 FC_LAYERS = [
     Layer("fc", in_ch=64, out_ch=12, seed=41),                # read in place
@@ -249,13 +253,13 @@ def test_layers_go_to_the_cheaper_family(monkeypatch):
 
 
 def test_depthwise_reads_in_place_where_it_can(tmp_path):
-    """The 3x3 stride-1 layers of whole groups of 16 channels take the in-place kernel, whose scratch is its state
+    """The 3x3 layers of strides 1 and 2 of whole groups of 16 channels take the in-place kernel, whose scratch is its state
     (no strips of copied rows); the others the strips."""
     model = write_model(tmp_path / "dw.tflite", DW_LAYERS)
     compiled = compile_model(model, HELIUM)
     program = compiled.program
     in_place = [op for op in program.ops if op.calls[0].function == "usmp_helium_depthwise_rows_s8"]
-    assert len(in_place) == 5 and len(program.ops) - len(in_place) == len(DW_LAYERS) - 5
+    assert len(in_place) == 9 and len(program.ops) - len(in_place) == len(DW_LAYERS) - 9
     for op in in_place:
         state = {a.name: program.buffers[a.buffer].size for a in op.args}["state"]
-        assert state == 148
+        assert state == 152

@@ -625,10 +625,11 @@ void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, cons
 #endif
 
 /*
- * usmp_helium_depthwise_rows_s8: the 3x3 stride-1 layers of whole groups of 16 channels (no left shifts) with the
+ * usmp_helium_depthwise_rows_s8: the 3x3 layers of stride 1 or 2 of whole groups of 16 channels (no left shifts) with the
  * input read in place, no strips: a depth-first band's rows are read where its producer left them, so the plan
  * holds no copy of them. Consecutive vectors are consecutive 16-byte runs of the input (a pixel's groups, then
- * the next pixel's), so each of the nine taps is a pointer moving on 16 bytes a vector. A tap outside the input
+ * the next pixel's), so each of the nine taps is a pointer moving on 16 bytes a vector (and by a pixel more after
+ * each pixel with stride 2). A tap outside the input
  * (padding) reads a pixel of the zero point instead, which the constants hold after the groups' with the output
  * zero point and the clamp's bounds as vectors (the tail): a row's left edge pixel, its inside ones and its right
  * edge pixel in one call, a row outside the input a pixel a call.
@@ -646,7 +647,8 @@ struct dwr_job {
 	int32_t inside;       /* 60: then pixels inside the input */
 	int32_t right;        /* 64: then pixels of the right edge (their last taps outside): 0 or 1 */
 	int32_t run;          /* 68: the run under way (0 left, 1 inside, 2 right) */
-	uint32_t saved[16];   /* 72: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
+	int32_t skip;         /* 72: bytes the taps move on after a pixel's groups beyond them: (stride - 1) pixels */
+	uint32_t saved[16];   /* 76: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
 	const int8_t *rows[3]; /* the output row's filter rows' input rows (NULL: outside the input) */
 };
 typedef char dwr_state_fits[sizeof(struct dwr_job) == USMP_HELIUM_DW_ROWS_STATE_BYTES ? 1 : -1];
@@ -678,7 +680,7 @@ __attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 {
 	(void)job;
 	__asm volatile("	push	{r4-r11, lr}\n"
-		       "	add	r2, r0, #72\n"
+		       "	add	r2, r0, #76\n"
 		       "	vstmia	r2, {d8-d15}\n"
 		       "	mov	r1, r0\n"
 		       "	ldr	r12, [r1, #52]\n"
@@ -749,13 +751,25 @@ __attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 		       "	add	r9, r9, #336\n"
 		       "	subs	lr, lr, #1\n"
 		       "	bne	1b\n"
-		       "	ldr	r9, [r1, #48]\n"
+		       "	ldr	r9, [r1, #72]\n" /* stride 2: the taps on by a pixel more */
+		       "	cmp	r9, #0\n"
+		       "	beq	2f\n"
+		       "	add	r0, r0, r9\n"
+		       "	add	r2, r2, r9\n"
+		       "	add	r3, r3, r9\n"
+		       "	add	r4, r4, r9\n"
+		       "	add	r5, r5, r9\n"
+		       "	add	r6, r6, r9\n"
+		       "	add	r7, r7, r9\n"
+		       "	add	r8, r8, r9\n"
+		       "	add	r10, r10, r9\n"
+		       "2:	ldr	r9, [r1, #48]\n"
 		       "	subs	r9, r9, #1\n"
 		       "	str	r9, [r1, #48]\n"
 		       "	ldr	r9, [r1, #36]\n"
 		       "	bne	0b\n"
 		       "	b	6b\n"
-		       "9:	add	r2, r1, #72\n"
+		       "9:	add	r2, r1, #76\n"
 		       "	vldmia	r2, {d8-d15}\n"
 		       "	pop	{r4-r11, pc}\n");
 }
@@ -776,11 +790,12 @@ HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_taps(const struct usm
 			tap[0] = tap[1] = tap[2] = pad;
 			continue;
 		}
-		const int8_t *const base = rows[ky] + (a - p->pad_left) * ch;
+		const int32_t x = a * p->stride_w - p->pad_left; /* the first tap's column */
+		const int8_t *const base = rows[ky] + x * ch;
 
-		tap[0] = a < p->pad_left ? pad : base;
+		tap[0] = x < 0 ? pad : base;
 		tap[1] = base + ch;
-		tap[2] = a + 2 - p->pad_left >= p->in_w ? pad : base + 2 * ch;
+		tap[2] = x + 2 >= p->in_w ? pad : base + 2 * ch;
 	}
 }
 
@@ -795,7 +810,7 @@ HELIUM_HOT_SETUP __attribute__((noinline)) static int32_t dwr_rows(const struct 
 	int32_t outside = 0;
 
 	for (int32_t ky = 0; ky < 3; ky++) {
-		const int32_t y = oy - p->pad_top + ky;
+		const int32_t y = oy * p->stride_h - p->pad_top + ky;
 
 		j->rows[ky] = y >= 0 && y < p->in_h ? image + (size_t)y * row : NULL;
 		outside |= j->rows[ky] == NULL;
@@ -827,9 +842,11 @@ void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p,
 	struct dwr_job *const j = (struct dwr_job *)(void *)state;
 	/* pixels [0, left) have their first tap left of the input, pixels from `edge` on their last right of it:
 	 * those in [left, right) read only the input */
-	const int32_t edge = p->in_w + p->pad_left - 2, left = p->pad_left < p->out_w ? p->pad_left : p->out_w;
+	const int32_t sw = p->stride_w, edge = (p->in_w + p->pad_left - 2 + sw - 1) / sw;
+	const int32_t left = p->pad_left < p->out_w ? p->pad_left : p->out_w;
 	const int32_t right = edge < left ? left : (edge < p->out_w ? edge : p->out_w);
 
+	j->skip = (sw - 1) * p->channels;
 	j->group = constants;
 	j->groups = p->channels >> 4;
 	j->tail = constants + (size_t)j->groups * 336;

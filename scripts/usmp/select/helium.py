@@ -241,7 +241,7 @@ def fully_connected(c: Call) -> Rewrite | None:
 
 DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
 DW_STATE_BYTES = 256  # USMP_HELIUM_DW_STATE_BYTES: the kernel's state during a call, before its strips
-DW_ROWS_STATE_BYTES = 148  # USMP_HELIUM_DW_ROWS_STATE_BYTES: the in-place kernel's state
+DW_ROWS_STATE_BYTES = 152  # USMP_HELIUM_DW_ROWS_STATE_BYTES: the in-place kernel's state
 STRIP_BUDGET = 1536  # bytes of strips a depthwise layer's scratch may take (at least a group's four vectors' worth)
 SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
 
@@ -326,13 +326,13 @@ def depthwise(c: Call) -> Rewrite | None:
 
 
 def reads_in_place(p: dict, channels: int, general: bool) -> bool:
-    """usmp_helium_depthwise_rows_s8's layers: 3x3, strides and dilations 1, at most one column of padding a side,
-    whole groups of 16 channels, right shifts only. It reads the input where it is (a band's rows where their
-    producer wrote them), so its scratch is its state (148 B), not strips of copied rows; the padding reads a pixel of
+    """usmp_helium_depthwise_rows_s8's layers: 3x3, strides 1 or 2, dilations 1, at most one column of padding a
+    side, whole groups of 16 channels, right shifts only. It reads the input where it is (a band's rows where their
+    producer wrote them), so its scratch is its state (152 B), not strips of copied rows; the padding reads a pixel of
     the zero point its constants hold."""
-    pad_right = p["out_w"] - p["in_w"] - p["pad_left"] + 2
-    return (p["filter_h"] == p["filter_w"] == 3 and p["stride_h"] == p["stride_w"] == 1
-            and p["dilation_h"] == p["dilation_w"] == 1 and 0 <= p["pad_left"] <= 1 and 0 <= pad_right <= 1
+    pad_right = (p["out_w"] - 1) * p["stride_w"] + 3 - p["in_w"] - p["pad_left"]
+    return (p["filter_h"] == p["filter_w"] == 3 and p["stride_h"] in (1, 2) and p["stride_w"] in (1, 2)
+            and p["dilation_h"] == p["dilation_w"] == 1 and 0 <= p["pad_left"] <= 1 and pad_right <= 1
             and channels % 16 == 0 and not general)
 
 
