@@ -64,6 +64,8 @@ CONV_LAYERS = [
     Layer("conv", 13, 9, 1, 6, 10, 8, (2, 2), seed=22),       # odd rows, channels off the blocks: columns
     Layer("conv", 11, 9, 1, 8, 3, 3, (2, 2), seed=23),        # one chunk gathered (person_detect's first), odd rows
     Layer("conv", 7, 10, 3, 12, 3, 3, batches=2, seed=25),    # two chunks, each its own offsets (ResNet-8's first)
+    Layer("conv", 5, 96, 3, 8, 3, 3, (2, 2), seed=27),        # the same in runs of a row (MobileNet's first)
+    Layer("conv", 5, 160, 1, 4, 3, 3, (2, 2), seed=28),       # one chunk in runs of a row, the last shorter
     Layer("conv", 7, 8, 1, 4, 3, 3, activation=RELU6, batches=2, seed=24),  # one chunk gathered, clamped
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with

@@ -863,24 +863,50 @@ HELIUM_INLINE int32_t padded_row_bytes(const struct usmp_helium_conv_params *p)
 	return ((p->out_w - 1) * p->stride_w + p->filter_w) * p->in_ch;
 }
 
-/* The input rows output row oy's windows read (filter row ky at ky * padded_row_bytes), padded with the zero
- * point left, right, above and below the input, so that every window of the row is gathered alike. */
-static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
-			int8_t *rows)
+/* The filter rows of input row y on (dilation_h apart), `stride` bytes apart in rows: each `left` bytes of the
+ * zero point, `inside` bytes of the input (from src, in the input row), the zero point up to `bytes`; a row outside
+ * the input all zero point. */
+HELIUM_INLINE void pad_rows(const struct usmp_helium_conv_params *p, const int8_t *src, int32_t y, int32_t left,
+			    int32_t inside, int32_t bytes, int32_t stride, int8_t *rows)
 {
-	const int32_t c = p->in_ch, bytes = padded_row_bytes(p), left = p->pad_left * c;
-	const int32_t inside = p->in_w * c < bytes - left ? p->in_w * c : bytes - left;
 	const int8_t pad = (int8_t)p->pad_value;
 
-	for (int32_t ky = 0, y = oy * p->stride_h - p->pad_top; ky < p->filter_h; ky++, y += p->dilation_h, rows += bytes) {
+	for (int32_t ky = 0; ky < p->filter_h; ky++, y += p->dilation_h, rows += stride) {
 		if (y < 0 || y >= p->in_h) {
 			fill_bytes(rows, pad, bytes);
 			continue;
 		}
 		fill_bytes(rows, pad, left);
-		copy_bytes(rows + left, image + (size_t)y * p->in_w * c, inside);
+		copy_bytes(rows + left, src + (size_t)y * p->in_w * p->in_ch, inside);
 		fill_bytes(rows + left + inside, pad, bytes - left - inside);
 	}
+}
+
+/* The input rows output row oy's windows read (filter row ky at ky * padded_row_bytes), padded with the zero
+ * point left, right, above and below the input, so that every window of the row is gathered alike. */
+__attribute__((noinline)) static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *image,
+						 int32_t oy, int8_t *rows)
+{
+	const int32_t c = p->in_ch, bytes = padded_row_bytes(p), left = p->pad_left * c;
+	const int32_t inside = p->in_w * c < bytes - left ? p->in_w * c : bytes - left;
+
+	pad_rows(p, image, oy * p->stride_h - p->pad_top, left, inside, bytes, bytes, rows);
+}
+
+/* The same for the run of output pixels at the cursor (st->call.oy, counting every image's rows, and ox: at most
+ * `run` pixels, the rows a run's bytes apart). */
+__attribute__((noinline)) static void padded_run(const struct usmp_helium_conv_params *p, const int8_t *input,
+						const struct matrix_state *st, int8_t *rows)
+{
+	const int32_t c = p->in_ch, oy = st->call.oy, ox = st->call.ox, batch = oy / p->out_h;
+	const int32_t n = p->out_w - ox < p->run ? p->out_w - ox : p->run;
+	const int32_t bytes = ((n - 1) * p->stride_w + p->filter_w) * c, start = (ox * p->stride_w - p->pad_left) * c;
+	const int32_t left = start >= 0 ? 0 : -start < bytes ? -start : bytes;
+	const int32_t end = start + bytes < p->in_w * c ? start + bytes : p->in_w * c;
+
+	pad_rows(p, input + (size_t)batch * p->in_h * p->in_w * c + start + left,
+		 (oy - batch * p->out_h) * p->stride_h - p->pad_top, left, end - start - left > 0 ? end - start - left : 0,
+		 bytes, ((p->run - 1) * p->stride_w + p->filter_w) * c, rows);
 }
 
 /* `run` pixels of a 1x1 layer of at most 16 channels at a time, the input read as the columns, `in_ch` bytes
@@ -963,21 +989,25 @@ HELIUM_INLINE void gathered_columns(const struct usmp_helium_conv_params *p, con
 RUN_COLUMNS(run_rows, row_columns(p, image, row, ox, ox + part, column))
 RUN_COLUMNS(run_gathers, gathered_columns(p, image, oy, row, ox, part, st, columns, column))
 
-/* An output row at a time, its windows gathered by the matrix loop from the row's padded input rows: no columns.
- * The scratch after the call's state: with one chunk the narrow loop's sums (an output row's), then the rows. */
+/* `run` pixels of an output row at a time (a row, or less where a row's windows would not fit 8-bit offsets),
+ * their windows gathered by the matrix loops from their padded input rows: no columns. The scratch after the
+ * call's state: with one chunk the narrow loop's sums (a run's), then the rows. The cursor in the call's state,
+ * read back after each run: few values live across the calls. */
 __attribute__((noinline)) static void gathered_rows(const struct usmp_helium_conv_params *p, const int8_t *input,
 						   int8_t *scratch, int8_t *output, struct matrix_state *st)
 {
-	const int32_t stride = p->stride_w * p->in_ch;
-	int8_t *const rows = scratch + (p->chunks == 1 ? 16 * p->out_w + 16 : 0);
+	int8_t *const rows = scratch + (p->chunks == 1 ? 16 * p->run + 16 : 0);
 
 	st->call.sums = (int32_t *)(void *)scratch;
 	st->call.gathered = gathered_of(p, st->call.blocks);
-	for (int32_t oy = 0; oy < p->batches * p->out_h; oy++, output += (size_t)p->out_w * p->out_ch) {
-		const int32_t batch = oy / p->out_h;
+	for (st->call.oy = 0; st->call.oy < p->batches * p->out_h; st->call.oy++) {
+		for (st->call.ox = 0; st->call.ox < p->out_w; st->call.ox += p->run) {
+			const int32_t n = p->out_w - st->call.ox < p->run ? p->out_w - st->call.ox : p->run;
 
-		padded_rows(p, input + (size_t)batch * p->in_h * p->in_w * p->in_ch, oy - batch * p->out_h, rows);
-		gemm(p, st, rows, stride, p->out_w, output);
+			padded_run(p, input, st, rows);
+			gemm(p, st, rows, p->stride_w * p->in_ch, n,
+			     output + ((size_t)st->call.oy * p->out_w + st->call.ox) * p->out_ch);
+		}
 	}
 }
 
