@@ -127,6 +127,69 @@ __attribute__((naked, noinline)) static void dw3_inside(const int8_t *at, int32_
 		"	blo	1b\n"
 		"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n");
 }
+
+/*
+ * Every group of a pixel whose window the input's edges cut to `rows` rows (>= 1, the last stack argument) of
+ * two or three taps (COLS): as above, `taps` at the first tap inside; the rows counted down at [sp, #4], the
+ * group's taps at [sp] (each group's 72 bytes after the last's); the stack arguments at [sp, #44] onwards.
+ */
+#define DW3_CUT_ASM(COLS, ROW_TAPS, SKIP)                                                  \
+	"	push	{r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"                              \
+	"	sub	sp, sp, #8\n"                                                          \
+	"	ldr	r8, [sp, #52]\n"                                                       \
+	"	add	r9, r0, r2\n"                                                          \
+	"	str	r9, [sp, #52]\n"                                                       \
+	"	str	r3, [sp]\n"                                                            \
+	"1:	ldr	lr, [sp, #44]\n"                                                       \
+	"	ldr	r4, [lr]\n"                                                            \
+	"	ldr	r5, [lr, #16]\n"                                                       \
+	"	ldr	r6, [lr, #32]\n"                                                       \
+	"	ldr	r7, [lr, #48]\n"                                                       \
+	"	ldr	r3, [sp]\n"                                                            \
+	"	mov	lr, r0\n"                                                              \
+	"	ldr	r9, [sp, #56]\n"                                                       \
+	"	str	r9, [sp, #4]\n"                                                        \
+	"2:\n" ROW_TAPS SKIP                                                             \
+	"	add	lr, lr, r1\n"                                                          \
+	"	ldr	r9, [sp, #4]\n"                                                        \
+	"	subs	r9, r9, #1\n"                                                          \
+	"	str	r9, [sp, #4]\n"                                                        \
+	"	bne	2b\n"                                                                  \
+	"	ldr	lr, [sp, #44]\n"                                                       \
+	"	ldr	r11, [sp, #48]\n"                                                      \
+	DW3_FINISH("r4", 0) DW3_FINISH("r5", 1) DW3_FINISH("r6", 2) DW3_FINISH("r7", 3)   \
+	"	add	lr, lr, #64\n"                                                         \
+	"	str	lr, [sp, #44]\n"                                                       \
+	"	add	r11, r11, #4\n"                                                        \
+	"	str	r11, [sp, #48]\n"                                                      \
+	"	ldr	r3, [sp]\n"                                                            \
+	"	add	r3, r3, #72\n"                                                         \
+	"	str	r3, [sp]\n"                                                            \
+	"	add	r0, r0, #4\n"                                                          \
+	"	ldr	r9, [sp, #52]\n"                                                       \
+	"	cmp	r0, r9\n"                                                              \
+	"	blo	1b\n"                                                                  \
+	"	add	sp, sp, #8\n"                                                          \
+	"	pop	{r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+
+#define DW3_CUT_FUNCTION(name, COLS, ROW_TAPS, SKIP)                                                            \
+	__attribute__((naked, noinline)) static void name(const int8_t *at, int32_t row, int32_t channels,      \
+							  const uint32_t *taps,                                 \
+							  const struct usmp_dsp_channel_requant *q, int8_t *out, \
+							  uint32_t offset, int32_t rows)                        \
+	{                                                                                                       \
+		(void)at;                                                                                       \
+		(void)row;                                                                                      \
+		(void)channels;                                                                                 \
+		(void)taps;                                                                                     \
+		(void)q;                                                                                        \
+		(void)out;                                                                                      \
+		(void)offset;                                                                                   \
+		(void)rows;                                                                                     \
+		__asm volatile(DW3_CUT_ASM(COLS, ROW_TAPS, SKIP));                                              \
+	}
+DW3_CUT_FUNCTION(dw3_cut2, 2, DW3_TAP("[lr]") DW3_TAP("[lr, r2]"), "	add	r3, r3, #8\n")
+DW3_CUT_FUNCTION(dw3_cut3, 3, DW3_ROW, "")
 #else
 /* Every group of a pixel whose window lies inside the input: `at` its top left input pixel. */
 static void dw3_inside(const int8_t *at, int32_t row, int32_t channels, const uint32_t *taps,
@@ -222,6 +285,14 @@ DW3_HOT void usmp_dsp_depthwise_3x3_s8(const struct usmp_dsp_depthwise_params *p
 
 				if (ky0 == 0 && ky1 == 3 && kx0 == 0 && kx1 == 3)
 					dw3_inside(at, row, channels, taps, requant, out, offset);
+#if USMP_DSP_NATIVE
+				else if (ky1 > ky0 && kx1 - kx0 == 2) /* direct calls: the stack bound follows them */
+					dw3_cut2(at, row, channels, taps + (3 * ky0 + kx0) * TAP_WORDS, requant, out,
+						 offset, ky1 - ky0);
+				else if (ky1 > ky0 && kx1 - kx0 == 3)
+					dw3_cut3(at, row, channels, taps + 3 * ky0 * TAP_WORDS, requant, out, offset,
+						 ky1 - ky0);
+#endif
 				else
 					dw3_cut(at, row, channels, taps, requant, out, offset, ky0, ky1, kx0, kx1);
 			}
