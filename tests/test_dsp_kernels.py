@@ -151,6 +151,17 @@ def test_bands_on_dsp_cores(target, tmp_path, monkeypatch):
         check_chain(tmp_path, seed, target, optimize, lambda c, x: run_on_target(c, x, target).outputs, monkeypatch)
 
 
+def test_ds_cnn_bands_are_short_on_the_in_place_depthwise():
+    """DS-CNN on the M4 (the default tiling budget): its 3x3 depthwise layers take the in-place kernel, which
+    widens no rows, so a band costs it a call and each pointwise -> depthwise chain takes bands of 2 rows (the
+    widening kernel, re-widening the halo rows in each band, took 4: 1,920 B of band rows, not 1,280)."""
+    model = Path(__file__).resolve().parents[1] / "benchmarks" / "models" / "ds_cnn_kws.tflite"
+    compiled = compile_model(model, CompileOptions(cpu="cortex-m4", kernels="usmp", workspace_io=True))
+    loops = [op for op in compiled.program.ops if isinstance(op, BandLoop)]
+    depthwise = [op for op in loops if "usmp_dsp_depthwise_3x3_s8" in {c.function for c in op.calls}]
+    assert len(depthwise) == 4 and all(op.band <= 2 for op in depthwise)
+
+
 def test_not_exact_stays_portable(tmp_path):
     """A channel whose shift is not negative (scale >= 0.5) is left to the portable kernel, which is exact."""
     layer = Layer("conv", 4, 4, 8, 4, seed=50)
