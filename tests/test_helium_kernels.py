@@ -57,16 +57,6 @@ CONV_LAYERS = [
     Layer("conv", 5, 3, 8, 8, seed=16),                       # depth 8: the narrow loop two pixels a step, one odd
     Layer("conv", 3, 5, 4, 8, activation=RELU6, seed=17),     # the narrow loop clamped
     Layer("conv", 4, 4, 32, 8, activation=RELU, seed=18),     # two chunks clamped: the loop, not the unrolled
-    # windows gathered by the matrix loop from the padded rows (chunks of whole filter rows): no columns
-    Layer("conv", 13, 11, 1, 8, 10, 8, (2, 2), seed=19),      # micro_speech's window, padding on every side
-    Layer("conv", 9, 12, 2, 8, 4, 4, activation=RELU6, batches=2, seed=20),  # clamped, two chunks, batches
-    Layer("conv", 10, 11, 1, 12, 8, 4, (2, 2), padding=VALID, seed=21),  # four filter rows a chunk, two chunks
-    Layer("conv", 13, 9, 1, 6, 10, 8, (2, 2), seed=22),       # odd rows, channels off the blocks: columns
-    Layer("conv", 11, 9, 1, 8, 3, 3, (2, 2), seed=23),        # one chunk gathered (person_detect's first), odd rows
-    Layer("conv", 7, 10, 3, 12, 3, 3, batches=2, seed=25),    # two chunks, each its own offsets (ResNet-8's first)
-    Layer("conv", 5, 96, 3, 8, 3, 3, (2, 2), seed=27),        # the same in runs of a row (MobileNet's first)
-    Layer("conv", 5, 160, 1, 4, 3, 3, (2, 2), seed=28),       # one chunk in runs of a row, the last shorter
-    Layer("conv", 7, 8, 1, 4, 3, 3, activation=RELU6, batches=2, seed=24),  # one chunk gathered, clamped
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with
 # intrinsics (other windows, dilation, left shifts); partial groups, strides, padding on every side, batches.

@@ -18,14 +18,6 @@
 
 #include "helium_ops.h"
 
-/* What the loops gather a window's chunks with (p->gathered), in the constants after the blocks: with
- * USMP_HELIUM_GATHER_STEP one chunk's offsets from its first byte and the step to the next chunk's; with
- * USMP_HELIUM_GATHER_EACH every chunk's offsets from the window's first byte (16 a chunk, no step). */
-struct gathered {
-	uint8_t offsets[16];
-	int32_t step;
-};
-
 /* Pixels against a run of blocks one pixel at a time (gemm_lone): what the pairs' loop leaves. */
 struct lone_run {
 	const int8_t *column; /* the first pixel's column (the job's pair_step / 2 apart) */
@@ -69,28 +61,17 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	return 16 + 64 * chunks + (general ? 48 : 32);
 }
 
-/* What a call's loops share, kept in its scratch (struct matrix_state): the blocks, the narrow loop's sums or the
- * gathered constants, and where the next run's columns start (output row, column; the output row whose input rows
- * are padded). */
+/* What a call's loops share, kept in its scratch (struct matrix_state): the blocks, the narrow loop's sums, and
+ * where the next run's columns start (output row, column; the output row whose input rows are padded). */
 struct matrix_call {
 	const int8_t *blocks;
-	int32_t *sums; /* the narrow loop's (one chunk) */
+	int32_t *sums;
 	int32_t general;
 	int32_t oy;
 	int32_t ox;
-	union {
-		int32_t padded;                  /* gathers: the output row whose input rows are padded */
-		const struct gathered *gathered; /* p->gathered */
-	};
+	int32_t padded;
 };
 struct matrix_state;
-
-/* The gathered constants, after the blocks. */
-static inline const struct gathered *gathered_of(const struct usmp_helium_conv_params *p, const int8_t *blocks)
-{
-	return (const struct gathered *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
-									  block_bytes(p->chunks, p->requant_general));
-}
 
 #if USMP_HELIUM_NATIVE
 /*
@@ -106,12 +87,11 @@ static inline const struct gathered *gathered_of(const struct usmp_helium_conv_p
  * (36), the pair's columns (40, 44), the job (48: in the kernel's scratch, where the loops that use q4..q7 save
  * them), then a copy of the fields the loops read (52: pair_step, pairs, blocks, chunks, out_ch, output_offset).
  */
-/* One 16-byte chunk of both columns (at [r9 + off], [r11 + off], or post-incremented) loaded, then GEMM_FILTERS. */
+/* One 16-byte chunk of both columns (at [r9 + off], [r11 + off], or post-incremented) against the block's four
+ * filters (r5 moves on): 8 VMLADAVA. */
 #define GEMM_CHUNK(col0, col1)                   \
 	"	vldrb.8	q0, " col0 "\n"           \
-	"	vldrb.8	q1, " col1 "\n" GEMM_FILTERS
-/* both columns' chunk (q0, q1) against the block's four filters (r5 moves on): 8 VMLADAVA */
-#define GEMM_FILTERS                             \
+	"	vldrb.8	q1, " col1 "\n"           \
 	"	vldrb.8	q2, [r5], #16\n"          \
 	"	vmladava.s8	r0, q0, q2\n"     \
 	"	vmladava.s8	r8, q1, q2\n"     \
@@ -222,11 +202,9 @@ GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CL
  * narrowed with saturation into one interleaved int16 vector, offset there (r3), narrowed into int8 (which is the
  * clamp) and scattered to both pixels' outputs with the offsets in q3. Four vector registers: nothing to save.
  */
-#define PAIRS_FULL(name, chunk_loop) PAIRS_FULL_AS(name, chunk_loop, "", "", "", "", "")
-#define PAIRS_FULL_AS(name, chunk_loop, job_setup, setup, reload, save, restore)                                 \
-	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n" job_setup, setup "	mov	r3, r10\n", \
-		   "", save,                                                                                    \
-		   reload "	vldrw.u32	q2, [r5], #16\n"                                                     \
+#define PAIRS_FULL(name, chunk_loop)                                                                          \
+	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n", "	mov	r3, r10\n", "", "", \
+		   "	vldrw.u32	q2, [r5], #16\n"                                                            \
 		   "	vqrdmulh.s32	q0, q0, q2\n"                                                               \
 		   "	vqrdmulh.s32	q1, q1, q2\n" PAIRS_FIX0 "	vqadd.s32	q0, q0, q2\n" PAIRS_FIX1           \
 		   "	vqadd.s32	q1, q1, q2\n"                                                               \
@@ -234,53 +212,11 @@ GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CL
 		   "	vrshl.s32	q0, q0, q2\n"                                                               \
 		   "	vrshl.s32	q1, q1, q2\n"                                                               \
 		   "	vqmovnb.s32	q2, q0\n	vqmovnt.s32	q2, q1\n	vqadd.s16	q2, q2, r3\n"          \
-		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q3]\n	adds	r7, r7, #4\n", restore)
+		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q3]\n	adds	r7, r7, #4\n", "")
 PAIRS_FULL(gemm_pairs_full, GEMM_CHUNKS_LOOP) /* any number of chunks */
 PAIRS_FULL(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
 PAIRS_FULL(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
 PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
-
-/*
- * Columns gathered by the loop itself from the padded rows (no im2col copy: p->gathered, select/helium.py): a
- * chunk is 16 / (filter_w * in_ch) whole filter rows, its 16 bytes one VLDRB.U8 gather with the same offsets
- * (q3) from each pixel's window, the next chunk `step` bytes on; the offsets and the step (struct gathered, in
- * the constants) found through the call's state, GATHERED_BEFORE_JOB bytes before the job. q3 and r3 are the
- * loop's: the full loop loads its output offsets and offset again after it, the general one its second pixel's
- * output pointer (r7 + out_ch).
- */
-#define GATHERED_BEFORE_JOB_BYTES 4
-#define GATHERED_BEFORE_JOB "4"
-#define GATHER_CHUNK                             \
-	"	vldrb.u8	q0, [r9, q3]\n"          \
-	"	vldrb.u8	q1, [r11, q3]\n"         \
-	"	add	r9, r9, r3\n"                    \
-	"	add	r11, r11, r3\n" GEMM_FILTERS
-#define GATHER_CHUNKS_LOOP                                      \
-	"	ldr	r9, [sp, #40]\n"                         \
-	"	ldr	r11, [sp, #44]\n"                        \
-	"	ldr	r1, [sp, #64]\n"                         \
-	"	ldr	r3, [sp, #48]\n"                         \
-	"	ldr	r3, [r3, #-" GATHERED_BEFORE_JOB "]\n"  \
-	"	vldrb.u8	q3, [r3]\n"                     \
-	"	ldr	r3, [r3, #16]\n"                         \
-	"4:" GATHER_CHUNK "	subs	r1, r1, #1\n"           \
-	"	bne	4b\n"
-PAIRS_FULL_AS(gemm_pairs_gathered, GATHER_CHUNKS_LOOP, "", "",
-	      "	ldr	r3, [sp, #72]\n	ldr	r1, [sp, #48]\n	ldr	r1, [r1, #52]\n	vldrh.u16	q3, [r1]\n", "", "")
-/* Two chunks, each its own offsets from the window's first byte (USMP_HELIUM_GATHER_EACH), in q4 and q5 through
- * the call (saved in the job): a gather in place of each column load, nothing reloaded. */
-#define GATHER_EACH_2                                                     \
-	"	vldrb.u8	q0, [r9, q4]\n	vldrb.u8	q1, [r11, q4]\n" GEMM_FILTERS \
-	"	vldrb.u8	q0, [r9, q5]\n	vldrb.u8	q1, [r11, q5]\n" GEMM_FILTERS
-PAIRS_FULL_AS(gemm_pairs_gathered_2, GATHER_EACH_2,
-	      "	ldr	lr, [r0, #-" GATHERED_BEFORE_JOB "]\n	vldrb.u8	q4, [lr]\n	vldrb.u8	q5, [lr, #16]\n", "", "",
-	      PAIRS_SAVE, PAIRS_RESTORE)
-GEMM_PAIRS(gemm_pairs_gathered_general, GATHER_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, "", PAIRS_SAVE,
-	   PAIRS_REQUANT("	vldrw.u32	q3, [r5], #16\n", "	vshl.s32	q0, q0, q3\n	vshl.s32	q1, q1, q3\n",
-			 "	vand	q2, q0, q5\n	vshr.s32	q2, q2, #31\n",
-			 "	vand	q2, q1, q5\n	vshr.s32	q2, q2, #31\n",
-			 PAIRS_CLAMP_PAIR PAIRS_CLAMP_FINISH("	ldr	r1, [sp, #72]\n	vadd.i32	q0, q0, r1\n	vadd.i32	q1, q1, r1\n")),
-	   PAIRS_RESTORE)
 
 
 /* What the narrow loop reads (the assembly below reads the fields at these offsets). */
@@ -299,7 +235,6 @@ struct narrow_job {
 	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
 	const uint16_t *pair;  /* 48: a pixel pair's 8 output offsets, as the unclamped loop interleaves them */
 	uint32_t saved[16];    /* 52: d8-d15 while the loop runs */
-	const uint8_t *gather; /* 116: p->gathered: the column's offsets from its first byte in the padded rows */
 };
 
 /* The clamp to act_min and act_max in q2 and q3 (after the offset). */
@@ -368,12 +303,7 @@ struct narrow_job {
  * (one stm); then the block's biases, multipliers and shifts take their places and the sums are requantized
  * (requant: NARROW_REQUANT, NARROW_REQUANT_PAIRS) into the pixels' four outputs.
  */
-#define GEMM_NARROW(name, setup, left_load, requant) GEMM_NARROW_AS(name, setup, left_load, requant, "", \
-							       "	vldrb.8	q0, [r1]\n")
-/* gathered (the offsets in q1 for each block: the requantization takes q1 after the pixels' loop) */
-#define NARROW_GATHER_SETUP "	ldr	r2, [r0, #116]\n	vldrb.u8	q1, [r2]\n"
-#define NARROW_GATHER_LOAD "	vldrb.u8	q0, [r1, q1]\n"
-#define GEMM_NARROW_AS(name, setup, left_load, requant, block_setup, load)                                 \
+#define GEMM_NARROW(name, setup, left_load, requant)                                                       \
 	__attribute__((naked, noinline)) static void name(const struct narrow_job *job)                    \
 	{                                                                                                  \
 		(void)job;                                                                                 \
@@ -390,10 +320,10 @@ struct narrow_job {
 			       "	vldrw.u32	q6, [r9, #48]\n"                                    \
 			       "	vldrw.u32	q7, [r9, #64]\n"                                    \
 			       "	ldr	r1, [r0, #0]\n"                                             \
-			       "	ldr	r5, [r0, #44]\n" block_setup                                \
+			       "	ldr	r5, [r0, #44]\n"                                            \
 			       "	ldr	r2, [r0, #8]\n"                                             \
 			       "	dls	lr, r2\n"                                                   \
-			       "2:" load                                                                   \
+			       "2:	vldrb.8	q0, [r1]\n"                                                 \
 			       "	add	r1, r1, r3\n"                                               \
 			       "	vmladav.s8	r4, q0, q4\n"                                       \
 			       "	vmladav.s8	r6, q0, q5\n"                                       \
@@ -421,12 +351,6 @@ GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\
 	    NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"))
 /* right shifts only, the whole int8 range: two pixels a step */
 GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
-/* the same, each pixel's column gathered from the padded rows (p->gathered) */
-GEMM_NARROW_AS(gemm_narrow_gathered_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\n",
-	       NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"),
-	       NARROW_GATHER_SETUP, NARROW_GATHER_LOAD)
-GEMM_NARROW_AS(gemm_narrow_gathered_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS, NARROW_GATHER_SETUP,
-	       NARROW_GATHER_LOAD)
 
 
 /* The job's lone runs (tails), a pixel and a block at a time (the last block may have fewer than 4 channels).
@@ -502,9 +426,6 @@ struct matrix_state {
 	};
 };
 typedef char matrix_state_fits[sizeof(struct matrix_state) <= USMP_HELIUM_MATRIX_STATE_BYTES ? 1 : -1];
-/* the gathered loops find the call's gathered constants GATHERED_BEFORE_JOB bytes before their job */
-typedef char gathered_before_job[offsetof(struct matrix_state, job) - offsetof(struct matrix_state, call.gathered) ==
-					 GATHERED_BEFORE_JOB_BYTES ? 1 : -1];
 
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
@@ -532,14 +453,9 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		n->act_max = p->act_max;
 		n->sums = st->call.sums;
 		n->pair = st->pair;
-		n->gather = st->call.gathered->offsets; /* read only where p->gathered */
-		if (general && p->gathered)
-			gemm_narrow_gathered_general(n);
-		else if (general)
+		if (general)
 			gemm_narrow_general(n);
-		else if (p->gathered) /* the whole int8 range: a narrower one is general (select/helium.py) */
-			gemm_narrow_gathered_pairs(n);
-		else
+		else /* the whole int8 range: a narrower one is general (select/helium.py) */
 			gemm_narrow_pairs(n);
 		columns = n->columns; /* read back rather than kept across the call: gemm's frame stays small */
 		stride = n->stride;
@@ -576,14 +492,8 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		gemm_lone(p, j);
 	if (p->chunks == 1 || j->pairs == 0 || j->full_blocks == 0)
 		return;
-	if (p->gathered == USMP_HELIUM_GATHER_EACH) /* two chunks, the whole int8 range (select/helium.py) */
-		gemm_pairs_gathered_2(j);
-	else if (st->call.general && p->gathered)
-		gemm_pairs_gathered_general(j);
-	else if (st->call.general)
+	if (st->call.general)
 		gemm_pairs_general(j);
-	else if (p->gathered)
-		gemm_pairs_gathered(j);
 	else if (p->chunks == 2) /* the whole int8 range: a narrower one is general (select/helium.py) */
 		gemm_pairs_2(j);
 	else if (p->chunks == 4)
@@ -754,8 +664,6 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 {
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
 	const int8_t *const blocks = st->call.blocks;
-	const struct gathered *const g = gathered_of(p, blocks); /* p->gathered */
-	const uint8_t *const each = (const uint8_t *)(const void *)g; /* every chunk's offsets (EACH) */
 
 	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
 		for (int32_t o = 0; o < p->out_ch; o++) {
@@ -763,13 +671,8 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 			const int32_t *requant = (const int32_t *)(const void *)(block + 16 + 64 * p->chunks);
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
-			for (int32_t k = 0; k < p->depth; k++) {
-				const int8_t x = p->gathered == USMP_HELIUM_GATHER_EACH ? columns[each[k]]
-						 : p->gathered ? columns[(k >> 4) * g->step + g->offsets[k & 15]]
-							       : columns[k];
-
-				sum += (int32_t)x * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
-			}
+			for (int32_t k = 0; k < p->depth; k++)
+				sum += (int32_t)columns[k] * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
 			sum = usmp_mul_by_quantized_multiplier(
 				sum, requant[o & 3], requant[4 + (o & 3)] + (p->requant_general ? requant[8 + (o & 3)] : 0));
 			out[o] = (int8_t)usmp_clamp(sum + p->output_offset, p->act_min, p->act_max);
@@ -863,50 +766,24 @@ HELIUM_INLINE int32_t padded_row_bytes(const struct usmp_helium_conv_params *p)
 	return ((p->out_w - 1) * p->stride_w + p->filter_w) * p->in_ch;
 }
 
-/* The filter rows of input row y on (dilation_h apart), `stride` bytes apart in rows: each `left` bytes of the
- * zero point, `inside` bytes of the input (from src, in the input row), the zero point up to `bytes`; a row outside
- * the input all zero point. */
-HELIUM_INLINE void pad_rows(const struct usmp_helium_conv_params *p, const int8_t *src, int32_t y, int32_t left,
-			    int32_t inside, int32_t bytes, int32_t stride, int8_t *rows)
+/* The input rows output row oy's windows read (filter row ky at ky * padded_row_bytes), padded with the zero
+ * point left, right, above and below the input, so that every window of the row is gathered alike. */
+static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *image, int32_t oy,
+			int8_t *rows)
 {
+	const int32_t c = p->in_ch, bytes = padded_row_bytes(p), left = p->pad_left * c;
+	const int32_t inside = p->in_w * c < bytes - left ? p->in_w * c : bytes - left;
 	const int8_t pad = (int8_t)p->pad_value;
 
-	for (int32_t ky = 0; ky < p->filter_h; ky++, y += p->dilation_h, rows += stride) {
+	for (int32_t ky = 0, y = oy * p->stride_h - p->pad_top; ky < p->filter_h; ky++, y += p->dilation_h, rows += bytes) {
 		if (y < 0 || y >= p->in_h) {
 			fill_bytes(rows, pad, bytes);
 			continue;
 		}
 		fill_bytes(rows, pad, left);
-		copy_bytes(rows + left, src + (size_t)y * p->in_w * p->in_ch, inside);
+		copy_bytes(rows + left, image + (size_t)y * p->in_w * c, inside);
 		fill_bytes(rows + left + inside, pad, bytes - left - inside);
 	}
-}
-
-/* The input rows output row oy's windows read (filter row ky at ky * padded_row_bytes), padded with the zero
- * point left, right, above and below the input, so that every window of the row is gathered alike. */
-__attribute__((noinline)) static void padded_rows(const struct usmp_helium_conv_params *p, const int8_t *image,
-						 int32_t oy, int8_t *rows)
-{
-	const int32_t c = p->in_ch, bytes = padded_row_bytes(p), left = p->pad_left * c;
-	const int32_t inside = p->in_w * c < bytes - left ? p->in_w * c : bytes - left;
-
-	pad_rows(p, image, oy * p->stride_h - p->pad_top, left, inside, bytes, bytes, rows);
-}
-
-/* The same for the run of output pixels at the cursor (st->call.oy, counting every image's rows, and ox: at most
- * `run` pixels, the rows a run's bytes apart). */
-__attribute__((noinline)) static void padded_run(const struct usmp_helium_conv_params *p, const int8_t *input,
-						const struct matrix_state *st, int8_t *rows)
-{
-	const int32_t c = p->in_ch, oy = st->call.oy, ox = st->call.ox, batch = oy / p->out_h;
-	const int32_t n = p->out_w - ox < p->run ? p->out_w - ox : p->run;
-	const int32_t bytes = ((n - 1) * p->stride_w + p->filter_w) * c, start = (ox * p->stride_w - p->pad_left) * c;
-	const int32_t left = start >= 0 ? 0 : -start < bytes ? -start : bytes;
-	const int32_t end = start + bytes < p->in_w * c ? start + bytes : p->in_w * c;
-
-	pad_rows(p, input + (size_t)batch * p->in_h * p->in_w * c + start + left,
-		 (oy - batch * p->out_h) * p->stride_h - p->pad_top, left, end - start - left > 0 ? end - start - left : 0,
-		 bytes, ((p->run - 1) * p->stride_w + p->filter_w) * c, rows);
 }
 
 /* `run` pixels of a 1x1 layer of at most 16 channels at a time, the input read as the columns, `in_ch` bytes
@@ -938,7 +815,7 @@ __attribute__((noinline)) static void direct_narrow(const struct usmp_helium_con
 #if USMP_HELIUM_NATIVE
 #define matrix_state_in(scratch) ((struct matrix_state *)(void *)(scratch))
 #else
-#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, { 0 } } })
+#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, 0 } })
 #endif
 
 /* The gathered columns of `part` output pixels from (row, ox) of image: the padded rows copied when the
@@ -989,28 +866,6 @@ HELIUM_INLINE void gathered_columns(const struct usmp_helium_conv_params *p, con
 RUN_COLUMNS(run_rows, row_columns(p, image, row, ox, ox + part, column))
 RUN_COLUMNS(run_gathers, gathered_columns(p, image, oy, row, ox, part, st, columns, column))
 
-/* `run` pixels of an output row at a time (a row, or less where a row's windows would not fit 8-bit offsets),
- * their windows gathered by the matrix loops from their padded input rows: no columns. The scratch after the
- * call's state: with one chunk the narrow loop's sums (a run's), then the rows. The cursor in the call's state,
- * read back after each run: few values live across the calls. */
-__attribute__((noinline)) static void gathered_rows(const struct usmp_helium_conv_params *p, const int8_t *input,
-						   int8_t *scratch, int8_t *output, struct matrix_state *st)
-{
-	int8_t *const rows = scratch + (p->chunks == 1 ? 16 * p->run + 16 : 0);
-
-	st->call.sums = (int32_t *)(void *)scratch;
-	st->call.gathered = gathered_of(p, st->call.blocks);
-	for (st->call.oy = 0; st->call.oy < p->batches * p->out_h; st->call.oy++) {
-		for (st->call.ox = 0; st->call.ox < p->out_w; st->call.ox += p->run) {
-			const int32_t n = p->out_w - st->call.ox < p->run ? p->out_w - st->call.ox : p->run;
-
-			padded_run(p, input, st, rows);
-			gemm(p, st, rows, p->stride_w * p->in_ch, n,
-			     output + ((size_t)st->call.oy * p->out_w + st->call.ox) * p->out_ch);
-		}
-	}
-}
-
 /* `run` output pixels at a time (a run may span output rows and images): their columns (im2col by rows of the
  * output; windows of rows under a vector gathered from padded copies of the rows), then the matrix loop over
  * them. The scratch: the call's state, then the columns, with depth <= 16 the sums of the narrow loop (a 1x1
@@ -1027,10 +882,6 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 	st->call.general = p->requant_general;
 	if (p->direct) {
 		direct_narrow(p, input, columns, output, st);
-		return;
-	}
-	if (p->gathered) {
-		gathered_rows(p, input, columns, output, st);
 		return;
 	}
 	st->call.sums = (int32_t *)(void *)(columns + (size_t)p->run * 16 * p->chunks);

@@ -34,13 +34,7 @@
  * usmp_helium_conv_s8 builds the columns of `run` output pixels at a time in `columns` (run * 16 *
  * chunks bytes of scratch, none when `direct`), followed with depth <= 16 by run * 16 + 16 bytes for
  * their sums; with `gathers`, the blocks are followed by 8 * gathers uint16 offsets of each column byte
- * from its window's first tap (windows inside the input are gathered with them). With `gathered` (depth a
- * multiple of 16, each chunk whole filter rows: USMP_HELIUM_GATHER_STEP; or one or two chunks of a window
- * within 8-bit offsets: USMP_HELIUM_GATHER_EACH) there are no columns: an output row at a time, its filter
- * rows are copied padded into the scratch (after, with one chunk, the row's sums) and the matrix loops
- * gather each chunk of a window from there: the blocks are followed by one chunk's 16 uint8 offsets from
- * its first byte and the int32 step from a chunk to the next (STEP), or every chunk's offsets from the
- * window's first byte (EACH).
+ * from its window's first tap (windows inside the input are gathered with them).
  * usmp_helium_conv_1x1_s8 reads the input as the columns (a 1x1 window, stride 1, no padding, in_ch a
  * multiple of 16). The scratch of either starts with the kernel's state during a call
  * (USMP_HELIUM_MATRIX_STATE_BYTES: its loops' jobs and the vector registers they save), which the plan holds
@@ -72,12 +66,9 @@ struct usmp_helium_conv_params {
 	int32_t requant_general; /* some shift >= 0 */
 	int32_t gathers;         /* windows inside the input gathered 8 bytes at a time (rows under 16 bytes) */
 	int32_t direct;          /* a 1x1 window over at most 16 channels: the input is the columns, in_ch apart */
-	int32_t gathered;        /* the matrix loop gathers each chunk of a window from the padded rows: no columns */
 };
 
 #define USMP_HELIUM_MATRIX_STATE_BYTES 160
-#define USMP_HELIUM_GATHER_STEP 1 /* gathered: one chunk's offsets and a step */
-#define USMP_HELIUM_GATHER_EACH 2 /* gathered: each chunk's offsets (one chunk, or two over the whole int8 range) */
 
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
 			 int8_t *columns, int8_t *output);

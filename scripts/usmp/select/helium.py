@@ -144,33 +144,25 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
                   requant_general=int(general), direct=int(direct))
     data = matrix_blocks(weights, bias, multiplier, shift, general)
     offsets = _gather_offsets(geometry, depth) if not direct else np.zeros(0, np.uint16)
-    gathered = _gathered(geometry, depth, general) if len(offsets) else None
-    params["gathers"] = 0 if gathered else len(offsets) // 8
-    params["gathered"] = gathered[0] if gathered else 0
-    data += gathered[1] if gathered else offsets.tobytes()
+    params["gathers"] = len(offsets) // 8
+    data += offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
         args = [("input", c.buffers["input"], False), constants,
                 ("columns", NewBuffer("helium_columns", "int8_t", MATRIX_STATE_BYTES), True),
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
-    rows = geometry["filter_h"] * _padded_row_bytes(geometry) if len(offsets) else 0
-    if gathered:  # runs of an output row, no columns (the narrow loop's sums for a run)
-        params["run"] = run = gathered[2]
-        rows = geometry["filter_h"] * _padded_row_bytes(geometry, run)
-        scratch = MATRIX_STATE_BYTES + (16 * run + 16 if narrow else 0) + rows
-    else:
-        scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
+    rows = geometry["filter_h"] * _padded_row_bytes(geometry) if params["gathers"] else 0
+    scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
     args = [("input", c.buffers["input"], False), constants,
             ("columns", NewBuffer("helium_columns", "int8_t", scratch), True),
             ("output", c.buffers["output"], True)]
     return Rewrite("usmp_helium_conv_s8", "usmp_helium_conv_params", params, args, ())
 
 
-def _padded_row_bytes(g: dict, pixels: int | None = None) -> int:
-    """Bytes of the kernel's padded copy of an input row: the columns every window of an output row (or of a run of
-    `pixels` of it) reads."""
-    return (((pixels or g["out_w"]) - 1) * g["stride_w"] + g["filter_w"]) * g["in_ch"]
+def _padded_row_bytes(g: dict) -> int:
+    """Bytes of the kernel's padded copy of an input row: the columns every window of an output row reads."""
+    return ((g["out_w"] - 1) * g["stride_w"] + g["filter_w"]) * g["in_ch"]
 
 
 def _gather_offsets(g: dict, depth: int) -> np.ndarray:
@@ -185,40 +177,6 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
     offsets = taps // row * _padded_row_bytes(g) + taps % row
     offsets[taps >= depth] = 0
     return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
-
-
-GATHER_STEP, GATHER_EACH = 1, 2  # USMP_HELIUM_GATHER_STEP, USMP_HELIUM_GATHER_EACH
-
-
-def _gathered(g: dict, depth: int, general: bool) -> tuple[int, bytes, int] | None:
-    """How the matrix loops gather a window's chunks from the padded rows themselves (no columns at all), and the
-    constants for it (usmp_kernels/helium.h), with 8-bit offsets: each chunk its own offsets from the window's
-    first byte (EACH: one chunk, the narrow loop, or two over the whole int8 range, their offsets held in two
-    vector registers; the window within 255 bytes, bytes past the depth reading the first tap against zero filter
-    bytes), else one chunk's offsets and a step to the next (STEP: a depth of whole chunks, each the same whole
-    filter rows); else None. Only where the loops take every output (whole blocks of 4 channels; with more than
-    one chunk, an even row of pixels): the loop for what they leave (gemm_lone) reads columns. A call takes a run
-    of an output row (the third value): the row, or for EACH the most pixels whose windows' padded rows are within
-    the offsets' reach (an even number with more than one chunk)."""
-    row = g["filter_w"] * g["in_ch"]
-    chunks = -(-depth // 16)
-    if g["out_ch"] % 4 or (chunks > 1 and g["out_w"] % 2):
-        return None
-    taps = np.arange(chunks * 16)
-
-    def window(run: int) -> np.ndarray:
-        return np.where(taps < depth, taps // row * _padded_row_bytes(g, run) + taps % row, 0)
-
-    if chunks == 1 or (chunks == 2 and not general):
-        run = g["out_w"]
-        while run > 2 and (window(run).max() > 255 or (chunks > 1 and run % 2)):
-            run -= 1
-        if window(run).max() < 256:
-            return GATHER_EACH, window(run).astype(np.uint8).tobytes(), run
-    padded = _padded_row_bytes(g)
-    if chunks < 2 or depth % 16 or 16 % row or (16 // row - 1) * padded + row > 256:
-        return None
-    return GATHER_STEP, window(g["out_w"])[:16].astype(np.uint8).tobytes() + _int32([16 // row * padded]), g["out_w"]
 
 
 def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
