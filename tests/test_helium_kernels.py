@@ -57,6 +57,10 @@ CONV_LAYERS = [
     Layer("conv", 5, 3, 8, 8, seed=16),                       # depth 8: the narrow loop two pixels a step, one odd
     Layer("conv", 3, 5, 4, 8, activation=RELU6, seed=17),     # the narrow loop clamped
     Layer("conv", 4, 4, 32, 8, activation=RELU, seed=18),     # two chunks clamped: the loop, not the unrolled
+    # windows of one chunk gathered by the narrow loop from the padded rows: no columns
+    Layer("conv", 11, 9, 1, 8, 3, 3, (2, 2), seed=23),        # person_detect's first layer's shape, odd rows
+    Layer("conv", 7, 8, 1, 4, 3, 3, batches=2, seed=24),      # batches
+    Layer("conv", 7, 8, 1, 4, 3, 3, activation=RELU6, seed=22),  # clamped: columns
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with
 # intrinsics (other windows, dilation, left shifts); partial groups, strides, padding on every side, batches.

@@ -18,6 +18,11 @@
 
 #include "helium_ops.h"
 
+/* What the narrow loop gathers a window of one chunk with (p->gathered): in the constants, after the blocks. */
+struct gathered {
+	uint8_t offsets[16]; /* of the window's bytes from its first one in the padded rows */
+};
+
 /* Pixels against a run of blocks one pixel at a time (gemm_lone): what the pairs' loop leaves. */
 struct lone_run {
 	const int8_t *column; /* the first pixel's column (the job's pair_step / 2 apart) */
@@ -61,17 +66,28 @@ static int32_t block_bytes(int32_t chunks, int32_t general)
 	return 16 + 64 * chunks + (general ? 48 : 32);
 }
 
-/* What a call's loops share, kept in its scratch (struct matrix_state): the blocks, the narrow loop's sums, and
- * where the next run's columns start (output row, column; the output row whose input rows are padded). */
+/* What a call's loops share, kept in its scratch (struct matrix_state): the blocks, the narrow loop's sums or the
+ * gathered constants, and where the next run's columns start (output row, column; the output row whose input rows
+ * are padded). */
 struct matrix_call {
 	const int8_t *blocks;
-	int32_t *sums;
+	int32_t *sums; /* the narrow loop's (one chunk) */
 	int32_t general;
 	int32_t oy;
 	int32_t ox;
-	int32_t padded;
+	union {
+		int32_t padded;                  /* gathers: the output row whose input rows are padded */
+		const struct gathered *gathered; /* p->gathered */
+	};
 };
 struct matrix_state;
+
+/* The gathered constants, after the blocks. */
+static inline const struct gathered *gathered_of(const struct usmp_helium_conv_params *p, const int8_t *blocks)
+{
+	return (const struct gathered *)(const void *)(blocks + (size_t)((p->out_ch + 3) >> 2) *
+									  block_bytes(p->chunks, p->requant_general));
+}
 
 #if USMP_HELIUM_NATIVE
 /*
@@ -219,6 +235,7 @@ PAIRS_FULL(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1
 PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
 
 
+
 /* What the narrow loop reads (the assembly below reads the fields at these offsets). */
 struct narrow_job {
 	const int8_t *columns; /* 0: the first pixel's column */
@@ -235,6 +252,7 @@ struct narrow_job {
 	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
 	const uint16_t *pair;  /* 48: a pixel pair's 8 output offsets, as the unclamped loop interleaves them */
 	uint32_t saved[16];    /* 52: d8-d15 while the loop runs */
+	const uint8_t *gather; /* 116: p->gathered: the column's offsets from its first byte in the padded rows */
 };
 
 /* The clamp to act_min and act_max in q2 and q3 (after the offset). */
@@ -303,7 +321,12 @@ struct narrow_job {
  * (one stm); then the block's biases, multipliers and shifts take their places and the sums are requantized
  * (requant: NARROW_REQUANT, NARROW_REQUANT_PAIRS) into the pixels' four outputs.
  */
-#define GEMM_NARROW(name, setup, left_load, requant)                                                       \
+#define GEMM_NARROW(name, setup, left_load, requant) GEMM_NARROW_AS(name, setup, left_load, requant, "", \
+							       "	vldrb.8	q0, [r1]\n")
+/* gathered (the offsets in q1 for each block: the requantization takes q1 after the pixels' loop) */
+#define NARROW_GATHER_SETUP "	ldr	r2, [r0, #116]\n	vldrb.u8	q1, [r2]\n"
+#define NARROW_GATHER_LOAD "	vldrb.u8	q0, [r1, q1]\n"
+#define GEMM_NARROW_AS(name, setup, left_load, requant, block_setup, load)                                 \
 	__attribute__((naked, noinline)) static void name(const struct narrow_job *job)                    \
 	{                                                                                                  \
 		(void)job;                                                                                 \
@@ -320,10 +343,10 @@ struct narrow_job {
 			       "	vldrw.u32	q6, [r9, #48]\n"                                    \
 			       "	vldrw.u32	q7, [r9, #64]\n"                                    \
 			       "	ldr	r1, [r0, #0]\n"                                             \
-			       "	ldr	r5, [r0, #44]\n"                                            \
+			       "	ldr	r5, [r0, #44]\n" block_setup                                \
 			       "	ldr	r2, [r0, #8]\n"                                             \
 			       "	dls	lr, r2\n"                                                   \
-			       "2:	vldrb.8	q0, [r1]\n"                                                 \
+			       "2:" load                                                                   \
 			       "	add	r1, r1, r3\n"                                               \
 			       "	vmladav.s8	r4, q0, q4\n"                                       \
 			       "	vmladav.s8	r6, q0, q5\n"                                       \
@@ -351,6 +374,9 @@ GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\
 	    NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"))
 /* right shifts only, the whole int8 range: two pixels a step */
 GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
+/* the whole int8 range, each pixel's column gathered from the padded rows (p->gathered) */
+GEMM_NARROW_AS(gemm_narrow_gathered_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS, NARROW_GATHER_SETUP,
+	       NARROW_GATHER_LOAD)
 
 
 /* The job's lone runs (tails), a pixel and a block at a time (the last block may have fewer than 4 channels).
@@ -453,9 +479,12 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		n->act_max = p->act_max;
 		n->sums = st->call.sums;
 		n->pair = st->pair;
+		n->gather = st->call.gathered->offsets; /* read only where p->gathered */
 		if (general)
 			gemm_narrow_general(n);
-		else /* the whole int8 range: a narrower one is general (select/helium.py) */
+		else if (p->gathered) /* the whole int8 range: a narrower one is general (select/helium.py) */
+			gemm_narrow_gathered_pairs(n);
+		else
 			gemm_narrow_pairs(n);
 		columns = n->columns; /* read back rather than kept across the call: gemm's frame stays small */
 		stride = n->stride;
@@ -664,6 +693,7 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 {
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
 	const int8_t *const blocks = st->call.blocks;
+	const struct gathered *const g = gathered_of(p, blocks); /* p->gathered */
 
 	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
 		for (int32_t o = 0; o < p->out_ch; o++) {
@@ -671,8 +701,11 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 			const int32_t *requant = (const int32_t *)(const void *)(block + 16 + 64 * p->chunks);
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
-			for (int32_t k = 0; k < p->depth; k++)
-				sum += (int32_t)columns[k] * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
+			for (int32_t k = 0; k < p->depth; k++) {
+				const int8_t x = p->gathered ? columns[g->offsets[k]] : columns[k]; /* one chunk */
+
+				sum += (int32_t)x * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
+			}
 			sum = usmp_mul_by_quantized_multiplier(
 				sum, requant[o & 3], requant[4 + (o & 3)] + (p->requant_general ? requant[8 + (o & 3)] : 0));
 			out[o] = (int8_t)usmp_clamp(sum + p->output_offset, p->act_min, p->act_max);
@@ -815,7 +848,7 @@ __attribute__((noinline)) static void direct_narrow(const struct usmp_helium_con
 #if USMP_HELIUM_NATIVE
 #define matrix_state_in(scratch) ((struct matrix_state *)(void *)(scratch))
 #else
-#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, 0 } })
+#define matrix_state_in(scratch) ((void)(scratch), &(struct matrix_state){ { NULL, NULL, 0, 0, 0, { 0 } } })
 #endif
 
 /* The gathered columns of `part` output pixels from (row, ox) of image: the padded rows copied when the
@@ -866,6 +899,24 @@ HELIUM_INLINE void gathered_columns(const struct usmp_helium_conv_params *p, con
 RUN_COLUMNS(run_rows, row_columns(p, image, row, ox, ox + part, column))
 RUN_COLUMNS(run_gathers, gathered_columns(p, image, oy, row, ox, part, st, columns, column))
 
+/* An output row at a time, its windows (of one chunk) gathered by the narrow loop from the row's padded input rows:
+ * no columns. The scratch after the call's state: the narrow loop's sums (an output row's), then the rows. */
+__attribute__((noinline)) static void gathered_rows(const struct usmp_helium_conv_params *p, const int8_t *input,
+						   int8_t *scratch, int8_t *output, struct matrix_state *st)
+{
+	const int32_t stride = p->stride_w * p->in_ch;
+	int8_t *const rows = scratch + 16 * p->out_w + 16;
+
+	st->call.sums = (int32_t *)(void *)scratch;
+	st->call.gathered = gathered_of(p, st->call.blocks);
+	for (int32_t oy = 0; oy < p->batches * p->out_h; oy++, output += (size_t)p->out_w * p->out_ch) {
+		const int32_t batch = oy / p->out_h;
+
+		padded_rows(p, input + (size_t)batch * p->in_h * p->in_w * p->in_ch, oy - batch * p->out_h, rows);
+		gemm(p, st, rows, stride, p->out_w, output);
+	}
+}
+
 /* `run` output pixels at a time (a run may span output rows and images): their columns (im2col by rows of the
  * output; windows of rows under a vector gathered from padded copies of the rows), then the matrix loop over
  * them. The scratch: the call's state, then the columns, with depth <= 16 the sums of the narrow loop (a 1x1
@@ -882,6 +933,10 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 	st->call.general = p->requant_general;
 	if (p->direct) {
 		direct_narrow(p, input, columns, output, st);
+		return;
+	}
+	if (p->gathered) {
+		gathered_rows(p, input, columns, output, st);
 		return;
 	}
 	st->call.sums = (int32_t *)(void *)(columns + (size_t)p->run * 16 * p->chunks);

@@ -144,16 +144,22 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
                   requant_general=int(general), direct=int(direct))
     data = matrix_blocks(weights, bias, multiplier, shift, general)
     offsets = _gather_offsets(geometry, depth) if not direct else np.zeros(0, np.uint16)
-    params["gathers"] = len(offsets) // 8
-    data += offsets.tobytes()
+    gathered = _gathered(geometry, depth, general) if len(offsets) else None
+    params["gathers"] = 0 if gathered else len(offsets) // 8
+    params["gathered"] = int(gathered is not None)
+    data += gathered or offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
         args = [("input", c.buffers["input"], False), constants,
                 ("columns", NewBuffer("helium_columns", "int8_t", MATRIX_STATE_BYTES), True),
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
-    rows = geometry["filter_h"] * _padded_row_bytes(geometry) if params["gathers"] else 0
-    scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
+    rows = geometry["filter_h"] * _padded_row_bytes(geometry) if len(offsets) else 0
+    if gathered:  # an output row a call, no columns (the narrow loop's sums for the row)
+        params["run"] = geometry["out_w"]
+        scratch = MATRIX_STATE_BYTES + 16 * geometry["out_w"] + 16 + rows
+    else:
+        scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
     args = [("input", c.buffers["input"], False), constants,
             ("columns", NewBuffer("helium_columns", "int8_t", scratch), True),
             ("output", c.buffers["output"], True)]
@@ -177,6 +183,19 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
     offsets = taps // row * _padded_row_bytes(g) + taps % row
     offsets[taps >= depth] = 0
     return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
+
+
+def _gathered(g: dict, depth: int, general: bool) -> bytes | None:
+    """The narrow loop's own gathers (struct gathered: a window's 16 uint8 offsets from its first byte in the padded
+    rows; bytes past the depth read the first tap, against zero filter bytes) where a window is one chunk within
+    8-bit offsets, over the whole int8 range (the loop without a clamp) and whole blocks of 4 channels (the loop for
+    the last block's channels, gemm_lone, reads columns): no columns at all; else None."""
+    row, padded = g["filter_w"] * g["in_ch"], _padded_row_bytes(g)
+    lanes = np.arange(16)
+    if depth > 16 or general or g["out_ch"] % 4:
+        return None
+    offsets = np.where(lanes < depth, lanes // row * padded + lanes % row, 0)
+    return offsets.astype(np.uint8).tobytes() if offsets.max() < 256 else None
 
 
 def _geometry(p: dict, in_ch: int, out_ch: int) -> dict:
