@@ -18,7 +18,8 @@
 
 #include "helium_ops.h"
 
-/* What the narrow loop gathers a window of one chunk with (p->gathered): in the constants, after the blocks. */
+/* What the narrow loop gathers a window of one chunk with (USMP_HELIUM_GATHERED): in the constants, after the
+ * blocks. */
 struct gathered {
 	uint8_t offsets[16]; /* of the window's bytes from its first one in the padded rows */
 };
@@ -77,7 +78,7 @@ struct matrix_call {
 	int32_t ox;
 	union {
 		int32_t padded;                  /* gathers: the output row whose input rows are padded */
-		const struct gathered *gathered; /* p->gathered */
+		const struct gathered *gathered; /* USMP_HELIUM_GATHERED */
 	};
 };
 struct matrix_state;
@@ -252,7 +253,7 @@ struct narrow_job {
 	int32_t *sums;         /* 44: scratch for `pixels` x 4 sums */
 	const uint16_t *pair;  /* 48: a pixel pair's 8 output offsets, as the unclamped loop interleaves them */
 	uint32_t saved[16];    /* 52: d8-d15 while the loop runs */
-	const uint8_t *gather; /* 116: p->gathered: the column's offsets from its first byte in the padded rows */
+	const uint8_t *gather; /* 116: USMP_HELIUM_GATHERED: a column's offsets from its first byte in the padded rows */
 };
 
 /* The clamp to act_min and act_max in q2 and q3 (after the offset). */
@@ -374,7 +375,7 @@ GEMM_NARROW(gemm_narrow_general, NARROW_CLAMP_SETUP, "	vldrw.u32	q7, [r9, #112]\
 	    NARROW_REQUANT("	vshl.s32	q0, q0, q7\n", "	vand	q1, q0, q5\n	vshr.s32	q1, q1, #31\n"))
 /* right shifts only, the whole int8 range: two pixels a step */
 GEMM_NARROW(gemm_narrow_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS)
-/* the whole int8 range, each pixel's column gathered from the padded rows (p->gathered) */
+/* the whole int8 range, each pixel's column gathered from the padded rows (direct: USMP_HELIUM_GATHERED) */
 GEMM_NARROW_AS(gemm_narrow_gathered_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT_PAIRS, NARROW_GATHER_SETUP,
 	       NARROW_GATHER_LOAD)
 
@@ -479,10 +480,10 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		n->act_max = p->act_max;
 		n->sums = st->call.sums;
 		n->pair = st->pair;
-		n->gather = st->call.gathered->offsets; /* read only where p->gathered */
+		n->gather = st->call.gathered->offsets; /* read only where gathered */
 		if (general)
 			gemm_narrow_general(n);
-		else if (p->gathered) /* the whole int8 range: a narrower one is general (select/helium.py) */
+		else if (p->direct == USMP_HELIUM_GATHERED) /* the whole int8 range (select/helium.py) */
 			gemm_narrow_gathered_pairs(n);
 		else
 			gemm_narrow_pairs(n);
@@ -693,7 +694,7 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 {
 	const int32_t bytes = block_bytes(p->chunks, p->requant_general);
 	const int8_t *const blocks = st->call.blocks;
-	const struct gathered *const g = gathered_of(p, blocks); /* p->gathered */
+	const struct gathered *const g = gathered_of(p, blocks); /* USMP_HELIUM_GATHERED */
 
 	for (int32_t px = 0; px < pixels; px++, columns += stride, out += p->out_ch) {
 		for (int32_t o = 0; o < p->out_ch; o++) {
@@ -702,7 +703,7 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
 			for (int32_t k = 0; k < p->depth; k++) {
-				const int8_t x = p->gathered ? columns[g->offsets[k]] : columns[k]; /* one chunk */
+				const int8_t x = p->direct == USMP_HELIUM_GATHERED ? columns[g->offsets[k]] : columns[k];
 
 				sum += (int32_t)x * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
 			}
@@ -931,11 +932,11 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 
 	st->call.blocks = blocks;
 	st->call.general = p->requant_general;
-	if (p->direct) {
+	if (p->direct == USMP_HELIUM_DIRECT) {
 		direct_narrow(p, input, columns, output, st);
 		return;
 	}
-	if (p->gathered) {
+	if (p->direct == USMP_HELIUM_GATHERED) {
 		gathered_rows(p, input, columns, output, st);
 		return;
 	}

@@ -34,10 +34,12 @@
  * usmp_helium_conv_s8 builds the columns of `run` output pixels at a time in `columns` (run * 16 *
  * chunks bytes of scratch, none when `direct`), followed with depth <= 16 by run * 16 + 16 bytes for
  * their sums; with `gathers`, the blocks are followed by 8 * gathers uint16 offsets of each column byte
- * from its window's first tap (windows inside the input are gathered with them). With `gathered` (a window
- * of one chunk within 8-bit offsets, the whole int8 range) there are no columns: an output row at a time,
- * its filter rows are copied padded into the scratch after the row's sums (out_w * 16 + 16 bytes) and the
- * narrow loop gathers each window from there (the blocks followed by its 16 uint8 offsets).
+ * from its window's first tap (windows inside the input are gathered with them). With `direct`
+ * USMP_HELIUM_DIRECT (a 1x1 window over at most 16 channels) the input is the columns, in_ch apart; with
+ * USMP_HELIUM_GATHERED (a window of one chunk within 8-bit offsets, the whole int8 range) there are no
+ * columns: an output row at a time, its filter rows are copied padded into the scratch after the row's
+ * sums (out_w * 16 + 16 bytes) and the narrow loop gathers each window from there (the blocks followed
+ * by its 16 uint8 offsets).
  * usmp_helium_conv_1x1_s8 reads the input as the columns (a 1x1 window, stride 1, no padding, in_ch a
  * multiple of 16). The scratch of either starts with the kernel's state during a call
  * (USMP_HELIUM_MATRIX_STATE_BYTES: its loops' jobs and the vector registers they save), which the plan holds
@@ -68,11 +70,12 @@ struct usmp_helium_conv_params {
 	int32_t act_max;
 	int32_t requant_general; /* some shift >= 0 */
 	int32_t gathers;         /* windows inside the input gathered 8 bytes at a time (rows under 16 bytes) */
-	int32_t direct;          /* a 1x1 window over at most 16 channels: the input is the columns, in_ch apart */
-	int32_t gathered;        /* the narrow loop gathers each window from padded rows: no columns */
+	int32_t direct;          /* where the columns are: USMP_HELIUM_DIRECT, USMP_HELIUM_GATHERED, else built */
 };
 
 #define USMP_HELIUM_MATRIX_STATE_BYTES 160
+#define USMP_HELIUM_DIRECT 1   /* usmp_helium_conv_params.direct: the input is the columns */
+#define USMP_HELIUM_GATHERED 2 /* usmp_helium_conv_params.direct: windows gathered from padded rows */
 
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
 			 int8_t *columns, int8_t *output);

@@ -146,7 +146,7 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     offsets = _gather_offsets(geometry, depth) if not direct else np.zeros(0, np.uint16)
     gathered = _gathered(geometry, depth, general) if len(offsets) else None
     params["gathers"] = 0 if gathered else len(offsets) // 8
-    params["gathered"] = int(gathered is not None)
+    params["direct"] = GATHERED if gathered else params["direct"]
     data += gathered or offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
@@ -183,6 +183,9 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
     offsets = taps // row * _padded_row_bytes(g) + taps % row
     offsets[taps >= depth] = 0
     return offsets.astype(np.uint16) if offsets.max() < 1 << 16 else np.zeros(0, np.uint16)
+
+
+GATHERED = 2  # usmp_helium_conv_params.direct: USMP_HELIUM_GATHERED (1: USMP_HELIUM_DIRECT, the input is the columns)
 
 
 def _gathered(g: dict, depth: int, general: bool) -> bytes | None:
