@@ -121,13 +121,15 @@ KERNELS = {
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "dsp"): KernelCost(call=300),
     ("usmp_cmsis_nn_depthwise_conv_s8_opt", "mve"): KernelCost(call=300),
     # USMP's DSP kernels (kernels/dsp/), measured on the Cortex-M4 with DS-CNN's layers whole and as bands of one
-    # row (run_on_target's profile): the convolution's lone pixel costs 1.9 instructions a MAC against 1.08 in a
-    # pair (int8 filters; wide 1.34 against 0.91). The depthwise kernel's band calls, against the same rows whole
+    # row (run_on_target's profile): the convolution's lone pixel (widened into its column once, then the one-column
+    # loop, two quads a turn) costs about 1.6 instructions a MAC against 1.08 in a pair (int8 filters; wide 0.98
+    # against 0.91): counted from the loops, and DS-CNN's 1-row bands (75 odd pointwise pixels) 107 K instructions
+    # fewer than with the raw pixel's 1.9 (wide 1.34). The depthwise kernel's band calls, against the same rows whole
     # (person_detect's and DS-CNN's seven depthwise layers, 5 to 48 columns, 8 to 64 channels, as bands of 1 to 4
     # rows): about 170 instructions per halo row and group of four channels, and 2 per halo element, fitted to
     # within 20 % of each layer (2,106 to 8,503 a call).
-    ("usmp_dsp_conv_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.8, per_mac=1.13),
-    ("usmp_dsp_conv_wide_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.5, per_mac=0.92),
+    ("usmp_dsp_conv_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.44, per_mac=1.13),
+    ("usmp_dsp_conv_wide_s8", "dsp"): KernelCost(call=150, granule=2, leftover=0.21, per_mac=0.92),
     ("usmp_dsp_depthwise_s8", "dsp"): KernelCost(call=100, per_mac=4.8, per_halo_element=2.0, per_halo_row=170),
     ("usmp_dsp_depthwise_wide_s8", "dsp"): KernelCost(call=100, per_mac=4.6, per_halo_element=2.0, per_halo_row=170),
     # The 3x3 one reading its input in place (depthwise_3x3.c) prepares nothing: a band costs it a call.
