@@ -92,6 +92,12 @@ DW_LAYERS = [
     Layer("dw", 7, 7, 32, 32, 3, 3, (2, 2), activation=RELU6, seed=54),
     Layer("dw", 6, 10, 16, 16, 3, 3, (2, 2), padding=VALID, batches=2, seed=55),
     Layer("dw", 5, 6, 16, 16, 3, 3, (1, 2), seed=56),
+    # 8 channels two pixels a vector read in place over even widths: the edge vectors; two columns; stride 2 down;
+    # VALID with batches
+    Layer("dw", 6, 8, 8, 8, 3, 3, activation=RELU6, seed=57),
+    Layer("dw", 4, 2, 8, 8, 3, 3, seed=58),
+    Layer("dw", 5, 10, 8, 8, 3, 3, (2, 1), seed=59),
+    Layer("dw", 5, 6, 8, 8, 3, 3, padding=VALID, batches=2, seed=62),
 ]
 FC_LAYERS = [
     Layer("fc", in_ch=64, out_ch=12, seed=41),                # read in place
@@ -249,13 +255,13 @@ def test_layers_go_to_the_cheaper_family(monkeypatch):
 
 
 def test_depthwise_reads_in_place_where_it_can(tmp_path):
-    """The 3x3 layers of strides 1 and 2 of whole groups of 16 channels take the in-place kernel, whose scratch is its state
-    (no strips of copied rows); the others the strips."""
+    """The 3x3 layers of strides 1 and 2 of whole groups of 16 channels (or 8 channels over even widths) take the
+    in-place kernel, whose scratch is its state (no strips of copied rows); the others the strips."""
     model = write_model(tmp_path / "dw.tflite", DW_LAYERS)
     compiled = compile_model(model, HELIUM)
     program = compiled.program
     in_place = [op for op in program.ops if op.calls[0].function == "usmp_helium_depthwise_rows_s8"]
-    assert len(in_place) == 9 and len(program.ops) - len(in_place) == len(DW_LAYERS) - 9
+    assert len(in_place) == 13 and len(program.ops) - len(in_place) == len(DW_LAYERS) - 13
     for op in in_place:
         state = {a.name: program.buffers[a.buffer].size for a in op.args}["state"]
-        assert state == 152
+        assert state == (168 if op.calls[0].params["pixels_per_vector"] == 1 else 168 + 96)

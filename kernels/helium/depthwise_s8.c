@@ -648,8 +648,14 @@ struct dwr_job {
 	int32_t right;        /* 64: then pixels of the right edge (their last taps outside): 0 or 1 */
 	int32_t run;          /* 68: the run under way (0 left, 1 inside, 2 right) */
 	int32_t skip;         /* 72: bytes the taps move on after a pixel's groups beyond them: (stride - 1) pixels */
-	uint32_t saved[16];   /* 76: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
+	int32_t back;         /* 76: bytes of an input pixel: the first taps after the left edge, behind the second */
+	const int8_t *last[3]; /* 80: the last taps of the right edge: the zero point, or with two pixels a vector
+				* each filter row's last pixel and the zero point (edges) */
+	uint32_t saved[16];   /* 92: d8-d15 (callee-saved) while the assembly runs, kept here rather than on the stack */
 	const int8_t *rows[3]; /* the output row's filter rows' input rows (NULL: outside the input) */
+	/* with two pixels (8 channels) a vector, the vectors at the input's edges, a filter row's each: the zero point
+	 * and its first pixel, its last pixel and the zero point (USMP_HELIUM_DW_ROWS_EDGES_BYTES) */
+	int8_t edges[];
 };
 typedef char dwr_state_fits[sizeof(struct dwr_job) == USMP_HELIUM_DW_ROWS_STATE_BYTES ? 1 : -1];
 
@@ -680,7 +686,7 @@ __attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 {
 	(void)job;
 	__asm volatile("	push	{r4-r11, lr}\n"
-		       "	add	r2, r0, #76\n"
+		       "	add	r2, r0, #92\n"
 		       "	vstmia	r2, {d8-d15}\n"
 		       "	mov	r1, r0\n"
 		       "	ldr	r12, [r1, #52]\n"
@@ -704,15 +710,15 @@ __attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 		       "	ldr	lr, [r1, #56]\n" /* inside: after a left edge pixel, the first taps into the input */
 		       "	cmp	lr, #0\n"
 		       "	beq	8f\n"
-		       "	ldr	r9, [r1, #44]\n"
-		       "	sub	r0, r2, r9, lsl #4\n"
-		       "	sub	r4, r5, r9, lsl #4\n"
-		       "	sub	r7, r8, r9, lsl #4\n"
+		       "	ldr	r9, [r1, #76]\n"
+		       "	sub	r0, r2, r9\n"
+		       "	sub	r4, r5, r9\n"
+		       "	sub	r7, r8, r9\n"
 		       "8:	ldr	lr, [r1, #60]\n"
 		       "	b	5f\n"
-		       "7:	add	r3, r12, #48\n" /* right: the last taps on the zero-point pixel */
-		       "	mov	r6, r3\n"
-		       "	mov	r10, r3\n"
+		       "7:	ldr	r3, [r1, #80]\n" /* right: the last taps on the zero point (or the edge vectors) */
+		       "	ldr	r6, [r1, #84]\n"
+		       "	ldr	r10, [r1, #88]\n"
 		       "	ldr	lr, [r1, #64]\n"
 		       "5:	cmp	lr, #0\n"
 		       "	beq	6b\n"
@@ -769,18 +775,18 @@ __attribute__((naked, noinline)) static void dwr_row(struct dwr_job *job)
 		       "	ldr	r9, [r1, #36]\n"
 		       "	bne	0b\n"
 		       "	b	6b\n"
-		       "9:	add	r2, r1, #76\n"
+		       "9:	add	r2, r1, #92\n"
 		       "	vldmia	r2, {d8-d15}\n"
 		       "	pop	{r4-r11, pc}\n");
 }
 
-/* The row's taps at pixel a (j->rows[ky]: filter row ky's input row, NULL outside the input), each inside the
- * input read in place, else the zero-point pixel: the first taps of a pixel before pad_left, the last ones of a
- * pixel whose last tap's column is in_w or more. */
+/* The row's taps at vector a (j->rows[ky]: filter row ky's input row, NULL outside the input), each inside the
+ * input read in place, else the zero-point pixel, or with two pixels a vector the filter row's edge vectors: the
+ * first taps of a vector whose first pixel lies left of the input, the last ones of a vector whose last lies right. */
 HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_taps(const struct usmp_helium_depthwise_params *p,
 							       struct dwr_job *j, int32_t a)
 {
-	const int32_t ch = p->channels;
+	const int32_t ch = p->channels, per = p->pixels_per_vector;
 	const int8_t *const pad = j->tail + 48;
 	const int8_t *const *rows = j->rows;
 	const int8_t **tap = j->tap;
@@ -790,17 +796,17 @@ HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_taps(const struct usm
 			tap[0] = tap[1] = tap[2] = pad;
 			continue;
 		}
-		const int32_t x = a * p->stride_w - p->pad_left; /* the first tap's column */
+		const int32_t x = a * per * p->stride_w - p->pad_left; /* the first tap's first pixel */
 		const int8_t *const base = rows[ky] + x * ch;
 
-		tap[0] = x < 0 ? pad : base;
+		tap[0] = x < 0 ? (per > 1 ? j->edges + 16 * ky : pad) : base;
 		tap[1] = base + ch;
-		tap[2] = x + 2 >= p->in_w ? pad : base + 2 * ch;
+		tap[2] = x + 1 + per >= p->in_w ? j->last[ky] : base + 2 * ch;
 	}
 }
 
-/* Output row r (counting every image's rows): its filter rows' input rows (NULL outside the input) and its first
- * output; whether one of them lies outside the input. */
+/* Output row r (counting every image's rows): its filter rows' input rows (NULL outside the input), with two pixels
+ * a vector their edge vectors, and its first output; whether one of them lies outside the input. */
 HELIUM_HOT_SETUP __attribute__((noinline)) static int32_t dwr_rows(const struct usmp_helium_depthwise_params *p,
 								  struct dwr_job *j, const int8_t *input,
 								  int8_t *output, int32_t r)
@@ -811,24 +817,36 @@ HELIUM_HOT_SETUP __attribute__((noinline)) static int32_t dwr_rows(const struct 
 
 	for (int32_t ky = 0; ky < 3; ky++) {
 		const int32_t y = oy * p->stride_h - p->pad_top + ky;
+		const int8_t *const in = image + (size_t)y * row;
 
-		j->rows[ky] = y >= 0 && y < p->in_h ? image + (size_t)y * row : NULL;
+		j->rows[ky] = y >= 0 && y < p->in_h ? in : NULL;
 		outside |= j->rows[ky] == NULL;
+		if (p->pixels_per_vector > 1 && j->rows[ky] != NULL) { /* 8 channels: a pixel is two words */
+			uint32_t *const e = (uint32_t *)(void *)(j->edges + 16 * ky);
+			const uint32_t *const first = (const uint32_t *)(const void *)in;
+			const uint32_t *const last = (const uint32_t *)(const void *)(in + row - 8);
+
+			e[2] = first[0];
+			e[3] = first[1];
+			e[12] = last[0];
+			e[13] = last[1];
+		}
 	}
 	j->out = output + (size_t)r * p->out_w * p->channels;
 	return outside;
 }
 
-/* A row with a filter row outside the input: the zero-point pixel stands for that whole row, so a pixel a call. */
+/* A row with a filter row outside the input: the zero-point pixel stands for that whole row, so a vector a call. */
 HELIUM_HOT_SETUP __attribute__((noinline)) static void dwr_pixels(const struct usmp_helium_depthwise_params *p,
 								 struct dwr_job *j)
 {
 	const int32_t left = j->left, inside = j->inside, right = j->right;
+	const int32_t per = p->pixels_per_vector, step = per * p->channels;
 
 	j->left = j->right = 0;
 	j->inside = 1;
-	for (int32_t x = 0; x < p->out_w; x++, j->out += p->channels) {
-		dwr_taps(p, j, x);
+	for (int32_t a = 0; a < p->out_w / per; a++, j->out += step) {
+		dwr_taps(p, j, a);
 		dwr_row(j);
 	}
 	j->left = left;
@@ -840,19 +858,33 @@ void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p,
 				   const int8_t *constants, int8_t *state, int8_t *output)
 {
 	struct dwr_job *const j = (struct dwr_job *)(void *)state;
-	/* pixels [0, left) have their first tap left of the input, pixels from `edge` on their last right of it:
+	const int32_t per = p->pixels_per_vector, n = p->out_w / per, span = per * p->stride_w;
+	/* vectors [0, left) have their first tap left of the input, vectors from `edge` on their last right of it:
 	 * those in [left, right) read only the input */
-	const int32_t sw = p->stride_w, edge = (p->in_w + p->pad_left - 2 + sw - 1) / sw;
-	const int32_t left = p->pad_left < p->out_w ? p->pad_left : p->out_w;
-	const int32_t right = edge < left ? left : (edge < p->out_w ? edge : p->out_w);
+	const int32_t edge = (p->in_w + p->pad_left - 1 - per + span - 1) / span;
+	const int32_t left = p->pad_left < n ? p->pad_left : n;
+	const int32_t right = edge < left ? left : (edge < n ? edge : n);
 
-	j->skip = (sw - 1) * p->channels;
+	j->skip = (p->stride_w - 1) * p->channels;
+	j->back = p->channels;
 	j->group = constants;
-	j->groups = p->channels >> 4;
+	j->groups = per > 1 ? 1 : p->channels >> 4;
 	j->tail = constants + (size_t)j->groups * 336;
+	for (int32_t ky = 0; ky < 3; ky++) /* the zero point, or the edge vectors' right halves */
+		j->last[ky] = per > 1 ? j->edges + 48 + 16 * ky : j->tail + 48;
+	if (per > 1) { /* the edge vectors' zero-point halves */
+		const uint32_t zero = *(const uint32_t *)(const void *)(j->tail + 48);
+
+		for (int32_t k = 0; k < 6; k++) {
+			uint32_t *const e = (uint32_t *)(void *)(j->edges + 16 * k);
+
+			e[k < 3 ? 0 : 2] = zero;
+			e[k < 3 ? 1 : 3] = zero;
+		}
+	}
 	j->left = left;
 	j->inside = right - left;
-	j->right = p->out_w - right;
+	j->right = n - right;
 	for (int32_t r = 0; r < p->batches * p->out_h; r++) {
 		if (dwr_rows(p, j, input, output, r)) {
 			dwr_pixels(p, j);

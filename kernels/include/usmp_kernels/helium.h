@@ -132,12 +132,14 @@ void usmp_helium_depthwise_s8(const struct usmp_helium_depthwise_params *p, cons
 
 /*
  * The same layers where the window is 3x3, the strides 1 or 2, the dilations 1, the padding at most one column a
- * side, the channels whole groups of 16 and every shift a right shift, with the input read in place (no strips;
- * chunk, strip_width and group_pass unused). `constants` as above, then a tail: the output zero point as 8 int16, act_min
- * and act_max as 16 int8 each, and a pixel (the channels) of the input zero point. `state` holds its loop's fields,
- * USMP_HELIUM_DW_ROWS_STATE_BYTES.
+ * side, the channels whole groups of 16 (or 8 channels two pixels a vector over an even output width) and every
+ * shift a right shift, with the input read in place (no strips; chunk, strip_width and group_pass unused).
+ * `constants` as above, then a tail: the output zero point as 8 int16, act_min and act_max as 16 int8 each, and the
+ * input zero point in 16 bytes or a pixel (the channels), whichever is more. `state` holds its loop's fields,
+ * USMP_HELIUM_DW_ROWS_STATE_BYTES, then with two pixels a vector the input's edges as 6 vectors.
  */
-#define USMP_HELIUM_DW_ROWS_STATE_BYTES 152
+#define USMP_HELIUM_DW_ROWS_STATE_BYTES 168
+#define USMP_HELIUM_DW_ROWS_EDGES_BYTES 96
 
 void usmp_helium_depthwise_rows_s8(const struct usmp_helium_depthwise_params *p, const int8_t *input,
 				   const int8_t *constants, int8_t *state, int8_t *output);

@@ -233,7 +233,7 @@ def fully_connected(c: Call) -> Rewrite | None:
 
 DW_MAX_FILTER_H = 5  # USMP_HELIUM_DW_MAX_FILTER_H
 DW_STATE_BYTES = 256  # USMP_HELIUM_DW_STATE_BYTES: the kernel's state during a call, before its strips
-DW_ROWS_STATE_BYTES = 152  # USMP_HELIUM_DW_ROWS_STATE_BYTES: the in-place kernel's state
+DW_ROWS_STATE_BYTES, DW_ROWS_EDGES_BYTES = 168, 96  # the in-place kernel's state, and its edge vectors (8 channels)
 STRIP_BUDGET = 1536  # bytes of strips a depthwise layer's scratch may take (at least a group's four vectors' worth)
 SUM_LANES = [0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15]  # the lanes of the depthwise kernel's four sums
 
@@ -303,12 +303,14 @@ def depthwise(c: Call) -> Rewrite | None:
     params = dict({k: p[k] for k in keys}, channels=channels, pixels_per_vector=per, requant_general=int(general),
                   chunk=chunk, strip_width=width, group_pass=group_pass)
     constants = ("constants", NewBuffer("helium_groups", "int8_t", len(data), data), False)
-    if reads_in_place(p, channels, general):
+    if reads_in_place(p, channels, per, general):
         tail = (np.full(8, p["output_offset"], np.int16).tobytes() + np.full(16, p["act_min"], np.int8).tobytes()
-                + np.full(16, p["act_max"], np.int8).tobytes() + np.full(channels, -p["input_offset"], np.int8).tobytes())
+                + np.full(16, p["act_max"], np.int8).tobytes()
+                + np.full(max(channels, 16), -p["input_offset"], np.int8).tobytes())
+        state = DW_ROWS_STATE_BYTES + (DW_ROWS_EDGES_BYTES if per > 1 else 0)
         args = [("input", c.buffers["input"], False),
                 ("constants", NewBuffer("helium_groups", "int8_t", len(data + tail), data + tail), False),
-                ("state", NewBuffer("helium_dw_state", "int8_t", DW_ROWS_STATE_BYTES), True),
+                ("state", NewBuffer("helium_dw_state", "int8_t", state), True),
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_depthwise_rows_s8", "usmp_helium_depthwise_params", params, args, ())
     args = [("input", c.buffers["input"], False), constants,
@@ -317,15 +319,16 @@ def depthwise(c: Call) -> Rewrite | None:
     return Rewrite("usmp_helium_depthwise_s8", "usmp_helium_depthwise_params", params, args, ())
 
 
-def reads_in_place(p: dict, channels: int, general: bool) -> bool:
+def reads_in_place(p: dict, channels: int, per: int, general: bool) -> bool:
     """usmp_helium_depthwise_rows_s8's layers: 3x3, strides 1 or 2, dilations 1, at most one column of padding a
-    side, whole groups of 16 channels, right shifts only. It reads the input where it is (a band's rows where their
-    producer wrote them), so its scratch is its state (152 B), not strips of copied rows; the padding reads a pixel of
-    the zero point its constants hold."""
+    side, whole groups of 16 channels (or 8 channels, two pixels a vector, over an even output width), right shifts
+    only. It reads the input where it is (a band's rows where their producer wrote them), so its scratch is its state
+    (168 B; 264 B with two pixels a vector), not strips of copied rows; the padding reads the zero point its
+    constants hold."""
     pad_right = (p["out_w"] - 1) * p["stride_w"] + 3 - p["in_w"] - p["pad_left"]
     return (p["filter_h"] == p["filter_w"] == 3 and p["stride_h"] in (1, 2) and p["stride_w"] in (1, 2)
             and p["dilation_h"] == p["dilation_w"] == 1 and 0 <= p["pad_left"] <= 1 and pad_right <= 1
-            and channels % 16 == 0 and not general)
+            and (channels % 16 == 0 if per == 1 else p["out_w"] % 2 == 0) and not general)
 
 
 def add(c: Call) -> Rewrite | None:
