@@ -23,8 +23,11 @@ from usmp.errors import PlanError
 from usmp.lower.program import Arg, Buffer, KernelCall, LoweredOp, Program
 from usmp.pools import DEFAULT_TARGETS, PoolSpec
 
+# The copies move bytes, whatever they mean: one kernel per element width (the scalar kernels' packed weights are
+# uint32_t, moved into a faster pool by placement by demand like any constant).
 COPY_KERNELS = {"int8_t": ("usmp_copy_nd_x8", 1), "uint8_t": ("usmp_copy_nd_x8", 1), "int16_t": ("usmp_copy_nd_x16", 2),
-                "int32_t": ("usmp_copy_nd_x32", 4), "float": ("usmp_copy_nd_x32", 4)}
+                "uint16_t": ("usmp_copy_nd_x16", 2), "int32_t": ("usmp_copy_nd_x32", 4),
+                "uint32_t": ("usmp_copy_nd_x32", 4), "float": ("usmp_copy_nd_x32", 4)}
 ND_DIMS = 6  # USMP_ND_DIMS of the kernel library
 
 
