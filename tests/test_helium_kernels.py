@@ -35,6 +35,13 @@ def test_taken_without_cmsis_nn(monkeypatch):
     assert all(p.parent.name == "helium" for p in compiled.program.external_kernels.glue)
 
 
+# usmp_helium_conv_rows_s8's layers: micro_speech's 10x8 window over one channel (8-byte rows, two a chunk); 4-byte
+# rows whose last chunk reads rows past the filter's (against zero filter bytes), batches; 2-byte rows, eight a chunk
+ROWS_LAYERS = [
+    Layer("dw", 12, 12, 1, 8, 10, 8, (2, 2), seed=25),
+    Layer("conv", 11, 12, 1, 8, 5, 4, (2, 2), batches=2, seed=26),
+    Layer("conv", 12, 8, 2, 4, 9, 1, seed=27),
+]
 # Every remainder path of the matrix kernel: pixel counts odd and even, output channels off the blocks of 4 (1, 2,
 # 3 left), depths off the 16-byte chunks, the input read as its own columns (1x1 over whole chunks), columns from
 # windows inside the input, cut by padding on every side, rows outside it, strides, dilation, batches, clamps.
@@ -61,6 +68,8 @@ CONV_LAYERS = [
     Layer("conv", 11, 9, 1, 8, 3, 3, (2, 2), seed=23),        # person_detect's first layer's shape, odd rows
     Layer("conv", 7, 8, 1, 4, 3, 3, batches=2, seed=24),      # batches
     Layer("conv", 7, 8, 1, 4, 3, 3, activation=RELU6, seed=22),  # clamped: columns
+    # windows of several chunks of whole filter rows gathered by the pairs' loop from the padded rows: no columns
+    *ROWS_LAYERS,
 ]
 # Depthwise: 3x3 layers in assembly (groups of 16 channels, 8 channels two pixels a vector), the rest with
 # intrinsics (other windows, dilation, left shifts); partial groups, strides, padding on every side, batches.
@@ -265,3 +274,20 @@ def test_depthwise_reads_in_place_where_it_can(tmp_path):
     for op in in_place:
         state = {a.name: program.buffers[a.buffer].size for a in op.args}["state"]
         assert state == (168 if op.calls[0].params["pixels_per_vector"] == 1 else 168 + 96)
+
+
+def test_rows_of_short_windows_are_gathered_by_the_matrix_loop(tmp_path):
+    """Windows of several chunks whose filter rows are 1 to 8 bytes (micro_speech's 10x8 over one channel) take
+    usmp_helium_conv_rows_s8: its scratch is its state and an output row's padded rows, no columns."""
+    from usmp.select import helium
+
+    model = write_model(tmp_path / "rows.tflite", ROWS_LAYERS)
+    program = compile_model(model, HELIUM).program
+    for op in program.ops:
+        call = op.calls[0]
+        assert call.function == "usmp_helium_conv_rows_s8"
+        p = call.params
+        rows = max(p["filter_h"], p["chunks"] * 16 // (p["filter_w"] * p["in_ch"]))
+        padded = ((p["out_w"] - 1) * p["stride_w"] + p["filter_w"]) * p["in_ch"]
+        columns = {a.name: program.buffers[a.buffer].size for a in op.args}["columns"]
+        assert columns == helium.MATRIX_STATE_BYTES + rows * padded

@@ -4,7 +4,8 @@
  * Each output pixel's window is a column of 16-byte chunks: the input itself
  * for a 1x1 window over whole chunks, else an im2col of a few output pixels
  * at a time (padding is the input zero point, so the folded bias is exact
- * everywhere). The matrix loop takes two pixels and a block of four output
+ * everywhere), or for windows of short filter rows chunks the loop gathers
+ * itself from padded copies of an output row's input rows. The matrix loop takes two pixels and a block of four output
  * channels at once: per chunk two column loads, four filter loads and eight
  * VMLADAVA (128 multiply-accumulates in 16 instructions), the eight sums in
  * general registers; then both pixels' sums are requantized as two vectors.
@@ -57,6 +58,11 @@ struct gemm_job {
 	union {
 		uint32_t saved[16]; /* 56: d8-d15 (callee-saved) while a loop that uses them runs, here rather than on the stack */
 		struct lone_tails tails; /* what gemm_lone takes, done before the loop runs */
+		struct {
+			uint32_t saved_q4[4];    /* 56: d8-d9 while gemm_pairs_rows runs */
+			const uint8_t *offsets;  /* 72: a chunk's 16 offsets in the padded rows (USMP_HELIUM_ROWS) */
+			int32_t chunk_step;      /* 76: bytes from a chunk's first filter row to the next chunk's */
+		} rows;
 	};
 };
 
@@ -90,6 +96,13 @@ static inline const struct gathered *gathered_of(const struct usmp_helium_conv_p
 									  block_bytes(p->chunks, p->requant_general));
 }
 
+/* Bytes from a gathered chunk's first filter row to the next chunk's (USMP_HELIUM_ROWS: 16 / row filter rows a
+ * chunk, in an output row's padded rows). */
+static inline int32_t chunk_step(const struct usmp_helium_conv_params *p)
+{
+	return 16 / (p->filter_w * p->in_ch) * ((p->out_w - 1) * p->stride_w + p->filter_w) * p->in_ch;
+}
+
 #if USMP_HELIUM_NATIVE
 /*
  * Pixel pairs against every full block of 4 output channels, in assembly: GCC can neither keep eight accumulators
@@ -108,7 +121,9 @@ static inline const struct gathered *gathered_of(const struct usmp_helium_conv_p
  * filters (r5 moves on): 8 VMLADAVA. */
 #define GEMM_CHUNK(col0, col1)                   \
 	"	vldrb.8	q0, " col0 "\n"           \
-	"	vldrb.8	q1, " col1 "\n"           \
+	"	vldrb.8	q1, " col1 "\n" GEMM_CHUNK_FILTERS
+/* the chunk (q0, q1) against the block's four filters */
+#define GEMM_CHUNK_FILTERS                       \
 	"	vldrb.8	q2, [r5], #16\n"          \
 	"	vmladava.s8	r0, q0, q2\n"     \
 	"	vmladava.s8	r8, q1, q2\n"     \
@@ -219,21 +234,42 @@ GEMM_PAIRS(gemm_pairs_general, GEMM_CHUNKS_LOOP, "", PAIRS_CLAMP_SETUP, PAIRS_CL
  * narrowed with saturation into one interleaved int16 vector, offset there (r3), narrowed into int8 (which is the
  * clamp) and scattered to both pixels' outputs with the offsets in q3. Four vector registers: nothing to save.
  */
-#define PAIRS_FULL(name, chunk_loop)                                                                          \
-	GEMM_PAIRS(name, chunk_loop, "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n", "	mov	r3, r10\n", "", "", \
-		   "	vldrw.u32	q2, [r5], #16\n"                                                            \
-		   "	vqrdmulh.s32	q0, q0, q2\n"                                                               \
-		   "	vqrdmulh.s32	q1, q1, q2\n" PAIRS_FIX0 "	vqadd.s32	q0, q0, q2\n" PAIRS_FIX1           \
-		   "	vqadd.s32	q1, q1, q2\n"                                                               \
-		   "	vldrw.u32	q2, [r5], #16\n"                                                            \
-		   "	vrshl.s32	q0, q0, q2\n"                                                               \
-		   "	vrshl.s32	q1, q1, q2\n"                                                               \
-		   "	vqmovnb.s32	q2, q0\n	vqmovnt.s32	q2, q1\n	vqadd.s16	q2, q2, r3\n"          \
-		   "	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q3]\n	adds	r7, r7, #4\n", "")
+#define PAIRS_FULL_REQUANT                                                                                    \
+	"	vldrw.u32	q2, [r5], #16\n"                                                                    \
+	"	vqrdmulh.s32	q0, q0, q2\n"                                                                       \
+	"	vqrdmulh.s32	q1, q1, q2\n" PAIRS_FIX0 "	vqadd.s32	q0, q0, q2\n" PAIRS_FIX1                   \
+	"	vqadd.s32	q1, q1, q2\n"                                                                       \
+	"	vldrw.u32	q2, [r5], #16\n"                                                                    \
+	"	vrshl.s32	q0, q0, q2\n"                                                                       \
+	"	vrshl.s32	q1, q1, q2\n"                                                                       \
+	"	vqmovnb.s32	q2, q0\n	vqmovnt.s32	q2, q1\n	vqadd.s16	q2, q2, r3\n"                  \
+	"	vqmovnb.s16	q0, q2\n	vstrb.16	q0, [r7, q3]\n	adds	r7, r7, #4\n"
+#define PAIRS_FULL_SETUP "	ldr	lr, [r0, #52]\n	vldrh.u16	q3, [lr]\n"
+#define PAIRS_FULL(name, chunk_loop) \
+	GEMM_PAIRS(name, chunk_loop, PAIRS_FULL_SETUP, "	mov	r3, r10\n", "", "", PAIRS_FULL_REQUANT, "")
 PAIRS_FULL(gemm_pairs_full, GEMM_CHUNKS_LOOP) /* any number of chunks */
 PAIRS_FULL(gemm_pairs_2, GEMM_CHUNKS_2) /* 32-deep columns (MobileNet's first layer, 32-channel 1x1) */
 PAIRS_FULL(gemm_pairs_4, GEMM_CHUNKS_4) /* DS-CNN's and MobileNet's 64-channel 1x1 layers */
 PAIRS_FULL(gemm_pairs_8, GEMM_CHUNKS_8) /* 128 channels */
+/*
+ * The same with each chunk of both pixels' windows gathered (USMP_HELIUM_ROWS: filter rows of 1, 2, 4 or 8 bytes,
+ * 16 / row of them a chunk): the chunk's 16 offsets in the padded rows in q4 (its d8-d9 saved in the job), its
+ * windows chunk_step apart (r3 meanwhile: the output offset is reloaded for the requantization). No columns.
+ */
+GEMM_PAIRS(gemm_pairs_rows,
+	   "	ldr	r9, [sp, #40]\n"
+	   "	ldr	r11, [sp, #44]\n"
+	   "	ldr	r1, [sp, #64]\n"
+	   "	ldr	r3, [sp, #48]\n"
+	   "	ldr	r3, [r3, #76]\n"
+	   "4:	vldrb.u8	q0, [r9, q4]\n"
+	   "	vldrb.u8	q1, [r11, q4]\n"
+	   "	add	r9, r9, r3\n"
+	   "	add	r11, r11, r3\n" GEMM_CHUNK_FILTERS "	subs	r1, r1, #1\n"
+	   "	bne	4b\n",
+	   PAIRS_FULL_SETUP "	ldr	lr, [r0, #72]\n	vldrb.u8	q4, [lr]\n", "	mov	r3, r10\n", "",
+	   "	add	r1, r0, #56\n	vstmia	r1, {d8-d9}\n", "	ldr	r3, [sp, #72]\n" PAIRS_FULL_REQUANT,
+	   "	ldr	r0, [sp, #48]\n	add	r0, r0, #56\n	vldmia	r0, {d8-d9}\n")
 
 
 
@@ -454,6 +490,51 @@ struct matrix_state {
 };
 typedef char matrix_state_fits[sizeof(struct matrix_state) <= USMP_HELIUM_MATRIX_STATE_BYTES ? 1 : -1];
 
+/* A pixel pair's output offsets, (k, out_ch + k) as two halfwords of a word, little-endian. */
+HELIUM_INLINE void pair_offsets(struct matrix_state *st, int32_t out_ch)
+{
+	for (uint32_t k = 0; k < 4; k++)
+		st->pair_words[k] = k | ((uint32_t)out_ch + k) << 16;
+}
+
+/* The job of the pairs' loop (and of gemm_lone) over `pixels` columns stride apart. */
+HELIUM_INLINE struct gemm_job *pairs_job(const struct usmp_helium_conv_params *p, struct matrix_state *st,
+					 const int8_t *columns, int32_t stride, int32_t pixels, int8_t *out,
+					 int32_t out_ch, int32_t general)
+{
+	struct gemm_job *const j = &st->job.pairs;
+
+	j->column0 = columns;
+	j->column1 = columns + stride;
+	j->pair_step = 2 * stride;
+	j->pairs = pixels >> 1;
+	j->blocks = st->call.blocks;
+	j->full_blocks = out_ch >> 2;
+	j->chunks = p->chunks;
+	j->output = out;
+	j->out_ch = out_ch;
+	j->output_offset = p->output_offset;
+	j->act_min = p->act_min;
+	j->act_max = p->act_max;
+	j->block_bytes = block_bytes(p->chunks, general);
+	j->pair = st->pair;
+	return j;
+}
+
+/* USMP_HELIUM_ROWS: an output row of pixel pairs (whole blocks, the whole int8 range: select/helium.py), each chunk
+ * of their windows gathered from the padded rows by the pairs' loop. */
+HELIUM_HOT_SETUP static void gemm_rows(const struct usmp_helium_conv_params *p, struct matrix_state *st,
+				       const int8_t *rows, int32_t stride, int32_t pixels, int8_t *out)
+{
+	struct gemm_job *j;
+
+	pair_offsets(st, p->out_ch);
+	j = pairs_job(p, st, rows, stride, pixels, out, p->out_ch, 0);
+	j->rows.offsets = st->call.gathered->offsets;
+	j->rows.chunk_step = chunk_step(p);
+	gemm_pairs_rows(j);
+}
+
 /* The sums of `pixels` columns (stride bytes apart) against every block, requantized into `out` (pixels apart by
  * out_ch). */
 HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *st, const int8_t *columns,
@@ -462,8 +543,7 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 	const int32_t general = st->call.general, out_ch = p->out_ch;
 	struct gemm_job *const j = &st->job.pairs;
 
-	for (uint32_t k = 0; k < 4; k++) /* (k, out_ch + k) as two halfwords of a word, little-endian */
-		st->pair_words[k] = k | ((uint32_t)out_ch + k) << 16;
+	pair_offsets(st, out_ch);
 	if (p->chunks == 1 && out_ch >= 4) { /* every pixel through the narrow loop, the last block's channels after */
 		struct narrow_job *const n = &st->job.narrow;
 
@@ -493,20 +573,7 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 		out = n->output;
 	}
 	/* the job of the pairs' loop, and of gemm_lone (the narrow loop's job is done with) */
-	j->column0 = columns;
-	j->column1 = columns + stride;
-	j->pair_step = 2 * stride;
-	j->pairs = pixels >> 1;
-	j->blocks = st->call.blocks;
-	j->full_blocks = out_ch >> 2;
-	j->chunks = p->chunks;
-	j->output = out;
-	j->out_ch = out_ch;
-	j->output_offset = p->output_offset;
-	j->act_min = p->act_min;
-	j->act_max = p->act_max;
-	j->block_bytes = block_bytes(p->chunks, general);
-	j->pair = st->pair;
+	pairs_job(p, st, columns, stride, pixels, out, out_ch, general);
 	/* what the assembly leaves, first (it writes other outputs): the last block's channels where out_ch is no
 	 * multiple of 4, and an odd last pixel's full blocks; then the pairs' loop, a tail call (gemm's frame is gone
 	 * while it runs) */
@@ -703,7 +770,9 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 			int32_t sum = ((const int32_t *)(const void *)block)[o & 3];
 
 			for (int32_t k = 0; k < p->depth; k++) {
-				const int8_t x = p->direct == USMP_HELIUM_GATHERED ? columns[g->offsets[k]] : columns[k];
+				const int8_t x = p->direct >= USMP_HELIUM_GATHERED
+							 ? columns[(k >> 4) * chunk_step(p) + g->offsets[k & 15]]
+							 : columns[k];
 
 				sum += (int32_t)x * block[16 + (k >> 4) * 64 + (o & 3) * 16 + (k & 15)];
 			}
@@ -712,6 +781,13 @@ static void gemm(const struct usmp_helium_conv_params *p, struct matrix_state *s
 			out[o] = (int8_t)usmp_clamp(sum + p->output_offset, p->act_min, p->act_max);
 		}
 	}
+}
+
+/* the twin's gemm reads the gathered windows itself */
+static void gemm_rows(const struct usmp_helium_conv_params *p, struct matrix_state *st, const int8_t *rows,
+		      int32_t stride, int32_t pixels, int8_t *out)
+{
+	gemm(p, st, rows, stride, pixels, out);
 }
 #endif
 
@@ -900,13 +976,14 @@ HELIUM_INLINE void gathered_columns(const struct usmp_helium_conv_params *p, con
 RUN_COLUMNS(run_rows, row_columns(p, image, row, ox, ox + part, column))
 RUN_COLUMNS(run_gathers, gathered_columns(p, image, oy, row, ox, part, st, columns, column))
 
-/* An output row at a time, its windows (of one chunk) gathered by the narrow loop from the row's padded input rows:
- * no columns. The scratch after the call's state: the narrow loop's sums (an output row's), then the rows. */
+/* An output row at a time, its windows gathered from the row's padded input rows by the narrow loop (one chunk) or
+ * by the pairs' loop a chunk at a time (USMP_HELIUM_ROWS): no columns. The scratch after the call's state: the
+ * narrow loop's sums (an output row's), then the rows. */
 __attribute__((noinline)) static void gathered_rows(const struct usmp_helium_conv_params *p, const int8_t *input,
 						   int8_t *scratch, int8_t *output, struct matrix_state *st)
 {
 	const int32_t stride = p->stride_w * p->in_ch;
-	int8_t *const rows = scratch + 16 * p->out_w + 16;
+	int8_t *const rows = scratch + (p->chunks == 1 ? 16 * p->out_w + 16 : 0);
 
 	st->call.sums = (int32_t *)(void *)scratch;
 	st->call.gathered = gathered_of(p, st->call.blocks);
@@ -914,7 +991,10 @@ __attribute__((noinline)) static void gathered_rows(const struct usmp_helium_con
 		const int32_t batch = oy / p->out_h;
 
 		padded_rows(p, input + (size_t)batch * p->in_h * p->in_w * p->in_ch, oy - batch * p->out_h, rows);
-		gemm(p, st, rows, stride, p->out_w, output);
+		if (p->direct == USMP_HELIUM_ROWS)
+			gemm_rows(p, st, rows, stride, p->out_w, output);
+		else
+			gemm(p, st, rows, stride, p->out_w, output);
 	}
 }
 
@@ -953,6 +1033,18 @@ void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *
 			run_rows(p, input, st, columns, n);
 		gemm(p, st, columns, 16 * p->chunks, n, output + (size_t)px * p->out_ch);
 	}
+}
+
+/* USMP_HELIUM_ROWS: the pairs' loop gathers the windows from each output row's padded rows. An entry of its own,
+ * so that a program without other convolutions links none of the columns' code. */
+void usmp_helium_conv_rows_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
+			      int8_t *scratch, int8_t *output)
+{
+	struct matrix_state *const st = matrix_state_in(scratch);
+
+	st->call.blocks = blocks;
+	st->call.general = p->requant_general;
+	gathered_rows(p, input, scratch + USMP_HELIUM_MATRIX_STATE_BYTES, output, st);
 }
 
 HELIUM_HOT void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input,

@@ -39,7 +39,10 @@
  * USMP_HELIUM_GATHERED (a window of one chunk within 8-bit offsets, the whole int8 range) there are no
  * columns: an output row at a time, its filter rows are copied padded into the scratch after the row's
  * sums (out_w * 16 + 16 bytes) and the narrow loop gathers each window from there (the blocks followed
- * by its 16 uint8 offsets).
+ * by its 16 uint8 offsets). usmp_helium_conv_rows_s8 (direct USMP_HELIUM_ROWS) does the same for
+ * windows of several chunks whose filter rows are 1, 2, 4 or 8 bytes (16 / row of them a chunk, the same
+ * 16 offsets for every chunk): the pairs' loop gathers each chunk of both pixels' windows from the padded
+ * rows (no sums in the scratch: the rows follow the state, as many as the chunks span).
  * usmp_helium_conv_1x1_s8 reads the input as the columns (a 1x1 window, stride 1, no padding, in_ch a
  * multiple of 16). The scratch of either starts with the kernel's state during a call
  * (USMP_HELIUM_MATRIX_STATE_BYTES: its loops' jobs and the vector registers they save), which the plan holds
@@ -76,11 +79,14 @@ struct usmp_helium_conv_params {
 #define USMP_HELIUM_MATRIX_STATE_BYTES 160
 #define USMP_HELIUM_DIRECT 1   /* usmp_helium_conv_params.direct: the input is the columns */
 #define USMP_HELIUM_GATHERED 2 /* usmp_helium_conv_params.direct: windows gathered from padded rows */
+#define USMP_HELIUM_ROWS 3     /* the same, several chunks: the matrix loop gathers each chunk (no columns) */
 
 void usmp_helium_conv_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
 			 int8_t *columns, int8_t *output);
 void usmp_helium_conv_1x1_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
 			     int8_t *columns, int8_t *output);
+void usmp_helium_conv_rows_s8(const struct usmp_helium_conv_params *p, const int8_t *input, const int8_t *blocks,
+			      int8_t *columns, int8_t *output);
 
 /*
  * DEPTHWISE_CONV_2D with multiplier 1, filter_h <= USMP_HELIUM_DW_MAX_FILTER_H. The 16 lanes of a vector

@@ -40,6 +40,7 @@ class LayerCost:
 LAYER_COSTS = {
     "usmp_helium_conv_s8": LayerCost(per_mac=0.149, per_output=2.88, per_pixel=58.6),
     "usmp_helium_conv_1x1_s8": LayerCost(per_mac=0.130, per_output=3.33, per_pixel=19.7),
+    "usmp_helium_conv_rows_s8": LayerCost(per_mac=0.12, per_output=2.88, per_pixel=58.6),  # micro_speech's 78 K
     "usmp_helium_depthwise_s8": LayerCost(per_mac=1.222, per_output=0.14),
     "usmp_helium_depthwise_rows_s8": LayerCost(per_mac=1.207, per_output=0.14),
     "usmp_helium_add_s8": LayerCost(per_element=5.5),
@@ -91,6 +92,10 @@ def _padded(values: np.ndarray, size: int) -> np.ndarray:
 # Helium), more for shallow windows, whose columns cost more to build one at a time, up to COLUMN_BYTES of scratch
 MIN_RUN, COLUMN_BYTES = 4, 1024
 PADDED_ROWS_BYTES = 2048  # scratch for the padded input rows of gathered windows
+# A layer over one input channel (an audio front end: DS-CNN's 10x4 window) has columns many times its input, and
+# sits where the first layers' tensors set the peak: its columns and padded rows together stay within
+# ONE_CHANNEL_BYTES (at least MIN_RUN columns)
+ONE_CHANNEL_BYTES = 640
 
 
 def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
@@ -133,7 +138,7 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     # left shifts, or an activation narrower than int8 (the loops that clamp are the general ones: less code)
     general = bool(np.any(shift >= 0)) or (p["act_min"], p["act_max"]) != (-128, 127)
     pixels = min(geometry["out_h"], c.rows_per_call or geometry["out_h"]) * geometry["out_w"]  # in one call
-    run = min(max(MIN_RUN, COLUMN_BYTES // (16 * chunks)) // 2 * 2, pixels + pixels % 2)
+    run = _run(geometry, chunks, pixels + pixels % 2)
     in_place = ((geometry["filter_h"], geometry["filter_w"], geometry["stride_h"], geometry["stride_w"]) == (1, 1, 1, 1)
                 and geometry["pad_top"] == geometry["pad_left"] == 0
                 and (geometry["in_h"], geometry["in_w"]) == (geometry["out_h"], geometry["out_w"]))
@@ -145,9 +150,12 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     data = matrix_blocks(weights, bias, multiplier, shift, general)
     offsets = _gather_offsets(geometry, depth) if not direct else np.zeros(0, np.uint16)
     gathered = _gathered(geometry, depth, general) if len(offsets) else None
-    params["gathers"] = 0 if gathered else len(offsets) // 8
-    params["direct"] = GATHERED if gathered else params["direct"]
-    data += gathered or offsets.tobytes()
+    rows_gathered = None if gathered or not len(offsets) else _rows_gathered(geometry, depth, general)
+    params["direct"] = GATHERED if gathered else ROWS if rows_gathered else params["direct"]
+    params["gathers"] = 0 if gathered or rows_gathered else len(offsets) // 8
+    if gathered or rows_gathered:  # an output row a call, no columns (the narrow loop's sums for the row)
+        params["run"] = geometry["out_w"]
+    data += gathered or rows_gathered or offsets.tobytes()
     constants = ("blocks", NewBuffer("helium_blocks", "int8_t", len(data), data), False)
     if in_place and not narrow and geometry["in_ch"] % 16 == 0:
         args = [("input", c.buffers["input"], False), constants,
@@ -155,15 +163,17 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
                 ("output", c.buffers["output"], True)]
         return Rewrite("usmp_helium_conv_1x1_s8", "usmp_helium_conv_params", params, args, ())
     rows = geometry["filter_h"] * _padded_row_bytes(geometry) if len(offsets) else 0
-    if gathered:  # an output row a call, no columns (the narrow loop's sums for the row)
-        params["run"] = geometry["out_w"]
+    if params["direct"] == ROWS:  # as many rows as the chunks span (those past the filter meet zero filter bytes)
+        scratch = MATRIX_STATE_BYTES + max(rows, chunks * 16 * _padded_row_bytes(geometry) // _row(geometry))
+    elif params["direct"] == GATHERED:
         scratch = MATRIX_STATE_BYTES + 16 * geometry["out_w"] + 16 + rows
     else:
         scratch = MATRIX_STATE_BYTES + (0 if direct else run * 16 * chunks) + (run * 16 + 16 if narrow else 0) + rows
     args = [("input", c.buffers["input"], False), constants,
             ("columns", NewBuffer("helium_columns", "int8_t", scratch), True),
             ("output", c.buffers["output"], True)]
-    return Rewrite("usmp_helium_conv_s8", "usmp_helium_conv_params", params, args, ())
+    function = "usmp_helium_conv_rows_s8" if params["direct"] == ROWS else "usmp_helium_conv_s8"
+    return Rewrite(function, "usmp_helium_conv_params", params, args, ())
 
 
 def _padded_row_bytes(g: dict) -> int:
@@ -171,13 +181,28 @@ def _padded_row_bytes(g: dict) -> int:
     return ((g["out_w"] - 1) * g["stride_w"] + g["filter_w"]) * g["in_ch"]
 
 
+def _gathers(g: dict) -> bool:
+    """Whether the windows are gathered from padded rows: filter rows shorter than a vector."""
+    return (g["filter_w"] * g["in_ch"] < 16 and g["dilation_w"] == 1 and (g["filter_h"], g["filter_w"]) != (1, 1)
+            and g["filter_h"] * _padded_row_bytes(g) <= PADDED_ROWS_BYTES)
+
+
+def _run(g: dict, chunks: int, most: int) -> int:
+    """The pixels a call of the matrix loop takes (even, at most `most`): up to COLUMN_BYTES of columns, or over
+    one input channel ONE_CHANNEL_BYTES of columns and padded rows."""
+    column = 16 * chunks
+    if g["in_ch"] != 1:
+        return min(max(MIN_RUN, COLUMN_BYTES // column) // 2 * 2, most)
+    rows = g["filter_h"] * _padded_row_bytes(g) if _gathers(g) else 0
+    return min(max(MIN_RUN, (ONE_CHANNEL_BYTES - rows) // column) // 2 * 2, most)
+
+
 def _gather_offsets(g: dict, depth: int) -> np.ndarray:
     """Where each byte of a column lies from its window's first tap in the padded rows (filter row after filter
     row), 8 a gather, the whole column (bytes past the depth: the first tap, against zero filter bytes), for
     windows whose filter rows are shorter than a vector; else none."""
     row = g["filter_w"] * g["in_ch"]
-    if (row >= 16 or g["dilation_w"] != 1 or (g["filter_h"], g["filter_w"]) == (1, 1)
-            or g["filter_h"] * _padded_row_bytes(g) > PADDED_ROWS_BYTES):
+    if not _gathers(g):
         return np.zeros(0, np.uint16)
     taps = np.arange(-(-depth // 16) * 16)
     offsets = taps // row * _padded_row_bytes(g) + taps % row
@@ -186,6 +211,25 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
 
 
 GATHERED = 2  # usmp_helium_conv_params.direct: USMP_HELIUM_GATHERED (1: USMP_HELIUM_DIRECT, the input is the columns)
+ROWS = 3  # USMP_HELIUM_ROWS: several chunks, each gathered by the pairs' loop from the padded rows
+
+
+def _row(g: dict) -> int:
+    return g["filter_w"] * g["in_ch"]
+
+
+def _rows_gathered(g: dict, depth: int, general: bool) -> bytes | None:
+    """The pairs' loop's own gathers (USMP_HELIUM_ROWS: micro_speech's 10x8 window over one channel): where filter
+    rows of 1, 2, 4 or 8 bytes make each chunk 16 / row whole filter rows, within 8-bit offsets of the chunk's
+    first byte in the padded rows, the same 16 for every chunk; the whole int8 range, whole blocks of 4 channels
+    and an even output row (no lone pixel or channels, which read columns): the windows are never copied into
+    columns, the scratch holds only an output row's padded rows. Else None."""
+    row, padded = _row(g), _padded_row_bytes(g)
+    lanes = np.arange(16)
+    offsets = lanes // row * padded + lanes % row
+    if depth <= 16 or 16 % row or general or g["out_ch"] % 4 or g["out_w"] % 2 or offsets.max() >= 256:
+        return None
+    return offsets.astype(np.uint8).tobytes()
 
 
 def _gathered(g: dict, depth: int, general: bool) -> bytes | None:
