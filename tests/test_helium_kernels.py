@@ -52,6 +52,7 @@ CONV_LAYERS = [
     Layer("conv", 4, 4, 6, 10, seed=4),                       # two channels left
     Layer("conv", 7, 6, 16, 12, 3, 3, seed=5),                # 48-byte rows, windows cut at the borders
     Layer("conv", 9, 7, 3, 8, 3, 3, (2, 2), seed=6),          # 9-byte rows, stride 2 (MobileNet's first)
+    Layer("conv", 3, 37, 3, 8, 3, 3, seed=19),                # 3 channels: runs of FEW_CHANNEL_BYTES across rows
     Layer("conv", 11, 10, 1, 9, 5, 4, (2, 2), seed=7),        # one channel, 4-byte rows
     Layer("conv", 6, 6, 4, 6, 3, 3, (1, 1), (2, 2), seed=8),  # dilation: tap by tap
     Layer("conv", 6, 5, 8, 6, 3, 3, (2, 1), padding=VALID, seed=9),

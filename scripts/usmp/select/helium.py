@@ -96,6 +96,10 @@ PADDED_ROWS_BYTES = 2048  # scratch for the padded input rows of gathered window
 # sits where the first layers' tensors set the peak: its columns and padded rows together stay within
 # ONE_CHANNEL_BYTES (at least MIN_RUN columns)
 ONE_CHANNEL_BYTES = 640
+# A layer over an image's few channels (MobileNetV1's and ResNet-8's first layers, 3x3 windows over 3 channels) sits
+# at its model's peak too, beside the image: its columns stay within FEW_CHANNEL_BYTES (at least MIN_RUN columns);
+# each call more costs the matrix loop ~200 instructions (blocks set up again)
+FEW_CHANNEL_BYTES = 512
 
 
 def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
@@ -188,11 +192,13 @@ def _gathers(g: dict) -> bool:
 
 
 def _run(g: dict, chunks: int, most: int) -> int:
-    """The pixels a call of the matrix loop takes (even, at most `most`): up to COLUMN_BYTES of columns, or over
-    one input channel ONE_CHANNEL_BYTES of columns and padded rows."""
+    """The pixels a call of the matrix loop takes (even, at most `most`): up to COLUMN_BYTES of columns, over a
+    few channels gathered from padded rows FEW_CHANNEL_BYTES, over one input channel ONE_CHANNEL_BYTES of columns
+    and padded rows."""
     column = 16 * chunks
     if g["in_ch"] != 1:
-        return min(max(MIN_RUN, COLUMN_BYTES // column) // 2 * 2, most)
+        budget = FEW_CHANNEL_BYTES if _gathers(g) else COLUMN_BYTES
+        return min(max(MIN_RUN, budget // column) // 2 * 2, most)
     rows = g["filter_h"] * _padded_row_bytes(g) if _gathers(g) else 0
     return min(max(MIN_RUN, (ONE_CHANNEL_BYTES - rows) // column) // 2 * 2, most)
 
