@@ -97,9 +97,9 @@ PADDED_ROWS_BYTES = 2048  # scratch for the padded input rows of gathered window
 # ONE_CHANNEL_BYTES (at least MIN_RUN columns)
 ONE_CHANNEL_BYTES = 640
 # A layer over an image's few channels (MobileNetV1's and ResNet-8's first layers, 3x3 windows over 3 channels) sits
-# at its model's peak too, beside the image: its columns stay within FEW_CHANNEL_BYTES (at least MIN_RUN columns);
-# each call more costs the matrix loop ~200 instructions (blocks set up again)
-FEW_CHANNEL_BYTES = 512
+# at its model's peak too, beside the image: its columns and padded rows stay within FEW_CHANNEL_BYTES (at least
+# MIN_RUN columns; a run may span output rows); each call more costs the matrix loop ~200 instructions
+FEW_CHANNEL_BYTES = 1200
 
 
 def _channel_values(c: Call, name: str, channels: int) -> np.ndarray:
@@ -192,15 +192,14 @@ def _gathers(g: dict) -> bool:
 
 
 def _run(g: dict, chunks: int, most: int) -> int:
-    """The pixels a call of the matrix loop takes (even, at most `most`): up to COLUMN_BYTES of columns, over a
-    few channels gathered from padded rows FEW_CHANNEL_BYTES, over one input channel ONE_CHANNEL_BYTES of columns
-    and padded rows."""
+    """The pixels a call of the matrix loop takes (even, at most `most`): up to COLUMN_BYTES of columns, or with
+    padded rows over a few input channels FEW_CHANNEL_BYTES of columns and rows, over one ONE_CHANNEL_BYTES."""
     column = 16 * chunks
-    if g["in_ch"] != 1:
-        budget = FEW_CHANNEL_BYTES if _gathers(g) else COLUMN_BYTES
-        return min(max(MIN_RUN, budget // column) // 2 * 2, most)
+    if g["in_ch"] != 1 and not _gathers(g):
+        return min(max(MIN_RUN, COLUMN_BYTES // column) // 2 * 2, most)
     rows = g["filter_h"] * _padded_row_bytes(g) if _gathers(g) else 0
-    return min(max(MIN_RUN, (ONE_CHANNEL_BYTES - rows) // column) // 2 * 2, most)
+    budget = ONE_CHANNEL_BYTES if g["in_ch"] == 1 else FEW_CHANNEL_BYTES
+    return min(max(MIN_RUN, (budget - rows) // column) // 2 * 2, most)
 
 
 def _gather_offsets(g: dict, depth: int) -> np.ndarray:
