@@ -50,9 +50,11 @@ DSP_S16_WINDOW_KERNELS = ("usmp_dsp_conv_s16", "usmp_dsp_conv_s16_sum32", "usmp_
 # (the M55's chains of micro_speech and DS-CNN: 250-300 beyond their bands' calls and steps)
 LOOP = {None: 1500, "dsp": 1500, "mve": 300}
 # usmp_band_step's plan, per link and band: on the M55 135, fitted to ResNet-8's and person_detect's chains (paced
-# and sliding, 52 to 468 links-bands: each within 3 % of QEMU's count with the other figures here); elsewhere 100,
-# not measured again
-PLAN_PER_LINK = {None: 100, "dsp": 100, "mve": 135}
+# and sliding, 52 to 468 links-bands: each within 3 % of QEMU's count with the other figures here); on the DSP
+# cores 10, fitted to DS-CNN's pointwise -> depthwise chains on the Cortex-M4 (benchmarks/band_costs.py, 26 and 52
+# links-bands: 100 priced them 1.07-1.32x QEMU's count, about 95 too much a link and band; now within 4 %);
+# without an extension 100, not measured again
+PLAN_PER_LINK = {None: 100, "dsp": 10, "mve": 135}
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
 PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params), per 32-bit word
 # rows kept in a band buffer, moved to its top (tiling.c's copy_words), per byte: with an FPU (the M4, M7, M33 and
