@@ -5,8 +5,9 @@
  * for a 1x1 window over whole chunks, else an im2col of a few output pixels
  * at a time (padding is the input zero point, so the folded bias is exact
  * everywhere), or for windows of short filter rows chunks the loop gathers
- * itself from padded copies of an output row's input rows. The matrix loop takes two pixels and a block of four output
- * channels at once: per chunk two column loads, four filter loads and eight
+ * itself from padded copies of an output row's input rows. The matrix loop
+ * takes two pixels and a block of four output channels at once: per chunk
+ * two column loads, four filter loads and eight
  * VMLADAVA (128 multiply-accumulates in 16 instructions), the eight sums in
  * general registers; then both pixels' sums are requantized as two vectors.
  */
@@ -96,11 +97,18 @@ static inline const struct gathered *gathered_of(const struct usmp_helium_conv_p
 									  block_bytes(p->chunks, p->requant_general));
 }
 
+/* Bytes of a padded row (gathered windows): the input columns every window of an output row reads, from the
+ * first window's first tap (padding included). */
+HELIUM_INLINE int32_t padded_row_bytes(const struct usmp_helium_conv_params *p)
+{
+	return ((p->out_w - 1) * p->stride_w + p->filter_w) * p->in_ch;
+}
+
 /* Bytes from a gathered chunk's first filter row to the next chunk's (USMP_HELIUM_ROWS: 16 / row filter rows a
  * chunk, in an output row's padded rows). */
 static inline int32_t chunk_step(const struct usmp_helium_conv_params *p)
 {
-	return 16 / (p->filter_w * p->in_ch) * ((p->out_w - 1) * p->stride_w + p->filter_w) * p->in_ch;
+	return 16 / (p->filter_w * p->in_ch) * padded_row_bytes(p);
 }
 
 #if USMP_HELIUM_NATIVE
@@ -867,13 +875,6 @@ HELIUM_HOT_SETUP __attribute__((always_inline)) static inline void row_columns(c
 	}
 	for (int32_t x = xa == first ? end : xa; x < xb; x = x + 1 == first ? end : x + 1) /* the windows cut */
 		window_column(p, image, oy, x, columns + (x - xa) * stride);
-}
-
-/* Bytes of a padded row (gathered windows): the input columns every window of an output row reads, from the
- * first window's first tap (padding included). */
-HELIUM_INLINE int32_t padded_row_bytes(const struct usmp_helium_conv_params *p)
-{
-	return ((p->out_w - 1) * p->stride_w + p->filter_w) * p->in_ch;
 }
 
 /* The input rows output row oy's windows read (filter row ky at ky * padded_row_bytes), padded with the zero

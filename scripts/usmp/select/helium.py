@@ -180,6 +180,11 @@ def _matrix(c: Call, weights: np.ndarray, bias: np.ndarray, geometry: dict, pad_
     return Rewrite(function, "usmp_helium_conv_params", params, args, ())
 
 
+def _row(g: dict) -> int:
+    """Bytes of one filter row of a window."""
+    return g["filter_w"] * g["in_ch"]
+
+
 def _padded_row_bytes(g: dict) -> int:
     """Bytes of the kernel's padded copy of an input row: the columns every window of an output row reads."""
     return ((g["out_w"] - 1) * g["stride_w"] + g["filter_w"]) * g["in_ch"]
@@ -187,7 +192,7 @@ def _padded_row_bytes(g: dict) -> int:
 
 def _gathers(g: dict) -> bool:
     """Whether the windows are gathered from padded rows: filter rows shorter than a vector."""
-    return (g["filter_w"] * g["in_ch"] < 16 and g["dilation_w"] == 1 and (g["filter_h"], g["filter_w"]) != (1, 1)
+    return (_row(g) < 16 and g["dilation_w"] == 1 and (g["filter_h"], g["filter_w"]) != (1, 1)
             and g["filter_h"] * _padded_row_bytes(g) <= PADDED_ROWS_BYTES)
 
 
@@ -206,7 +211,7 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
     """Where each byte of a column lies from its window's first tap in the padded rows (filter row after filter
     row), 8 a gather, the whole column (bytes past the depth: the first tap, against zero filter bytes), for
     windows whose filter rows are shorter than a vector; else none."""
-    row = g["filter_w"] * g["in_ch"]
+    row = _row(g)
     if not _gathers(g):
         return np.zeros(0, np.uint16)
     taps = np.arange(-(-depth // 16) * 16)
@@ -217,10 +222,6 @@ def _gather_offsets(g: dict, depth: int) -> np.ndarray:
 
 GATHERED = 2  # usmp_helium_conv_params.direct: USMP_HELIUM_GATHERED (1: USMP_HELIUM_DIRECT, the input is the columns)
 ROWS = 3  # USMP_HELIUM_ROWS: several chunks, each gathered by the pairs' loop from the padded rows
-
-
-def _row(g: dict) -> int:
-    return g["filter_w"] * g["in_ch"]
 
 
 def _rows_gathered(g: dict, depth: int, general: bool) -> bytes | None:
@@ -242,7 +243,7 @@ def _gathered(g: dict, depth: int, general: bool) -> bytes | None:
     rows; bytes past the depth read the first tap, against zero filter bytes) where a window is one chunk within
     8-bit offsets, over the whole int8 range (the loop without a clamp) and whole blocks of 4 channels (the loop for
     the last block's channels, gemm_lone, reads columns): no columns at all; else None."""
-    row, padded = g["filter_w"] * g["in_ch"], _padded_row_bytes(g)
+    row, padded = _row(g), _padded_row_bytes(g)
     lanes = np.arange(16)
     if depth > 16 or general or g["out_ch"] % 4:
         return None
