@@ -26,18 +26,11 @@ struct gathered {
 	uint8_t offsets[16]; /* of the window's bytes from its first one in the padded rows */
 };
 
-/* Pixels against a run of blocks one pixel at a time (gemm_lone): what the pairs' loop leaves. */
-struct lone_run {
-	const int8_t *column; /* the first pixel's column (the job's pair_step / 2 apart) */
-	int8_t *out;          /* its output of the run's first block (out_ch apart) */
-	int32_t pixels;
-	int32_t first;        /* the run's first block */
-	int32_t blocks;
-};
+/* What the loops for the pixels and channels the pairs' loop leaves take: a block's four sums on their way into a
+ * vector (gemm_lone, gemm_single), and the pixels whose last block's channels (out_ch % 4) gemm_lone writes. */
 struct lone_tails {
-	struct lone_run runs[2]; /* the last block's channels of every pixel; an odd last pixel's full blocks */
-	int32_t count;
-	int32_t sums[4];
+	int32_t sums[4]; /* 56 */
+	int32_t pixels;
 };
 
 /* What the matrix loop reads; the assembly below reads the fields at these offsets. */
@@ -58,7 +51,7 @@ struct gemm_job {
 	const uint16_t *pair;  /* 52: a pixel pair's 8 output offsets, as the unclamped requantization interleaves them */
 	union {
 		uint32_t saved[16]; /* 56: d8-d15 (callee-saved) while a loop that uses them runs, here rather than on the stack */
-		struct lone_tails tails; /* what gemm_lone takes, done before the loop runs */
+		struct lone_tails tails; /* what gemm_lone and gemm_single take, done before the pairs' loop runs */
 		struct {
 			uint32_t saved_q4[4];    /* 56: d8-d9 while gemm_pairs_rows runs */
 			const uint8_t *offsets;  /* 72: a chunk's 16 offsets in the padded rows (USMP_HELIUM_ROWS) */
@@ -280,6 +273,85 @@ GEMM_PAIRS(gemm_pairs_rows,
 	   "	ldr	r0, [sp, #48]\n	add	r0, r0, #56\n	vldmia	r0, {d8-d9}\n")
 
 
+/*
+ * An odd last pixel against every full block (the pairs' job: its column pairs * pair_step past column0, its
+ * output pairs * 2 * out_ch past output), in assembly: per block the four sums start from the biases, each chunk
+ * of the column meets the four filters (one column load, 4 VMLADAVA), the sums go into one vector through the
+ * job's memory (tails.sums: one stm, one vector load) and are requantized as the pairs' loop does (the whole int8
+ * range narrowed, or general: left shifts and the clamp) into the pixel's 4 channels. q0..q3 only (nothing to
+ * save) and a frame of the registers it saves: called before the pairs' loop, it adds less to gemm's frame than
+ * gemm_lone does. About 10 instructions a chunk and block, half the pairs' loop's for two pixels.
+ */
+#define GEMM_SINGLE(name, requant)                                                      \
+	__attribute__((naked, noinline)) static void name(const struct gemm_job *job)   \
+	{                                                                               \
+		(void)job;                                                              \
+		__asm volatile("	push	{r4-r11, lr}\n"                         \
+			       "	ldr	r1, [r0, #0]\n"                         \
+			       "	ldr	r2, [r0, #8]\n"                         \
+			       "	ldr	r3, [r0, #12]\n"                        \
+			       "	mla	r1, r2, r3, r1\n"                       \
+			       "	ldr	r7, [r0, #28]\n"                        \
+			       "	ldr	r2, [r0, #32]\n"                        \
+			       "	mul	r3, r3, r2\n"                           \
+			       "	add	r7, r7, r3, lsl #1\n"                   \
+			       "	ldr	r5, [r0, #16]\n"                        \
+			       "	ldr	r11, [r0, #20]\n"                       \
+			       "	ldr	r2, [r0, #48]\n"                        \
+			       "	mla	r11, r11, r2, r5\n"                     \
+			       "	ldr	r9, [r0, #24]\n"                        \
+			       "	ldr	r10, [r0, #36]\n"                       \
+			       "	add	r12, r0, #56\n"                         \
+			       "1:	ldm	r5!, {r2, r4, r6, r8}\n"                \
+			       "	mov	r3, r1\n"                               \
+			       "	dls	lr, r9\n"                               \
+			       "2:	vldrb.8	q0, [r3], #16\n"                        \
+			       "	vldrb.8	q1, [r5], #16\n"                        \
+			       "	vmladava.s8	r2, q0, q1\n"                   \
+			       "	vldrb.8	q2, [r5], #16\n"                        \
+			       "	vmladava.s8	r4, q0, q2\n"                   \
+			       "	vldrb.8	q1, [r5], #16\n"                        \
+			       "	vmladava.s8	r6, q0, q1\n"                   \
+			       "	vldrb.8	q2, [r5], #16\n"                        \
+			       "	vmladava.s8	r8, q0, q2\n"                   \
+			       "	le	lr, 2b\n"                               \
+			       "	stm	r12, {r2, r4, r6, r8}\n"                \
+			       "	vldrw.u32	q0, [r12]\n" requant            \
+			       "	vstrb.32	q0, [r7], #4\n"                 \
+			       "	cmp	r5, r11\n"                              \
+			       "	bne	1b\n"                                   \
+			       "	pop	{r4-r11, pc}\n");                       \
+	}
+/* right shifts only, the whole int8 range: as PAIRS_FULL_REQUANT on one pixel (the offset in r10) */
+GEMM_SINGLE(gemm_single,
+	    "	vldrw.u32	q1, [r5], #16\n"
+	    "	vqrdmulh.s32	q0, q0, q1\n"
+	    "	vshr.s32	q1, q0, #31\n"
+	    "	vqadd.s32	q0, q0, q1\n"
+	    "	vldrw.u32	q1, [r5], #16\n"
+	    "	vrshl.s32	q0, q0, q1\n"
+	    "	vqmovnb.s32	q1, q0\n"
+	    "	vqadd.s16	q1, q1, r10\n"
+	    "	vqmovnb.s16	q0, q1\n")
+/* any shifts, clamped (act_min, act_max from the job) */
+GEMM_SINGLE(gemm_single_general,
+	    "	vldrw.u32	q1, [r5], #16\n"
+	    "	vldrw.u32	q2, [r5], #16\n"
+	    "	vldrw.u32	q3, [r5], #16\n"
+	    "	vshl.s32	q0, q0, q3\n"
+	    "	vqrdmulh.s32	q0, q0, q1\n"
+	    "	vand	q3, q0, q2\n"
+	    "	vshr.s32	q3, q3, #31\n"
+	    "	vqadd.s32	q0, q0, q3\n"
+	    "	vrshl.s32	q0, q0, q2\n"
+	    "	vadd.i32	q0, q0, r10\n"
+	    "	ldr	r3, [r0, #40]\n"
+	    "	vdup.32	q1, r3\n"
+	    "	vmax.s32	q0, q0, q1\n"
+	    "	ldr	r3, [r0, #44]\n"
+	    "	vdup.32	q1, r3\n"
+	    "	vmin.s32	q0, q0, q1\n")
+
 
 /* What the narrow loop reads (the assembly below reads the fields at these offsets). */
 struct narrow_job {
@@ -424,50 +496,44 @@ GEMM_NARROW_AS(gemm_narrow_gathered_pairs, NARROW_PAIR_SETUP, "", NARROW_REQUANT
 	       NARROW_GATHER_LOAD)
 
 
-/* The job's lone runs (tails), a pixel and a block at a time (the last block may have fewer than 4 channels).
- * Everything from the job, and the four sums through its memory: no vector register to save, a small frame. */
-HELIUM_HOT_SETUP __attribute__((noinline)) static void gemm_lone(const struct usmp_helium_conv_params *p, struct gemm_job *j)
+/* The last block's channels (out_ch % 4) of each of the job's pixels (tails.pixels), a pixel at a time: everything
+ * from the job, and the four sums through its memory: no vector register to save, a small frame. */
+__attribute__((noinline)) static void gemm_lone(const struct usmp_helium_conv_params *p, struct gemm_job *j)
 {
 	struct lone_tails *const t = &j->tails;
+	const int8_t *const block = j->blocks + (size_t)j->full_blocks * j->block_bytes;
+	const int32_t *const bias = (const int32_t *)(const void *)block;
+	const int32_t *const requant = (const int32_t *)(const void *)(block + 16 + 64 * j->chunks);
+	const mve_pred16_t lanes = vctp32q((uint32_t)(j->out_ch & 3));
 
-	for (const struct lone_run *r = t->runs; r < t->runs + t->count; r++) {
-		for (int32_t px = 0; px < r->pixels; px++) {
-			const int8_t *const column = r->column + (size_t)px * (j->pair_step >> 1);
-			const int8_t *block = j->blocks + (size_t)r->first * j->block_bytes;
-			int8_t *out = r->out + (size_t)px * j->out_ch;
+	for (int32_t px = 0; px < t->pixels; px++) {
+		const int8_t *const column = j->column0 + (size_t)px * (j->pair_step >> 1);
+		const int8_t *w = block + 16;
+		int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
 
-			for (int32_t b = r->first; b < r->first + r->blocks; b++, block += j->block_bytes, out += 4) {
-				const int32_t *bias = (const int32_t *)(const void *)block;
-				const int8_t *w = block + 16;
-				int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+		for (int32_t k = 0; k < j->chunks; k++, w += 64) {
+			const int8x16_t x = vldrbq_s8(column + 16 * k);
 
-				for (int32_t k = 0; k < j->chunks; k++, w += 64) {
-					const int8x16_t x = vldrbq_s8(column + 16 * k);
-
-					a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
-					a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
-					a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
-					a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
-				}
-				t->sums[0] = a0;
-				t->sums[1] = a1;
-				t->sums[2] = a2;
-				t->sums[3] = a3;
-				const int32_t *requant = (const int32_t *)(const void *)w;
-				const int32_t left = p->out_ch - 4 * b;
-				int32x4_t acc = vldrwq_s32(t->sums);
-
-				if (p->requant_general) /* helium_requantize's steps, without a vector of zero left shifts */
-					acc = vshlq_s32(acc, vldrwq_s32(requant + 8));
-				acc = vqrdmulhq_s32(acc, vldrwq_s32(requant));
-				acc = vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, vldrwq_s32(requant + 4)), 31));
-				acc = vrshlq_s32(acc, vldrwq_s32(requant + 4));
-				acc = vaddq_n_s32(acc, j->output_offset);
-				acc = vmaxq_s32(acc, vdupq_n_s32(j->act_min));
-				acc = vminq_s32(acc, vdupq_n_s32(j->act_max));
-				vstrbq_p_s32(out, acc, vctp32q((uint32_t)(left < 4 ? left : 4)));
-			}
+			a0 = vmladavaq_s8(a0, x, vldrbq_s8(w));
+			a1 = vmladavaq_s8(a1, x, vldrbq_s8(w + 16));
+			a2 = vmladavaq_s8(a2, x, vldrbq_s8(w + 32));
+			a3 = vmladavaq_s8(a3, x, vldrbq_s8(w + 48));
 		}
+		t->sums[0] = a0;
+		t->sums[1] = a1;
+		t->sums[2] = a2;
+		t->sums[3] = a3;
+		int32x4_t acc = vldrwq_s32(t->sums);
+
+		if (p->requant_general) /* helium_requantize's steps, without a vector of zero left shifts */
+			acc = vshlq_s32(acc, vldrwq_s32(requant + 8));
+		acc = vqrdmulhq_s32(acc, vldrwq_s32(requant));
+		acc = vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, vldrwq_s32(requant + 4)), 31));
+		acc = vrshlq_s32(acc, vldrwq_s32(requant + 4));
+		acc = vaddq_n_s32(acc, j->output_offset);
+		acc = vmaxq_s32(acc, vdupq_n_s32(j->act_min));
+		acc = vminq_s32(acc, vdupq_n_s32(j->act_max));
+		vstrbq_p_s32(j->output + (size_t)px * j->out_ch + 4 * j->full_blocks, acc, lanes);
 	}
 }
 
@@ -582,20 +648,22 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 	}
 	/* the job of the pairs' loop, and of gemm_lone (the narrow loop's job is done with) */
 	pairs_job(p, st, columns, stride, pixels, out, out_ch, general);
-	/* what the assembly leaves, first (it writes other outputs): the last block's channels where out_ch is no
+	/* what the pairs' loop leaves, first (it writes other outputs): the last block's channels where out_ch is no
 	 * multiple of 4, and an odd last pixel's full blocks; then the pairs' loop, a tail call (gemm's frame is gone
 	 * while it runs) */
-	struct lone_tails *const t = &j->tails;
-
-	t->count = 0;
-	if (out_ch & 3)
-		t->runs[t->count++] = (struct lone_run){ columns, out + (out_ch & ~3), pixels, out_ch >> 2, 1 };
-	if (pixels & 1 && p->chunks > 1 && out_ch >= 4)
-		t->runs[t->count++] = (struct lone_run){ columns + (size_t)(pixels - 1) * stride,
-							  out + (size_t)(pixels - 1) * out_ch, 1, 0, out_ch >> 2 };
-	if (t->count > 0)
+	if (out_ch & 3) {
+		j->tails.pixels = pixels;
 		gemm_lone(p, j);
-	if (p->chunks == 1 || j->pairs == 0 || j->full_blocks == 0)
+	}
+	if (p->chunks == 1 || j->full_blocks == 0)
+		return;
+	if (pixels & 1) {
+		if (st->call.general)
+			gemm_single_general(j);
+		else
+			gemm_single(j);
+	}
+	if (j->pairs == 0)
 		return;
 	if (st->call.general)
 		gemm_pairs_general(j);
