@@ -276,65 +276,84 @@ GEMM_PAIRS(gemm_pairs_rows,
 /*
  * An odd last pixel against every full block (the pairs' job: its column pairs * pair_step past column0, its
  * output pairs * 2 * out_ch past output), in assembly: per block the four sums start from the biases, each chunk
- * of the column meets the four filters (one column load, 4 VMLADAVA), the sums go into one vector through the
- * job's memory (tails.sums: one stm, one vector load) and are requantized as the pairs' loop does (the whole int8
- * range narrowed, or general: left shifts and the clamp) into the pixel's 4 channels. q0..q3 only (nothing to
- * save) and a frame of the registers it saves: called before the pairs' loop, it adds less to gemm's frame than
- * gemm_lone does. About 10 instructions a chunk and block, half the pairs' loop's for two pixels.
+ * of the column meets the four filters (4 VMLADAVA; the column's chunks held in q4..q7 for 2, 4 and 8 chunks,
+ * else loaded in a loop), the sums go into one vector through memory (one stm, one vector load) and are
+ * requantized as the pairs' loop does (the whole int8 range narrowed, or general: left shifts and the clamp) into
+ * the pixel's 4 channels. Called before the pairs' loop: its frame (the registers it saves, the sums) adds less
+ * to gemm's than gemm_lone's does; q4..q7 are saved in the job, as the pairs' loop does.
  */
-#define GEMM_SINGLE(name, requant)                                                      \
-	__attribute__((naked, noinline)) static void name(const struct gemm_job *job)   \
-	{                                                                               \
-		(void)job;                                                              \
-		__asm volatile("	push	{r4-r11, lr}\n"                         \
-			       "	ldr	r1, [r0, #0]\n"                         \
-			       "	ldr	r2, [r0, #8]\n"                         \
-			       "	ldr	r3, [r0, #12]\n"                        \
-			       "	mla	r1, r2, r3, r1\n"                       \
-			       "	ldr	r7, [r0, #28]\n"                        \
-			       "	ldr	r2, [r0, #32]\n"                        \
-			       "	mul	r3, r3, r2\n"                           \
-			       "	add	r7, r7, r3, lsl #1\n"                   \
-			       "	ldr	r5, [r0, #16]\n"                        \
-			       "	ldr	r11, [r0, #20]\n"                       \
-			       "	ldr	r2, [r0, #48]\n"                        \
-			       "	mla	r11, r11, r2, r5\n"                     \
-			       "	ldr	r9, [r0, #24]\n"                        \
-			       "	ldr	r10, [r0, #36]\n"                       \
-			       "	add	r12, r0, #56\n"                         \
-			       "1:	ldm	r5!, {r2, r4, r6, r8}\n"                \
-			       "	mov	r3, r1\n"                               \
-			       "	dls	lr, r9\n"                               \
-			       "2:	vldrb.8	q0, [r3], #16\n"                        \
-			       "	vldrb.8	q1, [r5], #16\n"                        \
-			       "	vmladava.s8	r2, q0, q1\n"                   \
-			       "	vldrb.8	q2, [r5], #16\n"                        \
-			       "	vmladava.s8	r4, q0, q2\n"                   \
-			       "	vldrb.8	q1, [r5], #16\n"                        \
-			       "	vmladava.s8	r6, q0, q1\n"                   \
-			       "	vldrb.8	q2, [r5], #16\n"                        \
-			       "	vmladava.s8	r8, q0, q2\n"                   \
-			       "	le	lr, 2b\n"                               \
-			       "	stm	r12, {r2, r4, r6, r8}\n"                \
-			       "	vldrw.u32	q0, [r12]\n" requant            \
-			       "	vstrb.32	q0, [r7], #4\n"                 \
-			       "	cmp	r5, r11\n"                              \
-			       "	bne	1b\n"                                   \
-			       "	pop	{r4-r11, pc}\n");                       \
+#define GEMM_SINGLE(name, save, setup, chunks, sums, requant, restore)                       \
+	__attribute__((naked, noinline)) static void name(const struct gemm_job *job)        \
+	{                                                                                    \
+		(void)job;                                                                   \
+		__asm volatile("	push	{r4-r11, lr}\n" save                          \
+			       "	ldr	r1, [r0, #0]\n"                               \
+			       "	ldr	r2, [r0, #8]\n"                               \
+			       "	ldr	r3, [r0, #12]\n"                              \
+			       "	mla	r1, r2, r3, r1\n"                             \
+			       "	ldr	r7, [r0, #28]\n"                              \
+			       "	ldr	r2, [r0, #32]\n"                              \
+			       "	mul	r3, r3, r2\n"                                 \
+			       "	add	r7, r7, r3, lsl #1\n"                         \
+			       "	ldr	r5, [r0, #16]\n"                              \
+			       "	ldr	r11, [r0, #20]\n"                             \
+			       "	ldr	r2, [r0, #48]\n"                              \
+			       "	mla	r11, r11, r2, r5\n"                           \
+			       "	ldr	r10, [r0, #36]\n" setup                       \
+			       "1:	ldm	r5!, {r2, r4, r6, r8}\n" chunks               \
+			       "	stm	" sums ", {r2, r4, r6, r8}\n"                 \
+			       "	vldrw.u32	q0, [" sums "]\n" requant             \
+			       "	vstrb.32	q0, [r7], #4\n"                       \
+			       "	cmp	r5, r11\n"                                    \
+			       "	bne	1b\n" restore                                 \
+			       "	pop	{r4-r11, pc}\n");                             \
 	}
+/* the column's chunk (a q register) against the block's four filters (r5 moves on) */
+#define SINGLE_CHUNK(q)                                  \
+	"	vldrb.8	q0, [r5], #16\n"                  \
+	"	vmladava.s8	r2, " q ", q0\n"          \
+	"	vldrb.8	q1, [r5], #16\n"                  \
+	"	vmladava.s8	r4, " q ", q1\n"          \
+	"	vldrb.8	q0, [r5], #16\n"                  \
+	"	vmladava.s8	r6, " q ", q0\n"          \
+	"	vldrb.8	q1, [r5], #16\n"                  \
+	"	vmladava.s8	r8, " q ", q1\n"
+/* any number of chunks: a loop over the column (the sums through the job's tails.sums, r12) */
+#define SINGLE_LOOP_SETUP "	ldr	r9, [r0, #24]\n	add	r12, r0, #56\n"
+#define SINGLE_LOOP                                      \
+	"	mov	r3, r1\n"                                 \
+	"	dls	lr, r9\n"                                 \
+	"2:	vldrb.8	q2, [r3], #16\n" SINGLE_CHUNK("q2") \
+	"	le	lr, 2b\n"
+/* 2, 4 or 8 chunks: the first four held in q4..q7 for every block (d8-d15 saved in the job), the sums on the
+ * stack; chunks 5 to 8 loaded for each block */
+#define SINGLE_HELD_SAVE "	sub	sp, sp, #16\n	add	r1, r0, #56\n	vstmia	r1, {d8-d15}\n"
+#define SINGLE_HELD_RESTORE "	add	r0, r0, #56\n	vldmia	r0, {d8-d15}\n	add	sp, sp, #16\n"
+#define SINGLE_HELD_2 "	vldrb.8	q4, [r1]\n	vldrb.8	q5, [r1, #16]\n"
+#define SINGLE_HELD_4 SINGLE_HELD_2 "	vldrb.8	q6, [r1, #32]\n	vldrb.8	q7, [r1, #48]\n"
+#define SINGLE_CHUNKS_2 SINGLE_CHUNK("q4") SINGLE_CHUNK("q5")
+#define SINGLE_CHUNKS_4 SINGLE_CHUNKS_2 SINGLE_CHUNK("q6") SINGLE_CHUNK("q7")
+#define SINGLE_AT(off) "	vldrb.8	q2, [r1, #" off "]\n" SINGLE_CHUNK("q2")
+#define SINGLE_CHUNKS_8 SINGLE_CHUNKS_4 SINGLE_AT("64") SINGLE_AT("80") SINGLE_AT("96") SINGLE_AT("112")
 /* right shifts only, the whole int8 range: as PAIRS_FULL_REQUANT on one pixel (the offset in r10) */
-GEMM_SINGLE(gemm_single,
-	    "	vldrw.u32	q1, [r5], #16\n"
-	    "	vqrdmulh.s32	q0, q0, q1\n"
-	    "	vshr.s32	q1, q0, #31\n"
-	    "	vqadd.s32	q0, q0, q1\n"
-	    "	vldrw.u32	q1, [r5], #16\n"
-	    "	vrshl.s32	q0, q0, q1\n"
-	    "	vqmovnb.s32	q1, q0\n"
-	    "	vqadd.s16	q1, q1, r10\n"
-	    "	vqmovnb.s16	q0, q1\n")
+#define SINGLE_FULL_REQUANT                               \
+	"	vldrw.u32	q1, [r5], #16\n"                \
+	"	vqrdmulh.s32	q0, q0, q1\n"                   \
+	"	vshr.s32	q1, q0, #31\n"                  \
+	"	vqadd.s32	q0, q0, q1\n"                   \
+	"	vldrw.u32	q1, [r5], #16\n"                \
+	"	vrshl.s32	q0, q0, q1\n"                   \
+	"	vqmovnb.s32	q1, q0\n"                       \
+	"	vqadd.s16	q1, q1, r10\n"                  \
+	"	vqmovnb.s16	q0, q1\n"
+#define SINGLE_HELD(name, load, chunks) \
+	GEMM_SINGLE(name, SINGLE_HELD_SAVE, load, chunks, "sp", SINGLE_FULL_REQUANT, SINGLE_HELD_RESTORE)
+SINGLE_HELD(gemm_single_2, SINGLE_HELD_2, SINGLE_CHUNKS_2)
+SINGLE_HELD(gemm_single_4, SINGLE_HELD_4, SINGLE_CHUNKS_4)
+SINGLE_HELD(gemm_single_8, SINGLE_HELD_4, SINGLE_CHUNKS_8)
+GEMM_SINGLE(gemm_single_full, "", SINGLE_LOOP_SETUP, SINGLE_LOOP, "r12", SINGLE_FULL_REQUANT, "")
 /* any shifts, clamped (act_min, act_max from the job) */
-GEMM_SINGLE(gemm_single_general,
+GEMM_SINGLE(gemm_single_general, "", SINGLE_LOOP_SETUP, SINGLE_LOOP, "r12",
 	    "	vldrw.u32	q1, [r5], #16\n"
 	    "	vldrw.u32	q2, [r5], #16\n"
 	    "	vldrw.u32	q3, [r5], #16\n"
@@ -350,8 +369,8 @@ GEMM_SINGLE(gemm_single_general,
 	    "	vmax.s32	q0, q0, q1\n"
 	    "	ldr	r3, [r0, #44]\n"
 	    "	vdup.32	q1, r3\n"
-	    "	vmin.s32	q0, q0, q1\n")
-
+	    "	vmin.s32	q0, q0, q1\n",
+	    "")
 
 /* What the narrow loop reads (the assembly below reads the fields at these offsets). */
 struct narrow_job {
@@ -657,11 +676,17 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 	}
 	if (p->chunks == 1 || j->full_blocks == 0)
 		return;
-	if (pixels & 1) {
+	if (pixels & 1) { /* the odd last pixel, as the pairs' loop below is chosen */
 		if (st->call.general)
 			gemm_single_general(j);
+		else if (p->chunks == 2)
+			gemm_single_2(j);
+		else if (p->chunks == 4)
+			gemm_single_4(j);
+		else if (p->chunks == 8)
+			gemm_single_8(j);
 		else
-			gemm_single(j);
+			gemm_single_full(j);
 	}
 	if (j->pairs == 0)
 		return;
