@@ -92,10 +92,11 @@ KERNELS = {
     ("usmp_cmsis_nn_convolve_s8", "mve"): KernelCost(call=300, granule=4, leftover=0.7),
     # USMP's Helium kernels (kernels/helium/), measured on the M55 with the benchmark models' layers (whole tensors:
     # benchmarks/helium_kernels.py --layers; bands: benchmarks/band_costs.py). The matrix kernel takes two pixels
-    # at a time (a lone one costs about half as much again) and builds a band's first columns in each call; the
-    # depthwise kernel copies the filter's rows into its strips again in each call (the halo: fill_gathered, 0.6 an
-    # element) and sets up its passes and spans (320 a call): measured on DS-CNN's 3x3 layers (5 columns, 64
-    # channels) as bands of 4 and 8 rows, about 700 instructions a call beyond the same rows whole.
+    # at a time (an odd last one, gemm_single, 0.16-0.3 of its MACs' price more: one layer on 4, 5 and 6 pixels,
+    # 1x1 and 3x3, 4 to 18 chunks; 0.5 on a 32 -> 32 1x1, whose MACs are few) and builds a band's first columns in
+    # each call; the depthwise kernel copies the filter's rows into its strips again in each call (the halo:
+    # fill_gathered, 0.6 an element) and sets up its passes and spans (320 a call): measured on DS-CNN's 3x3 layers
+    # (5 columns, 64 channels) as bands of 4 and 8 rows, about 700 instructions a call beyond the same rows whole.
     # The matrix kernel's instructions per pixel are 0.12 a MAC, 3 per output channel, 0.9 per column element and 4
     # per filter row (fitted to the 3x3, 1x1 and wider layers of the five benchmark models whole on the M55, 1x1 to
     # 64x64 channels: every layer within 5 % but DS-CNN's first, 10x4 over one channel, 22 % under, person_detect's
@@ -103,14 +104,14 @@ KERNELS = {
     # likewise (8 to 256 channels within 5 %, the 3x3-pixel layers 8-15 % under; 0.17 flat: 0.8-1.3x). The depthwise
     # kernel 1.05 a MAC whole (3x3, 8 to 256 channels: 0.96-1.12 a MAC by layer, stride 2 the dearest; 1.25 priced
     # the models' depthwise layers 1.2x). USMP's Helium add about 5.5 an element (ResNet-8's adds: 90,170 for 16,384).
-    ("usmp_helium_conv_s8", "mve"): KernelCost(call=50, granule=2, leftover=0.5, per_mac=0.12, per_out_channel=3.0,
+    ("usmp_helium_conv_s8", "mve"): KernelCost(call=50, granule=2, leftover=0.3, per_mac=0.12, per_out_channel=3.0,
                                                per_column=0.9),
     # The same loop gathering each chunk itself from an output row's padded rows (usmp_helium_conv_rows_s8:
     # micro_speech's 10x8 window over one channel, 77.4 K instructions whole for 320,000 MACs and 4,000 outputs;
     # a call sets up its state and row loop, about 30)
     ("usmp_helium_conv_rows_s8", "mve"): KernelCost(call=30, granule=2, per_mac=0.2, per_out_channel=3.3),
     ("usmp_helium_add_s8", "mve"): KernelCost(per_element=5.5),
-    ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.5, per_mac=0.12,
+    ("usmp_helium_conv_1x1_s8", "mve"): KernelCost(call=40, granule=2, leftover=0.3, per_mac=0.12,
                                                    per_out_channel=3.0),
     ("usmp_helium_depthwise_s8", "mve"): KernelCost(call=320, per_mac=1.05, per_halo_element=0.6),
     # The in-place one (3x3, stride 1) reads a band's rows where they are: no halo to copy again, a call's set-up a
