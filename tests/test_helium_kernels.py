@@ -62,7 +62,7 @@ CONV_LAYERS = [
     Layer("conv", 3, 3, 40, 5, 3, 3, (2, 2), seed=13),        # 120-byte rows: several vectors a row
     Layer("conv", 9, 10, 2, 5, 3, 3, (2, 2), (2, 1), padding=VALID, batches=2, seed=14),  # gathered, rows apart
     Layer("conv", 3, 2, 120, 8, seed=15),                     # eight chunks: unrolled
-    # a lone last pixel (gemm_single) after the pairs of each loop: two and eight chunks unrolled, clamped
+    # a lone last pixel (gemm_single_*) after the pairs: two chunks (a loop), eight (four held, four loaded), clamped
     Layer("conv", 3, 3, 32, 8, seed=20),
     Layer("conv", 3, 1, 128, 8, seed=21),
     Layer("conv", 1, 5, 48, 4, activation=RELU6, seed=28),

@@ -276,8 +276,8 @@ GEMM_PAIRS(gemm_pairs_rows,
 /*
  * An odd last pixel against every full block (the pairs' job: its column pairs * pair_step past column0, its
  * output pairs * 2 * out_ch past output), in assembly: per block the four sums start from the biases, each chunk
- * of the column meets the four filters (4 VMLADAVA; the column's chunks held in q4..q7 for 2, 4 and 8 chunks,
- * else loaded in a loop), the sums go into one vector through memory (one stm, one vector load) and are
+ * of the column meets the four filters (4 VMLADAVA; with 4 chunks or more the first four held in q4..q7, the
+ * others loaded in a loop), the sums go into one vector through memory (one stm, one vector load) and are
  * requantized as the pairs' loop does (the whole int8 range narrowed, or general: left shifts and the clamp) into
  * the pixel's 4 channels. Called before the pairs' loop: its frame (the registers it saves, the sums) adds less
  * to gemm's than gemm_lone's does; q4..q7 are saved in the job, as the pairs' loop does.
@@ -325,16 +325,26 @@ GEMM_PAIRS(gemm_pairs_rows,
 	"	dls	lr, r9\n"                                 \
 	"2:	vldrb.8	q2, [r3], #16\n" SINGLE_CHUNK("q2") \
 	"	le	lr, 2b\n"
-/* 2, 4 or 8 chunks: the first four held in q4..q7 for every block (d8-d15 saved in the job), the sums on the
- * stack; chunks 5 to 8 loaded for each block */
+/* 4 chunks or more: the first four held in q4..q7 for every block (d8-d15 saved in the job), the others loaded
+ * in a loop (r1 of them from r12: the column's start is not needed again); the sums on the stack */
 #define SINGLE_HELD_SAVE "	sub	sp, sp, #16\n	add	r1, r0, #56\n	vstmia	r1, {d8-d15}\n"
+#define SINGLE_HELD_SETUP                                              \
+	"	vldrb.8	q4, [r1]\n"                                            \
+	"	vldrb.8	q5, [r1, #16]\n"                                       \
+	"	vldrb.8	q6, [r1, #32]\n"                                       \
+	"	vldrb.8	q7, [r1, #48]\n"                                       \
+	"	add	r12, r1, #64\n"                                         \
+	"	ldr	r1, [r0, #24]\n"                                        \
+	"	subs	r1, r1, #4\n"
+#define SINGLE_HELD                                                    \
+	SINGLE_CHUNK("q4") SINGLE_CHUNK("q5") SINGLE_CHUNK("q6") SINGLE_CHUNK("q7") \
+	"	cbz	r1, 3f\n"                                              \
+	"	mov	r3, r12\n"                                             \
+	"	dls	lr, r1\n"                                              \
+	"2:	vldrb.8	q2, [r3], #16\n" SINGLE_CHUNK("q2")                  \
+	"	le	lr, 2b\n"                                               \
+	"3:\n"
 #define SINGLE_HELD_RESTORE "	add	r0, r0, #56\n	vldmia	r0, {d8-d15}\n	add	sp, sp, #16\n"
-#define SINGLE_HELD_2 "	vldrb.8	q4, [r1]\n	vldrb.8	q5, [r1, #16]\n"
-#define SINGLE_HELD_4 SINGLE_HELD_2 "	vldrb.8	q6, [r1, #32]\n	vldrb.8	q7, [r1, #48]\n"
-#define SINGLE_CHUNKS_2 SINGLE_CHUNK("q4") SINGLE_CHUNK("q5")
-#define SINGLE_CHUNKS_4 SINGLE_CHUNKS_2 SINGLE_CHUNK("q6") SINGLE_CHUNK("q7")
-#define SINGLE_AT(off) "	vldrb.8	q2, [r1, #" off "]\n" SINGLE_CHUNK("q2")
-#define SINGLE_CHUNKS_8 SINGLE_CHUNKS_4 SINGLE_AT("64") SINGLE_AT("80") SINGLE_AT("96") SINGLE_AT("112")
 /* right shifts only, the whole int8 range: as PAIRS_FULL_REQUANT on one pixel (the offset in r10) */
 #define SINGLE_FULL_REQUANT                               \
 	"	vldrw.u32	q1, [r5], #16\n"                \
@@ -346,11 +356,7 @@ GEMM_PAIRS(gemm_pairs_rows,
 	"	vqmovnb.s32	q1, q0\n"                       \
 	"	vqadd.s16	q1, q1, r10\n"                  \
 	"	vqmovnb.s16	q0, q1\n"
-#define SINGLE_HELD(name, load, chunks) \
-	GEMM_SINGLE(name, SINGLE_HELD_SAVE, load, chunks, "sp", SINGLE_FULL_REQUANT, SINGLE_HELD_RESTORE)
-SINGLE_HELD(gemm_single_2, SINGLE_HELD_2, SINGLE_CHUNKS_2)
-SINGLE_HELD(gemm_single_4, SINGLE_HELD_4, SINGLE_CHUNKS_4)
-SINGLE_HELD(gemm_single_8, SINGLE_HELD_4, SINGLE_CHUNKS_8)
+GEMM_SINGLE(gemm_single_held, SINGLE_HELD_SAVE, SINGLE_HELD_SETUP, SINGLE_HELD, "sp", SINGLE_FULL_REQUANT, SINGLE_HELD_RESTORE)
 GEMM_SINGLE(gemm_single_full, "", SINGLE_LOOP_SETUP, SINGLE_LOOP, "r12", SINGLE_FULL_REQUANT, "")
 /* any shifts, clamped (act_min, act_max from the job) */
 GEMM_SINGLE(gemm_single_general, "", SINGLE_LOOP_SETUP, SINGLE_LOOP, "r12",
@@ -676,15 +682,11 @@ HELIUM_HOT_SETUP static void gemm(const struct usmp_helium_conv_params *p, struc
 	}
 	if (p->chunks == 1 || j->full_blocks == 0)
 		return;
-	if (pixels & 1) { /* the odd last pixel, as the pairs' loop below is chosen */
+	if (pixels & 1) { /* the odd last pixel */
 		if (st->call.general)
 			gemm_single_general(j);
-		else if (p->chunks == 2)
-			gemm_single_2(j);
-		else if (p->chunks == 4)
-			gemm_single_4(j);
-		else if (p->chunks == 8)
-			gemm_single_8(j);
+		else if (p->chunks >= 4)
+			gemm_single_held(j);
 		else
 			gemm_single_full(j);
 	}
