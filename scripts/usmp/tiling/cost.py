@@ -92,8 +92,8 @@ KERNELS = {
     ("usmp_cmsis_nn_convolve_s8", "mve"): KernelCost(call=300, granule=4, leftover=0.7),
     # USMP's Helium kernels (kernels/helium/), measured on the M55 with the benchmark models' layers (whole tensors:
     # benchmarks/helium_kernels.py --layers; bands: benchmarks/band_costs.py). The matrix kernel takes two pixels
-    # at a time (an odd last one, gemm_single, 0.16-0.3 of its MACs' price more: one layer on 4, 5 and 6 pixels,
-    # 1x1 and 3x3, 4 to 18 chunks; 0.5 on a 32 -> 32 1x1, whose MACs are few) and builds a band's first columns in
+    # at a time (an odd last one, gemm_single_*, 0.16-0.37 of its MACs' price more: one layer on 4, 5 and 6 pixels,
+    # 1x1 and 3x3, 4 to 18 chunks; 0.85 on a 32 -> 32 1x1, whose MACs are few) and builds a band's first columns in
     # each call; the depthwise kernel copies the filter's rows into its strips again in each call (the halo:
     # fill_gathered, 0.6 an element) and sets up its passes and spans (320 a call): measured on DS-CNN's 3x3 layers
     # (5 columns, 64 channels) as bands of 4 and 8 rows, about 700 instructions a call beyond the same rows whole.
