@@ -5,12 +5,14 @@ the chain); the function takes the pools' bases and names its buffers inside
 (a chain of ten links has some fifty). What it keeps while it runs is a struct
 in its state buffer (tiling/state.py), planned in the workspace, not on the
 stack: per link a struct usmp_band of kernels' tiling.h (b[link]: its rows and
-their addresses, which usmp_band_step works out per band), the addresses of its
-buffers, and the band's copy of a link's parameters, in which the band members
-are set (tiling/band_fields.py) before the link's whole-tensor kernel is called
-with its row pointers at the band's rows. Links calling the same kernel the
-same way share one small static function that does this (band_<kernel>), so a
-loop is a call per link.
+their addresses, which usmp_band_step works out per band) and the addresses of
+its buffers. A link's whole-tensor kernel is called with its row pointers at the
+band's rows and the const variant of its parameters made for the band's rows
+(tiling/variants.py: the first whose band members match, found in the loop).
+A kernel whose parameters take no variants (CMSIS-NN's) gets a copy in the
+state with the band members set (tiling/band_fields.py); links calling such a
+kernel the same way share one small static function that does this
+(band_<kernel>).
 """
 from __future__ import annotations
 
@@ -66,7 +68,7 @@ def band_loop_view(program: Program, layout: Layout, op: BandLoop, calls: list[d
     buffers = [_pointer(_output(link)) for link in op.links] + [_pointer(name) for name in wholes]
     signature, call_args = _bases(program, layout, op)
     state = next(a.buffer for a in op.args if a.name == STATE_ARG)
-    copies = list(dict.fromkeys(c["type"] for step in steps for c in step["calls"]))
+    copies = list(dict.fromkeys(c["type"] for step in steps for c in step["calls"] if not c["variants"]))
     return dict(chain=f"{stem}_chain", links_table=f"{stem}_links", edges_table=f"{stem}_edges", links=links,
                 edges=edges, band=op.band, bands=op.bands, recompute=int(op.recompute), steps=steps,
                 buffers=buffers, before=[calls[k] for k in op.before], after=[calls[k] for k in op.after],
@@ -114,6 +116,11 @@ def _wrapper_view(key: BandWrapper, name: str) -> dict:
                    for member, band, per in key.fields]
     return dict(name=name, function=key.function, type=key.params_type, params=params, assignments=assignments,
                 args=args)
+
+
+def _mismatch(assignments: list[tuple[str, str]]) -> str:
+    """C: the variant at p was made for other band rows than these."""
+    return " || ".join(f"p->{member} != {value}" for member, value in assignments)
 
 
 def _output(link) -> str | None:
@@ -177,9 +184,12 @@ def _band_call(program: Program, op: BandLoop, link, view: dict, call, alone: bo
         else:  # a row-indexed constant (a fully connected tail's weights): its own pointer arithmetic
             args.append(f"{name} + {_times(f'{band}.{pointer.row}', pointer.elements)}")
             alone = False
-    result = dict(view, type=call.params_type, assignments=assignments, band_args=args, params_copy=copy)
+    result = dict(view, type=call.params_type, assignments=assignments, band_args=args, params_copy=copy,
+                  mismatch=_mismatch(assignments))
     labels = [n for _, n in pattern if n]  # the wrapper's arguments: an input read twice keeps the inline call
-    if alone and len(set(labels)) == len(labels):
+    # a call with const variants stays in the loop: its search needs registers a small function would save on
+    # the stack, and the loop's function has them
+    if alone and len(set(labels)) == len(labels) and view["variants"] is None:
         result["wrapper"] = BandWrapper(call.function, call.params_type,
                                         tuple((f.member, f.value, f.per) for f in fields), tuple(pattern))
         result["wrapper_args"] = [f"&{view['params']}", f"&{band}", f"&{copy}"]

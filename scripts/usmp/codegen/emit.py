@@ -27,6 +27,7 @@ from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
 from usmp.codegen.band_loop import band_loop_view, band_wrappers
 from usmp.tiling.loop import BandLoop, operators_run
+from usmp.tiling.variants import band_variants
 
 
 @dataclass
@@ -181,11 +182,14 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
     calls = []
     for k, call in enumerate(op.calls):
         params_name = None
+        variants = band_variants(op, k) if isinstance(op, BandLoop) else None
         if call.params_type:
             params_name = f"{op.function_name}_params" + (f"_{k}" if len(op.calls) > 1 else "")
             params.append(dict(name=params_name, type=call.params_type,
-                               fields=[(f, _param_literal(_call_owner(op, k), f, v)) for f, v in call.params.items()]))
-        calls.append(dict(function=call.function, params=params_name, args=call.args))
+                               variants=[_param_fields(op, k, v) for v in variants] if variants else None,
+                               fields=_param_fields(op, k, call.params)))
+        calls.append(dict(function=call.function, params=params_name, args=call.args,
+                          variants=len(variants) if variants else None))
     return dict(
         function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls, body=None,
         title=f"Operator {op.op_index}: {op.opcode}" + (f" (subgraph {op.subgraph})" if op.subgraph else ""),
@@ -197,6 +201,10 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
         ],
         guards=op_guards(program, layout.placements, op) if guards else [],
     )
+
+
+def _param_fields(op, k: int, params: dict) -> list[tuple[str, str]]:
+    return [(f, _param_literal(_call_owner(op, k), f, v)) for f, v in params.items()]
 
 
 def _call_owner(op, k: int) -> tuple[int, str]:

@@ -6,9 +6,15 @@ first input row (pad_top) — or, for kernels that walk a flat run of elements
 or pixels, how many there are. The generated loop sets exactly these members
 in a copy of the whole-tensor parameters. A struct type missing here cannot
 run a band, so a chain never gets a kernel that takes one.
+
+Where every band member is a field of the struct or an element of one, the
+compiler writes a const copy of the parameters for each set of band members
+the loop's bands take (tiling/variants.py) and the loop hands the kernel the
+one that matches: no copy in RAM. CMSIS-NN's nested structs keep the copy.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -66,3 +72,10 @@ def band_fields(params_type: str | None) -> tuple[BandField, ...] | None:
 
 def runs_bands(params_type: str | None) -> bool:
     return params_type in BAND_FIELDS
+
+
+def by_variant(params_type: str | None) -> bool:
+    """Whether the loop runs the struct's kernel on const variants of its parameters rather than a copy in RAM:
+    every band member a field or an element of one, which the compiler can set in the values it writes."""
+    fields = band_fields(params_type)
+    return bool(fields) and all(re.fullmatch(r"\w+(\[\d+\])?", f.member) for f in fields)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from usmp.lower.program import KernelCall
+from usmp.tiling.band_fields import by_variant
 
 # instructions per multiply-accumulate of the convolution kernels, by CMSIS-NN extension (None: portable C)
 PER_MAC = {None: 11.0, "dsp": 2.8, "mve": 0.5}
@@ -56,7 +57,7 @@ LOOP = {None: 1500, "dsp": 1500, "mve": 300}
 # without an extension 100, not measured again
 PLAN_PER_LINK = {None: 100, "dsp": 10, "mve": 135}
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
-PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params), per 32-bit word
+PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params: CMSIS-NN's), per 32-bit word
 # rows kept in a band buffer, moved to its top (tiling.c's copy_words), per byte: with an FPU (the M4, M7, M33 and
 # M55) 64 bytes a VLDM/VSTM pair, about 0.1 with the loop (ResNet-8's chains on the M55: 0.7 priced them 1.7x what
 # QEMU counts; a DSP core built without its FPU moves 32 bytes an LDM/STM pair, about 0.2); the M0's frameless copy
@@ -176,7 +177,7 @@ class CallShape:
     """What the cost model reads of a link's kernel call."""
 
     function: str
-    params_words: int  # 32-bit words of its parameter struct
+    copied_words: int  # 32-bit words of the parameter struct the loop copies each band (0: const variants)
     pixels_per_row: int  # output columns
     macs_per_pixel: int  # multiply-accumulates per output pixel (0 for element-wise kernels)
     elements_per_row: int  # output elements per row
@@ -201,7 +202,8 @@ def call_shape(call: KernelCall, params: dict) -> CallShape:
     window = (params.get("filter_h", 1) - 1) * params.get("dilation_h", 1) + 1
     halo_rows = max(window - params.get("stride_h", 1), 0)
     in_ch = params.get("in_ch", out_ch)
-    return CallShape(call.function, struct_words(call.params), out_w, macs, out_w * out_ch, out_ch, weights,
+    copied = 0 if by_variant(call.params_type) else struct_words(call.params)
+    return CallShape(call.function, copied, out_w, macs, out_w * out_ch, out_ch, weights,
                      params.get("filter_h", 1), halo_rows * params.get("in_w", out_w) * in_ch,
                      halo_rows * -(-in_ch // 4))
 

@@ -22,7 +22,7 @@ from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
 from usmp.tiling.band_rows import STRATEGIES, LinkSummary
 from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_MAC, PLAN_PER_LINK,
                               call_overhead, call_shape, leftover_work, per_element, row_work, tail_change)
-from usmp.tiling.band_fields import runs_bands
+from usmp.tiling.band_fields import by_variant, runs_bands
 from usmp.tiling.links import link_of
 from usmp.tiling.overlay import overlay_saving, overlay_source
 from usmp.tiling.region import Region, buffer_users, region_at
@@ -300,13 +300,14 @@ class ChainSearch:
                                                if self.program.ops[k].op_index not in self.kernels)
 
     def _loop_state(self, region: Region) -> int:
-        """The loop's state buffer (state.py), with the parameters of the kernels it will run."""
+        """The loop's state buffer (state.py), with room for the parameters of the kernels it will run that take
+        no const variants (variants.py)."""
         copies = []
         for link in region.links:
             chosen = self.kernels.get(link.op.op_index)
-            if link.tail is None:  # a reduction's band kernel copies a few words
-                copies.append(params_bytes(chosen if chosen and runs_bands(chosen.params_type) else link.call,
-                                           self.pointer))
+            call = chosen if chosen and runs_bands(chosen.params_type) else link.call
+            if link.tail is None and not by_variant(call.params_type):
+                copies.append(params_bytes(call, self.pointer))
         wholes = sum(p is None for producers in region.producers for p in producers)
         return state_bytes(len(region.links), len(region.links) + wholes, copies, self.pointer)
 
@@ -337,7 +338,7 @@ def _link_cost(s: LinkSummary, shape, extension: str | None, rows: int, tail: bo
     if tail:
         cost = s.calls * NEXT
     else:
-        cost = s.calls * (NEXT + PARAMS_PER_WORD * shape.params_words) + max(s.calls - 1, 0) * call_overhead(shape,
+        cost = s.calls * (NEXT + PARAMS_PER_WORD * shape.copied_words) + max(s.calls - 1, 0) * call_overhead(shape,
                                                                                                              extension)
     cost += (s.computed - rows) * row_work(shape, extension)
     cost += sum(times * leftover_work(shape, extension, count) for count, times in s.counts.items())

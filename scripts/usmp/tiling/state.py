@@ -2,9 +2,10 @@
 
 A loop keeps, from its first band to its last: a struct usmp_band per link (the rows it has computed, the
 rows its consumers still read, this band's rows and their addresses), the addresses of its band buffers
-and whole tensors (the band step's buffers[]), and, while it calls a link's kernel, the band's copy of
-that link's parameters (its band members set in a copy of the whole-tensor struct; one copy at a time,
-so all links share its bytes). These live only during the loop's step, so they are a scratch buffer the
+and whole tensors (the band step's buffers[]), and, while it calls a link's kernel whose parameters the
+compiler cannot write for each band (variants.py: CMSIS-NN's nested structs), the band's copy of them
+(its band members set in a copy of the whole-tensor struct; one copy at a time, so all links share its
+bytes). These live only during the loop's step, so they are a scratch buffer the
 planner places like any other, over bytes dead tensors leave; the generated code reaches it as a struct
 (codegen/band_loop.py) whose size a compile-time check holds to the bytes planned here.
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from usmp.lower.program import Arg, Buffer, KernelCall, Program
 from usmp.paths import KERNELS_INCLUDE_DIR
-from usmp.tiling.band_fields import band_fields
+from usmp.tiling.band_fields import band_fields, by_variant
 from usmp.tiling.cost import struct_words
 from usmp.tiling.loop import BandLoop
 from usmp.tiling.struct_sizes import struct_bytes
@@ -33,8 +34,10 @@ def params_bytes(call: KernelCall, pointer: int, include_dirs: tuple[Path, ...] 
 
 
 def band_copies(loop: BandLoop) -> list[KernelCall]:
-    """The calls whose parameters the loop copies each band (the links' window and flat kernels)."""
-    return [loop.calls[k] for link in loop.links for k in link.calls if band_fields(loop.calls[k].params_type)]
+    """The calls whose parameters the loop copies each band: the links' window and flat kernels that take no
+    const variants (variants.py)."""
+    return [loop.calls[k] for link in loop.links for k in link.calls
+            if band_fields(loop.calls[k].params_type) and not by_variant(loop.calls[k].params_type)]
 
 
 def state_bytes(links: int, buffers: int, copies: list[int], pointer: int) -> int:
