@@ -59,10 +59,12 @@ int main(void)
 {{
 	void *band_buffers[{n + 1}];
 	struct usmp_band b[{n}];
-	int32_t band, j, k;
+	int32_t band, i, j, k;
 
 	for (j = 0; j <= {n}; j++)
 		band_buffers[j] = buffers[j];
+	for (j = 0; j < 64; j++)
+		buffers[{n}][j] = (uint32_t)j + 1; /* each row holds its number + 1 */
 	memset(b, 0x5a, sizeof(b)); /* the state is the step's to set up */
 	for (band = 0; band < {rows.bands}; band++) {{
 		usmp_band_step{"_recompute" if rows.recompute else ""}(&chain, band, band_buffers, b);
@@ -79,6 +81,18 @@ int main(void)
 
 				printf(" %d", (int)(((uint8_t *)b[j].in[k] - (uint8_t *)band_buffers[e->producer]) / 4));
 			}}
+			/* the rows read are where they were written (the kept rows moved right), then write this band's */
+			for (k = 0; k < links[j].inputs; k++) {{
+				const struct usmp_band_edge *e = &edges[links[j].first_edge + k];
+				const int32_t from = b[j].first * e->stride - e->pad_top, row = from < 0 ? 0 : from;
+				const int32_t rows = k == 0 ? b[j].in_count : (row < e->rows);
+
+				for (i = 0; i < rows; i++)
+					if (((const uint32_t *)b[j].in[k])[i] != (uint32_t)(row + i + 1))
+						printf(" input %d row %d moved wrong", (int)k, (int)(row + i));
+			}}
+			for (i = 0; i < b[j].count; i++)
+				((uint32_t *)b[j].out)[i] = (uint32_t)(b[j].first + i + 1);
 			printf("\\n");
 		}}
 	}}

@@ -24,6 +24,12 @@
 #define THUMB2 0
 #endif
 
+#if USMP_ARMV6M
+#define ARMV6M_DIVIDE(a, b) ((int32_t)usmp_armv6m_divide((uint32_t)(a), (uint32_t)(b))) /* no frame under the step */
+#else
+#define ARMV6M_DIVIDE(a, b) ((a) / (b))
+#endif
+
 ROW_MATH int32_t input_row(const struct usmp_band_edge *e, int32_t row)
 {
 	return row < 0 ? 0 : (row > e->rows ? e->rows : row);
@@ -198,10 +204,99 @@ ROW_MATH void place_rows(const struct usmp_band_chain *chain, const struct usmp_
 	b->pad_top = (uint16_t)(edges->pad_top + row - first * edges->stride);
 }
 
+/* A link that will read input `e` from row first_row_read(stop) on next band lowers its producer's `keep` to it. */
+ROW_MATH void lower_keep(const struct usmp_band_edge *e, struct usmp_band *bands, int32_t last, int32_t stop)
+{
+	const int32_t p = e->producer, next = stop * e->stride - e->pad_top; /* not clamped to the producer's rows */
+
+	if (p <= last && next < bands[p].keep) {
+		bands[p].keep = (uint16_t)(next < 0 ? 0 : next);
+	}
+}
+
+/*
+ * The steady bands. Once every link computes rows, none skipped, its buffer's top moving on by its count, a
+ * producer's count `stride` times its consumer's, and no input row clipped, the next band is this one moved on:
+ * every link's rows and its buffer's keep and top by its count, the same rows kept, the same addresses in band
+ * buffers, a whole tensor's by its rows read. That holds until a link nears its last rows (its band clipped, a
+ * consumer's producer at its end) or a band reads, or keeps, past an input's last row: how many bands until then,
+ * after a band that qualifies (0 if it does not). The count lives in the last link's `keep`, which no consumer
+ * lowers.
+ */
+ROW_MATH int32_t steady_bands(const struct usmp_band_chain *chain, const struct usmp_band *bands)
+{
+	const struct usmp_band_link *l = chain->link;
+	const struct usmp_band_edge *e = chain->edge;
+	const struct usmp_band *b = bands;
+	int32_t j, k, n = 0xffff;
+
+	for (j = 0; j < chain->links; j++, l++, b++) {
+		const int32_t count = b->count; /* > 0 */
+		/* bands t = 1.. while done + (t - 1) * count + share < rows */
+		int32_t left = l->rows - l->share - b->done - 1;
+
+		if (left < 0) {
+			return 0;
+		}
+		left = 1 + ARMV6M_DIVIDE(left, count);
+		n = left < n ? left : n;
+		for (k = 0; k < l->inputs; k++, e++) {
+			const int32_t step = count * e->stride, reach = e->end_offset > -e->pad_top ? e->end_offset : -e->pad_top;
+
+			/* the rows it reads, and keeps for the next band, within the input's: (done + t * count) * stride
+			 * + reach <= rows, none above its top */
+			left = e->rows - reach - b->done * e->stride;
+			if (b->first * e->stride < e->pad_top || left < 0 ||
+			    (e->producer < chain->links && bands[e->producer].count != step)) {
+				return 0;
+			}
+			left = ARMV6M_DIVIDE(left, step);
+			n = left < n ? left : n;
+		}
+	}
+	return n;
+}
+
+/* One steady band: the band before moved on. */
+ROW_MATH void steady_step(const struct usmp_band_chain *chain, void *const *buffers, struct usmp_band *bands)
+{
+	const int32_t last = chain->links - 1;
+	const struct usmp_band_link *l = chain->link;
+	const struct usmp_band_edge *e = chain->edge;
+	struct usmp_band *b = bands;
+	int32_t j, k;
+
+	for (j = 0; j <= last; j++, l++, b++) {
+		const int32_t first = b->done, count = b->count;
+
+		if (j < last) { /* keep > top: the rows from keep on go to the top, as the band before */
+			const int32_t keep = b->keep;
+
+			if (first > keep) {
+				keep_rows((uint8_t *)buffers[j], keep - b->top, first - keep, l->row_bytes);
+			}
+			b->top = (uint16_t)keep;
+			b->keep = (uint16_t)(keep + count);
+		} else {
+			b->out = (uint8_t *)b->out + count * l->row_bytes; /* the chain's output is whole */
+		}
+		b->first = (uint16_t)first;
+		b->done = (uint16_t)(first + count);
+		b->end = b->done;
+		for (k = 0; k < l->inputs; k++, e++) {
+			if (e->producer > last) { /* a whole tensor's rows */
+				b->in[k] = (uint8_t *)b->in[k] + count * e->stride * e->row_bytes;
+			}
+		}
+	}
+}
+
 /*
  * sliding, one pass over the links, producers first: each computes its share of rows as far as its inputs'
  * rows allow, after moving the rows its consumers still read to its buffer's top (rows above `keep` leave).
- * Once its rows are known, it lowers its producers' `keep` to the first row it will read next band.
+ * Then one pass over its inputs sets where it reads them and lowers their producers' `keep` to the first row it
+ * will read next band.
+ * A steady band (steady_bands()) is the band before moved on.
  */
 void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *const *buffers, struct usmp_band *bands)
 {
@@ -209,11 +304,15 @@ void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *con
 	const struct usmp_band_link *l = chain->link;
 	const struct usmp_band_edge *edge = chain->edge; /* each link's row inputs follow the link before's */
 	struct usmp_band *b = bands;
-	int32_t j, k;
+	int32_t j, k, steady = 1; /* this band qualifies so far for the next to be steady */
 
+	if (band > 0 && bands[last].keep > 0) {
+		bands[last].keep--;
+		steady_step(chain, buffers, bands);
+		return;
+	}
 	for (j = 0; j <= last; j++, l++, b++) {
-		const struct usmp_band_edge *const edges = edge;
-		int32_t first, stop;
+		int32_t first, stop, top, row = 0;
 
 		if (band == 0) { /* nothing computed yet, every buffer's top at row 0, nothing to leave */
 			b->done = 0;
@@ -221,44 +320,69 @@ void usmp_band_step(const struct usmp_band_chain *chain, int32_t band, void *con
 			b->keep = 0;
 		}
 		first = b->done;
+		top = b->top;
 		stop = first + l->share;
 		if (stop > l->rows) {
 			stop = l->rows;
 		}
 		for (k = 0; k < l->inputs; k++) {
-			const int32_t p = edge[k].producer;
+			const struct usmp_band_edge *e = &edge[k];
+			const int32_t p = e->producer;
 
 			if (p <= last) {
-				const int32_t ready = rows_ready(&edge[k], bands[p].end, l->rows);
+				const int32_t produced = bands[p].end;
 
-				stop = ready < stop ? ready : stop;
+				/* rows_ready(), once the window of row stop - 1 is known not to be there yet */
+				if (produced < e->rows && stop * e->stride + e->end_offset > produced) {
+					const int32_t ready = rows_ready(e, produced, l->rows);
+
+					stop = ready < stop ? ready : stop;
+				}
 			}
 		}
 		b->end = (uint16_t)(stop > first ? stop : first);
-		if (j < last && b->keep > b->top) {
-			if (first > b->keep) {
-				keep_rows((uint8_t *)buffers[j], b->keep - b->top, first - b->keep, l->row_bytes);
-			} else {
-				first = b->keep; /* rows no consumer reads (e.g. skipped by a stride) */
+		if (j < last) {
+			if (b->keep > top) {
+				if (first > b->keep) {
+					keep_rows((uint8_t *)buffers[j], b->keep - top, first - b->keep, l->row_bytes);
+				} else {
+					first = b->keep; /* rows no consumer reads (e.g. skipped by a stride) */
+				}
+				b->top = b->keep;
 			}
-			b->top = b->keep;
+			b->keep = l->rows; /* its consumers lower it to the first row they read next band */
+			if (b->top - top != stop - first || first != b->done) {
+				steady = 0; /* its top moved on by other than its rows, or rows skipped */
+			}
 		}
-		b->keep = l->rows;
-		if (stop <= first) {
+		if (stop <= first) { /* no rows: only where it reads next band */
 			b->count = 0;
+			for (k = 0; k < l->inputs; k++) {
+				lower_keep(&edge[k], bands, last, first);
+			}
+			steady = 0;
 			stop = first;
 		} else {
-			place_rows(chain, l, edges, buffers, bands, b, buffers[j], first, stop);
+			for (k = l->inputs - 1; k >= 0; k--) { /* last to first: the first input's row is at hand after */
+				const struct usmp_band_edge *e = &edge[k];
+				const int32_t p = e->producer;
+
+				row = first_row_read(e, first);
+				/* a band buffer's row `top` is at its start */
+				b->in[k] = (uint8_t *)buffers[p] + (row - (p > last ? 0 : bands[p].top)) * e->row_bytes;
+				lower_keep(e, bands, last, stop);
+			}
+			b->first = (uint16_t)first;
+			b->count = (uint16_t)(stop - first);
+			b->out = (uint8_t *)buffers[j] + (first - b->top) * l->row_bytes; /* a reduction has no rows */
+			b->in_count = (uint16_t)(end_row_read(edge, stop) - row);
+			b->pad_top = (uint16_t)(edge->pad_top + row - first * edge->stride);
 		}
 		b->done = (uint16_t)stop;
-		for (k = 0; k < l->inputs; k++, edge++) {
-			const int32_t p = edge->producer, row = stop * edge->stride - edge->pad_top;
-
-			/* first_row_read but for its clamp to the producer's rows, where its keep starts */
-			if (p <= last && row < bands[p].keep) {
-				bands[p].keep = (uint16_t)(row < 0 ? 0 : row);
-			}
-		}
+		edge += l->inputs;
+	}
+	if (steady) {
+		bands[last].keep = (uint16_t)steady_bands(chain, bands);
 	}
 }
 

@@ -66,7 +66,8 @@ struct usmp_band {
 	uint16_t done;     /* rows computed so far */
 	uint16_t end;      /* rows to have computed by the end of this band */
 	uint16_t top;      /* the row at the top of the link's band buffer */
-	uint16_t keep;     /* the first row a consumer will still read: rows above it leave the buffer */
+	uint16_t keep;     /* the first row a consumer will still read: rows above it leave the buffer (the last
+			    * link, which has no consumers: how many more bands are the band before moved on) */
 	uint16_t first;    /* output rows [first, first + count); count 0: nothing this band */
 	uint16_t count;
 	uint16_t in_count; /* rows the first input offers from in[0]: the kernel's in_h */
