@@ -59,6 +59,13 @@ LOOP = {None: 1500, "dsp": 1500, "mve": 300}
 # to 96), is below 0: 0, the step's cost now within NEXT's. Without an extension 100, not fitted again (the M0's
 # micro_speech chain: 210 to 117 a link and band).
 PLAN_PER_LINK = {None: 100, "dsp": 0, "mve": 103}
+# A steady band's step and call in all, per link (in place of PLAN_PER_LINK and NEXT; the search counts the bands
+# band_rows.walk finds repeating): on the M55 70, fitted to QEMU's count of usmp_band_step in DS-CNN's default
+# builds (26 steady and 68 other link-bands: 9,980 instructions; with --tiling-budget 6.5, 78 and 62: 11,549): about
+# 45 a steady link-band and 130 another, and 15 more in the loop's function (the band's count, its parameters'
+# variant); micro_speech's 1-row chain (14 and 12: 2,326) about 55 and 22. Elsewhere not fitted: priced as any
+# other band (PLAN_PER_LINK + NEXT).
+STEADY_PER_LINK = {None: 200, "dsp": 100, "mve": 70}
 NEXT = 100  # usmp_band_step's rows of one link and setting the band's members, per link and band
 PARAMS_PER_WORD = 2.0  # copying a kernel's parameters for the band (usmp_band_params: CMSIS-NN's), per 32-bit word
 # rows kept in a band buffer, moved to its top (tiling.c's copy_words), per byte: with an FPU (the M4, M7, M33 and
@@ -258,11 +265,12 @@ def call_overhead(shape: CallShape, extension: str | None) -> float:
 # of the band kernel and of the whole-tensor one, by extension (whole: CMSIS-NN's where it takes the operator).
 BAND_REDUCE = {None: 6.0, "dsp": 4.8, "mve": 2.0}
 WHOLE_REDUCE = {None: 8.0, "dsp": 6.3, "mve": 1.6}
-# On Helium both run at about 0.2 a MAC (micro_speech's 4,000 x 4 layer on the M55: 3,067 instructions whole
-# through USMP's matrix kernel's lone-pixel loop, 2,725 as 5 band calls of usmp_band_fully_connected_s8, 3,625 as 25);
+# On Helium the band kernel about 0.2 a MAC, the whole-tensor one 0.16 (micro_speech's 4,000 x 4 layer on the M55:
+# 2,534 instructions whole through USMP's matrix kernel's odd-pixel loop, gemm_single; 2,725 as 5 band calls of
+# usmp_band_fully_connected_s8, 3,625 as 25);
 # on the Cortex-M4 the band kernel 1.7 (26,196 as 13 calls, 27,300 as 25; whole, USMP's DSP kernel, 28,049).
 BAND_FULLY_CONNECTED = {None: 5.0, "dsp": 1.7, "mve": 0.2}
-WHOLE_FULLY_CONNECTED = {None: 5.0, "dsp": 1.9, "mve": 0.2}
+WHOLE_FULLY_CONNECTED = {None: 5.0, "dsp": 1.9, "mve": 0.16}
 
 
 def tail_change(elements: int, macs: int, extension: str | None, whole_selected: bool) -> float:

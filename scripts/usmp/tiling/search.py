@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from usmp.analysis.liveness import live_intervals
 from usmp.lower.program import MIN_ALIGNMENT, KernelCall, LoweredOp, Program
 from usmp.tiling.band_rows import STRATEGIES, LinkSummary
-from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_MAC, PLAN_PER_LINK,
+from usmp.tiling.cost import (LOOP, MOVE_PER_BYTE, NEXT, PARAMS_PER_WORD, PER_MAC, PLAN_PER_LINK, STEADY_PER_LINK,
                               call_overhead, call_shape, leftover_work, per_element, row_work, tail_change)
 from usmp.tiling.band_fields import by_variant, runs_bands
 from usmp.tiling.links import link_of
@@ -235,7 +235,7 @@ class ChainSearch:
         region = self.region(positions)
         rows = region.band_rows(band, strategy)
         summary = rows.summary()
-        cost = LOOP[self.extension] + PLAN_PER_LINK[self.extension] * len(region.links) * rows.bands
+        cost = LOOP[self.extension] + _step_price(rows, len(region.links), self.extension)
         band_bytes = 0
         for j, link in enumerate(region.links):
             whole = self.kernels.get(link.op.op_index)
@@ -328,6 +328,15 @@ def _pareto(candidates: list[Candidate]) -> list[Candidate]:
                    for k in kept):
             kept.append(c)
     return kept
+
+
+def _step_price(rows, links: int, extension: str | None) -> float:
+    """usmp_band_step over the loop beyond NEXT's share of each call: a steady band (the band before moved on,
+    which tiling.c does in a few instructions a link) at STEADY_PER_LINK a link in all, the others at
+    PLAN_PER_LINK."""
+    steady = sum(times * len(bands) * links for bands, times, change in rows.walk() if change is not None)
+    other = links * rows.bands - steady
+    return PLAN_PER_LINK[extension] * other + (STEADY_PER_LINK[extension] - NEXT) * steady
 
 
 def _link_cost(s: LinkSummary, shape, extension: str | None, rows: int, tail: bool = False) -> float:
