@@ -184,8 +184,9 @@ def _band_call(program: Program, op: BandLoop, link, view: dict, call, alone: bo
         else:  # a row-indexed constant (a fully connected tail's weights): its own pointer arithmetic
             args.append(f"{name} + {_times(f'{band}.{pointer.row}', pointer.elements)}")
             alone = False
+    varying = view.get("varying") or []
     result = dict(view, type=call.params_type, assignments=assignments, band_args=args, params_copy=copy,
-                  mismatch=_mismatch(assignments))
+                  mismatch=_mismatch([(m, value) for m, value in assignments if m in varying]))
     labels = [n for _, n in pattern if n]  # the wrapper's arguments: an input read twice keeps the inline call
     # a call with const variants stays in the loop: its search needs registers a small function would save on
     # the stack, and the loop's function has them

@@ -27,7 +27,7 @@ from usmp.lower.program import Program
 from usmp.paths import TEMPLATES_DIR
 from usmp.codegen.band_loop import band_loop_view, band_wrappers
 from usmp.tiling.loop import BandLoop, operators_run
-from usmp.tiling.variants import band_variants
+from usmp.tiling.variants import band_variants, varying_members
 
 
 @dataclass
@@ -189,7 +189,8 @@ def _op_view(program: Program, layout: Layout, op, guards: bool) -> dict:
                                variants=[_param_fields(op, k, v) for v in variants] if variants else None,
                                fields=_param_fields(op, k, call.params)))
         calls.append(dict(function=call.function, params=params_name, args=call.args,
-                          variants=len(variants) if variants else None))
+                          variants=len(variants) if variants else None,
+                          varying=varying_members(call.params_type, variants) if variants else None))
     return dict(
         function=op.function_name, index=op.op_index, opcode=op.opcode, params=params, calls=calls, body=None,
         title=f"Operator {op.op_index}: {op.opcode}" + (f" (subgraph {op.subgraph})" if op.subgraph else ""),

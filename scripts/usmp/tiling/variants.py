@@ -74,3 +74,15 @@ def _steps(loop: BandLoop):
         cached = loop.rows.steps()
         object.__setattr__(loop, "_band_steps", cached)
     return cached
+
+
+def varying_members(params_type: str, variants: list[dict]) -> list[str]:
+    """The band members whose values tell the variants apart: the loop compares only these (a member all the
+    link's bands share needs no test, since the compiler made a variant for every band's rows)."""
+    members = [f.member for f in band_fields(params_type)]
+    return [m for m in members if len({repr(_member(v, m)) for v in variants}) > 1]
+
+
+def _member(params: dict, member: str):
+    name, index = re.fullmatch(r"(\w+)(?:\[(\d+)\])?", member).groups()
+    return params[name] if index is None else params[name][int(index)]
