@@ -65,19 +65,27 @@ def program_accesses(program: Program, extension: str | None = None) -> AccessEs
         if state is not None:
             total = estimate.buffers.setdefault(planned_host(program, state), Accesses())
             words = loop_state_words(program, op, state)
-            total.loads += op.bands * words
-            total.stores += op.bands * words
+            total.loads += words
+            total.stores += words
             estimate.guessed.append(state)
     estimate.unmodelled = list(unmodelled)
     return estimate
 
 
+STEADY_BAND_WORDS = 2  # of a link's struct usmp_band a steady band surely moves on: its rows done and kept
+
+
 def loop_state_words(program: Program, loop: BandLoop, state: str) -> int:
-    """Words of a loop's state the band step writes (and a kernel or the step reads back) once a band: each
-    link's struct usmp_band and each parameter copy."""
+    """Words of a loop's state the band step writes (and a kernel or the step reads back) over the loop: each band,
+    each link's struct usmp_band (a steady band, the band before moved on, only its rows: tiling.c) and each
+    parameter copy."""
     pointer = planned_pointer(program.buffers[state])
     band = struct_bytes("usmp_band", pointer, (KERNELS_INCLUDE_DIR,)) or 4 * 9
     external = program.external_kernels
     include_dirs = (KERNELS_INCLUDE_DIR, *(external.include_dirs if external else ()))
     copies = sum(params_bytes(c, pointer, include_dirs) for c in band_copies(loop))
-    return (len(loop.links) * band + copies) // 4
+    rows = loop.rows
+    steady = sum(times * len(bands) for bands, times, change in rows.walk() if change is not None)
+    links = len(loop.links)
+    return (rows.bands * (copies // 4) + (rows.bands - steady) * links * (band // 4)
+            + steady * links * STEADY_BAND_WORDS)
